@@ -1,0 +1,123 @@
+// Package errcode defines murmur-eval's one error type and its stable codes.
+//
+// A code is a string so that a Parquet row stays meaningful as the list grows.
+// Where murmur has a code for a failure, murmur-eval uses murmur's code
+// (murmur-formats.md §6); codes murmur does not have use the E-EVL- prefix.
+// Never reorder or reuse a code: dashboards query them.
+package errcode
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Codes shared with murmur (exact meaning in murmur-formats.md §6).
+const (
+	ManifestMissingField = "E-MAN-001"  // missing required manifest field
+	ManifestSyntax       = "E-MAN-002"  // YAML syntax or shape error
+	ManifestInvalid      = "E-MAN-003"  // structurally valid value rejected
+	RegistryNotFound     = "E-REG-001"  // artifact not found in any store
+	RegistryIntegrity    = "E-REG-002"  // artifact bytes do not match sidecar or lock
+	RunCapsule           = "E-RUN-001"  // guest trap, compile failure, deadline or memory limit
+	RunWASIImport        = "E-RUN-002"  // missing WASI import
+	RunLock              = "E-RUN-003"  // lock entry missing or mismatched, invalid lockfile
+	RunDriverMissing     = "E-RUN-005"  // inference driver not configured
+	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime
+	RunNotInstalled      = "E-RUN-008"  // required artifact not installed locally
+	CapNetworkEntry      = "E-CAP-001"  // unparseable network.allow entry
+	CapScope             = "E-CAP-002"  // filesystem.scope absolute or escaping
+	CapContainment       = "E-CAP-003"  // declared containment floor not achievable
+	IONotFound           = "E-IO-001"   // file or directory not found
+	IOPermission         = "E-IO-002"   // host permission denied
+	IO                   = "E-IO-003"   // general I/O error, archive read error
+	EvalDataset          = "E-EVAL-001" // dataset JSONL parse error
+)
+
+// Codes murmur-eval adds.
+const (
+	Usage           = "E-EVL-001" // bad command line
+	ReplayMissing   = "E-EVL-010" // no recording for a case
+	ReplayExhausted = "E-EVL-011" // the loop asked for more turns than were recorded
+	ReplayInvalid   = "E-EVL-012" // a recording line is not a valid model response
+	ModelResponse   = "E-EVL-013" // a model response the loop cannot use
+	Timeout         = "E-EVL-020" // the case ran out of --timeout
+	Cancelled       = "E-EVL-021" // the run was interrupted while the case ran
+	Prerequisite    = "E-EVL-030" // a stage was skipped because a stage it requires failed
+	Internal        = "E-EVL-099" // a bug in murmur-eval
+)
+
+// Error is a failure with a stable code. Where says which input made it fail
+// ("cases.jsonl:14", "murmur.yaml:3:5"); Hint tells the user how to fix it.
+type Error struct {
+	Code  string
+	Where string
+	Msg   string
+	Hint  string
+	Err   error
+}
+
+// New returns an Error with a formatted message.
+func New(code, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an Error whose message is msg followed by the cause.
+func Wrap(code string, err error, format string, args ...any) *Error {
+	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
+}
+
+// At sets Where and returns e.
+func (e *Error) At(where string) *Error { e.Where = where; return e }
+
+// WithHint sets Hint and returns e.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hint = fmt.Sprintf(format, args...)
+	return e
+}
+
+// Error formats "where: msg: cause", without code or hint (Format adds them).
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Where != "" {
+		b.WriteString(e.Where)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		if e.Msg != "" {
+			b.WriteString(": ")
+		}
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code returns the code of the first *Error in err's chain, or "" if none.
+func Code(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+// Is reports whether err carries code.
+func Is(err error, code string) bool { return err != nil && Code(err) == code }
+
+// Format renders err for a terminal the way murmur does:
+// "error[CODE]: message" and, when there is one, "  hint: ..." on a second line.
+func Format(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return "error: " + err.Error()
+	}
+	s := fmt.Sprintf("error[%s]: %s", e.Code, err.Error())
+	if e.Hint != "" {
+		s += "\n  hint: " + e.Hint
+	}
+	return s
+}
