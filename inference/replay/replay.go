@@ -1,0 +1,133 @@
+// Package replay serves recorded model responses, so an evaluation can run
+// deterministically and for free. A recording is one JSONL file per case in a
+// directory, one line per model turn, each line murmur's canonical response
+// (`{"stop_reason": ..., "content": [...]}`) with an optional `usage`.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+)
+
+// Source reads recordings from one directory. It is safe for concurrent use:
+// each ForCase reads its own file.
+type Source struct {
+	dir string
+}
+
+// Open checks that dir is a directory and returns a Source over it.
+func Open(dir string) (*Source, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errcode.New(errcode.IONotFound, "replay directory %s not found", dir).
+				WithHint("pass --replay the folder that holds the <case_id>.jsonl recordings")
+		}
+		return nil, errcode.Wrap(errcode.IO, err, "replay directory %s", dir)
+	}
+	if !st.IsDir() {
+		return nil, errcode.New(errcode.Usage, "--replay %s is not a directory", dir)
+	}
+	return &Source{dir: dir}, nil
+}
+
+// FileName is the recording file of a case. An id made only of letters,
+// digits, '.', '_' and '-' (and not "." or "..") names its file directly:
+// "<id>.jsonl". Any other id, which may hold '/', spaces or anything else,
+// uses "sha256-<lowercase hex of the id's SHA-256>.jsonl", so every id maps
+// to one safe file name inside the directory.
+func FileName(caseID string) string {
+	if safeID(caseID) {
+		return caseID + ".jsonl"
+	}
+	sum := sha256.Sum256([]byte(caseID))
+	return "sha256-" + hex.EncodeToString(sum[:]) + ".jsonl"
+}
+
+func safeID(id string) bool {
+	if id == "" || id == "." || id == ".." {
+		return false
+	}
+	for _, r := range id {
+		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// ForCase reads and checks the case's whole recording.
+func (s *Source) ForCase(ctx context.Context, caseID string) (inference.Provider, error) {
+	path := filepath.Join(s.dir, FileName(caseID))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errcode.New(errcode.ReplayMissing, "no recording for case %q: %s not found", caseID, path).
+				WithHint("record the case with --record, or name the file %s", FileName(caseID))
+		}
+		return nil, errcode.Wrap(errcode.IO, err, "read recording %s", path)
+	}
+	turns, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return &Provider{path: path, turns: turns}, nil
+}
+
+// Parse decodes a recording: one canonical response per non-blank line.
+// Errors carry E-EVL-012 and "<path>:<line>".
+func Parse(path string, data []byte) ([]*inference.Response, error) {
+	var turns []*inference.Response
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
+	for line := 1; sc.Scan(); line++ {
+		text := bytes.TrimSpace(sc.Bytes())
+		if len(text) == 0 {
+			continue
+		}
+		r, err := inference.ParseResponse(append([]byte(nil), text...))
+		if err != nil {
+			return nil, errcode.Wrap(errcode.ReplayInvalid, err, "invalid recorded response").
+				At(fmt.Sprintf("%s:%d", path, line))
+		}
+		turns = append(turns, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "read recording %s", path)
+	}
+	return turns, nil
+}
+
+// Provider serves one case's recorded turns in order.
+type Provider struct {
+	path  string
+	turns []*inference.Response
+	next  int
+}
+
+// Complete returns the next recorded turn; asking past the end is E-EVL-011.
+func (p *Provider) Complete(ctx context.Context, _ *inference.Request) (*inference.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p.next >= len(p.turns) {
+		return nil, errcode.New(errcode.ReplayExhausted,
+			"the loop asked for turn %d but %s records only %d turns", p.next, p.path, len(p.turns)).
+			WithHint("re-record the case: the capsule now takes more turns than when it was recorded")
+	}
+	r := p.turns[p.next]
+	p.next++
+	return r, nil
+}

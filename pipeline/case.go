@@ -1,0 +1,51 @@
+package pipeline
+
+import (
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+)
+
+// Case is the state of one case (one epoch of one dataset line) as it moves
+// through the stages. The executor runs a case's stages on one goroutine, so
+// a Case needs no locks; what several cases share (Shared) is read-only once
+// set.
+type Case struct {
+	RunID      string
+	Input      datasets.Case
+	Epoch      int       // 1-based
+	SessionID  string    // ses_<uuidv7 hex>, murmur's form
+	SessionDir string    // absolute path of the case's session directory
+	StartedAt  time.Time // when the case's first stage started
+
+	// Stages holds the executor's record of each stage, in execution order.
+	Stages []StageResult
+	// EndCause is why the case's context ended early (ErrCaseTimeout,
+	// ErrInterrupted), nil when it did not. Set by the runner.
+	EndCause error
+
+	// Filled in by the stages; each field names the stage that sets it.
+	// Capsule, Verified and Toolset point to run-wide state shared read-only
+	// by every case.
+	Loop LoopOutcome // loop: how the session ended
+}
+
+// LoopOutcome is how the agent loop ended a case's session.
+type LoopOutcome struct {
+	ExitStatus string // ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
+	ResultText string // what out/result.txt says: the final answer or "error: ..."
+}
+
+// Stage returns the record of the named stage, if it has run or been skipped.
+func (c *Case) Stage(name string) (StageResult, bool) {
+	for _, r := range c.Stages {
+		if r.Stage == name {
+			return r, true
+		}
+	}
+	return StageResult{}, false
+}
+
+// ExitStatus is the session's exit status (ExitOK, ExitFailed,
+// ExitMaxTurnsReached), or "" when the loop never ended a session.
+func (c *Case) ExitStatus() string { return c.Loop.ExitStatus }

@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Execute runs the graph's stages for one case, in order, on the calling
+// goroutine, and records a StageResult for each in c.Stages.
+//
+// A stage whose requirement failed or was skipped is skipped with "failed
+// prerequisites: ...", unless its node runs despite failure. Such nodes
+// (Report) run with a context that is not cancelled by ctx, so a case that
+// timed out or was interrupted still closes its trace and gets its row. A
+// panicking stage fails with E-EVL-099 instead of crashing the run.
+func (g *Graph) Execute(ctx context.Context, c *Case) {
+	c.Stages = make([]StageResult, 0, len(g.order))
+	for _, n := range g.order {
+		name := n.Stage.Name()
+		if bad := g.unmet(c, n); len(bad) > 0 && !n.RunDespiteFailure {
+			c.Stages = append(c.Stages, StageResult{
+				Stage:   name,
+				Outcome: Skipped,
+				Err:     errcode.New(errcode.Prerequisite, "failed prerequisites: %s", strings.Join(bad, ", ")),
+			})
+			continue
+		}
+		stageCtx := ctx
+		if n.RunDespiteFailure {
+			stageCtx = context.WithoutCancel(ctx)
+		} else if ctx.Err() != nil {
+			// The case ran out of time (or the run was interrupted) between
+			// stages: this stage fails with the cause instead of starting.
+			c.Stages = append(c.Stages, StageResult{Stage: name, Outcome: Failed, Err: context.Cause(ctx)})
+			continue
+		}
+		start := time.Now()
+		err := runStage(stageCtx, n.Stage, c)
+		r := StageResult{Stage: name, Outcome: Ran, Duration: time.Since(start)}
+		if err != nil {
+			r.Outcome, r.Err = Failed, err
+		}
+		c.Stages = append(c.Stages, r)
+	}
+}
+
+// unmet returns the requirements of n that did not run successfully.
+func (g *Graph) unmet(c *Case, n Node) []string {
+	var bad []string
+	for _, r := range n.Requires {
+		if res, ok := c.Stage(r); !ok || res.Outcome != Ran {
+			bad = append(bad, r)
+		}
+	}
+	return bad
+}
+
+func runStage(ctx context.Context, s Stage, c *Case) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errcode.New(errcode.Internal, "panic in stage %s: %v\n%s", s.Name(), p, debug.Stack())
+		}
+	}()
+	return s.Run(ctx, c)
+}

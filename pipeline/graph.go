@@ -1,0 +1,128 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Graph is a validated stage graph in execution order. It is immutable and
+// safe for concurrent use.
+type Graph struct {
+	order []Node         // topological order, declaration order among equals
+	index map[string]int // stage name → position in order
+}
+
+// NewGraph validates nodes (no unnamed or duplicate stage, no unknown or
+// self requirement, no cycle) and returns them in dependency order. Among
+// stages whose requirements are met, declaration order is kept, so a table
+// written in the natural order runs in that order.
+func NewGraph(nodes ...Node) (*Graph, error) {
+	byName := make(map[string]int, len(nodes))
+	for i, n := range nodes {
+		if n.Stage == nil || n.Stage.Name() == "" {
+			return nil, errcode.New(errcode.Internal, "stage graph: node %d has no stage name", i)
+		}
+		name := n.Stage.Name()
+		if j, dup := byName[name]; dup {
+			return nil, errcode.New(errcode.Internal, "stage graph: stage %q declared twice (nodes %d and %d)", name, j, i)
+		}
+		byName[name] = i
+	}
+	for _, n := range nodes {
+		for _, r := range n.Requires {
+			if r == n.Stage.Name() {
+				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires itself", r)
+			}
+			if _, ok := byName[r]; !ok {
+				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires unknown stage %q", n.Stage.Name(), r)
+			}
+		}
+	}
+	order, err := topoSort(nodes, byName)
+	if err != nil {
+		return nil, err
+	}
+	g := &Graph{order: order, index: make(map[string]int, len(order))}
+	for i, n := range order {
+		g.index[n.Stage.Name()] = i
+	}
+	return g, nil
+}
+
+// topoSort is Kahn's algorithm, picking the earliest-declared ready node each
+// round; graphs are a handful of nodes, so quadratic is fine.
+func topoSort(nodes []Node, byName map[string]int) ([]Node, error) {
+	done := make([]bool, len(nodes))
+	order := make([]Node, 0, len(nodes))
+	for len(order) < len(nodes) {
+		progressed := false
+		for i, n := range nodes {
+			if done[i] || !requirementsDone(n, byName, done) {
+				continue
+			}
+			done[i] = true
+			order = append(order, n)
+			progressed = true
+			break
+		}
+		if !progressed {
+			return nil, errcode.New(errcode.Internal, "stage graph: cycle: %s", findCycle(nodes, byName, done))
+		}
+	}
+	return order, nil
+}
+
+func requirementsDone(n Node, byName map[string]int, done []bool) bool {
+	for _, r := range n.Requires {
+		if !done[byName[r]] {
+			return false
+		}
+	}
+	return true
+}
+
+// findCycle walks requirements from an unfinished node until a node repeats,
+// and renders the loop as "a -> b -> a".
+func findCycle(nodes []Node, byName map[string]int, done []bool) string {
+	start := -1
+	for i := range nodes {
+		if !done[i] {
+			start = i
+			break
+		}
+	}
+	seen := map[int]int{} // node → position in path
+	var path []string
+	for cur := start; ; {
+		if pos, ok := seen[cur]; ok {
+			return strings.Join(append(path[pos:], nodes[cur].Stage.Name()), " -> ")
+		}
+		seen[cur] = len(path)
+		path = append(path, nodes[cur].Stage.Name())
+		next := -1
+		for _, r := range nodes[cur].Requires {
+			if j := byName[r]; !done[j] {
+				next = j
+				break
+			}
+		}
+		if next < 0 { // cannot happen: an unfinished node has an unfinished requirement
+			return fmt.Sprint(path)
+		}
+		cur = next
+	}
+}
+
+// Nodes returns the nodes in execution order. The slice is a copy.
+func (g *Graph) Nodes() []Node { return append([]Node(nil), g.order...) }
+
+// Names returns the stage names in execution order.
+func (g *Graph) Names() []string {
+	names := make([]string, len(g.order))
+	for i, n := range g.order {
+		names[i] = n.Stage.Name()
+	}
+	return names
+}

@@ -1,0 +1,20 @@
+package pipeline
+
+import "context"
+
+// Stage is one step of a case's execution. Run is called once per case, on
+// that case's goroutine, so it may read and write c without locking; a stage
+// value itself is shared by every case of a run and must be safe for
+// concurrent use (per-run work belongs in a Memo inside the stage).
+type Stage interface {
+	Name() string
+	Run(ctx context.Context, c *Case) error
+}
+
+// Node places a Stage in the graph: the stages it requires, and whether it
+// runs even when one of them failed (Report does, so every case gets a row).
+type Node struct {
+	Stage             Stage
+	Requires          []string
+	RunDespiteFailure bool
+}

@@ -1,0 +1,86 @@
+package trace
+
+import "encoding/json"
+
+// The event types murmur-eval writes.
+const (
+	TypeSessionStart = "session_start"
+	TypeInference    = "inference"
+	TypeToolCall     = "tool_call"
+	TypeSessionEnd   = "session_end"
+	TypeTaskStart    = "task_start"
+	TypeTaskEnd      = "task_end"
+)
+
+// SessionStart is written at the start of each agent-loop attempt.
+type SessionStart struct {
+	CapsuleName         string         `json:"capsule_name"`
+	CapsuleVersion      string         `json:"capsule_version"`
+	Model               string         `json:"model"`
+	MaxTurns            int            `json:"max_turns"`
+	Capabilities        []string       `json:"capabilities"`
+	ToolsDeclared       []string       `json:"tools_declared"`
+	ContainmentDeclared string         `json:"containment_declared"`
+	ContainmentAchieved string         `json:"containment_achieved"`
+	WorkdirExec         bool           `json:"workdir_exec"`
+	EffectiveGrants     map[string]any `json:"effective_grants"`
+	SystemPromptSource  string         `json:"system_prompt_source"`
+	SystemPromptSHA256  *string        `json:"system_prompt_sha256"`
+}
+
+// Inference is written for each model response the loop parsed.
+// TokensSource is murmur-eval's addition: "provider" when the counts are the
+// provider's reported usage, "estimate" when they are murmur's len/4 estimate.
+type Inference struct {
+	Turn         int     `json:"turn"`
+	InputTokens  int64   `json:"input_tokens"`
+	OutputTokens int64   `json:"output_tokens"`
+	Decision     string  `json:"decision"`
+	ToolName     *string `json:"tool_name"`
+	TokensSource string  `json:"tokens_source,omitempty"`
+}
+
+// ToolCall is written after each non-skill tool call.
+type ToolCall struct {
+	Turn        int             `json:"turn"`
+	ToolName    string          `json:"tool_name"`
+	Input       json.RawMessage `json:"input"`
+	InputBytes  int             `json:"input_bytes"`
+	Output      *string         `json:"output,omitempty"`
+	OutputBytes int             `json:"output_bytes"`
+	DurationMS  int64           `json:"duration_ms"`
+	Status      string          `json:"status"`
+}
+
+// SessionEnd is written when an attempt ends. Totals are cumulative over the
+// session; DurationMS counts from when the trace was opened.
+type SessionEnd struct {
+	TotalTurns        int    `json:"total_turns"`
+	TotalInputTokens  int64  `json:"total_input_tokens"`
+	TotalOutputTokens int64  `json:"total_output_tokens"`
+	TotalToolCalls    int    `json:"total_tool_calls"`
+	TotalShellCalls   int    `json:"total_shell_calls"`
+	DurationMS        int64  `json:"duration_ms"`
+	ExitStatus        string `json:"exit_status"`
+}
+
+// TaskStart is written before each task.
+type TaskStart struct {
+	TaskID            string `json:"task_id"`
+	ContextID         string `json:"context_id"`
+	Source            string `json:"source"`
+	MessagePartsBytes int    `json:"message_parts_bytes"`
+}
+
+// TaskEnd is written after each task.
+type TaskEnd struct {
+	TaskID       string `json:"task_id"`
+	ExitStatus   string `json:"exit_status"`
+	DurationMS   int64  `json:"duration_ms"`
+	Turns        int    `json:"turns"`
+	InputTokens  int64  `json:"input_tokens"`
+	OutputTokens int64  `json:"output_tokens"`
+	ToolCalls    int    `json:"tool_calls"`
+	ShellCalls   int    `json:"shell_calls"`
+	ReopenCount  int    `json:"reopen_count"`
+}

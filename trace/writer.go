@@ -1,0 +1,141 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Line is one written trace line with the fields events.parquet indexes.
+type Line struct {
+	Type      string
+	Timestamp time.Time
+	Turn      *int   // nil for events without a turn
+	ToolName  string // "" for events without a tool
+	JSON      []byte // the line, without its newline
+}
+
+// Writer appends events to one session's trace.jsonl and keeps totals the
+// way murmur does: each inference line adds a turn and its tokens, each
+// tool_call a tool call. A Writer belongs to one case and is not safe for
+// concurrent use.
+type Writer struct {
+	f         *os.File
+	w         *bufio.Writer
+	sessionID string
+	opened    time.Time
+	now       func() time.Time
+	lines     []Line
+	totals    SessionEnd
+	started   bool // a session_start was written
+	ended     bool // a session_end was written
+}
+
+// Create opens path for appending (creating it) and returns a Writer for the
+// session. now is the clock (time.Now in production).
+func Create(path, sessionID string, now func() time.Time) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{f: f, w: bufio.NewWriterSize(f, 32<<10), sessionID: sessionID, opened: now(), now: now}, nil
+}
+
+// SessionStart writes a session_start event.
+func (w *Writer) SessionStart(e SessionStart) error {
+	w.started = true
+	return w.write(TypeSessionStart, nil, "", e)
+}
+
+// Inference writes an inference event and adds it to the totals.
+func (w *Writer) Inference(e Inference) error {
+	w.totals.TotalTurns++
+	w.totals.TotalInputTokens += e.InputTokens
+	w.totals.TotalOutputTokens += e.OutputTokens
+	name := ""
+	if e.ToolName != nil {
+		name = *e.ToolName
+	}
+	return w.write(TypeInference, &e.Turn, name, e)
+}
+
+// ToolCall writes a tool_call event and counts it.
+func (w *Writer) ToolCall(e ToolCall) error {
+	w.totals.TotalToolCalls++
+	return w.write(TypeToolCall, &e.Turn, e.ToolName, e)
+}
+
+// SessionEnd writes a session_end event with the running totals.
+func (w *Writer) SessionEnd(exitStatus string) error {
+	w.ended = true
+	e := w.totals
+	e.ExitStatus = exitStatus
+	e.DurationMS = w.now().Sub(w.opened).Milliseconds()
+	return w.write(TypeSessionEnd, nil, "", e)
+}
+
+// TaskStart writes a task_start event.
+func (w *Writer) TaskStart(e TaskStart) error { return w.write(TypeTaskStart, nil, "", e) }
+
+// TaskEnd writes a task_end event.
+func (w *Writer) TaskEnd(e TaskEnd) error { return w.write(TypeTaskEnd, nil, "", e) }
+
+// Totals returns the running session totals (ExitStatus and DurationMS unset).
+func (w *Writer) Totals() SessionEnd { return w.totals }
+
+// Started reports whether a session_start was written; Ended whether a
+// session_end was. Report uses them for murmur's fallback session_end.
+func (w *Writer) Started() bool { return w.started }
+
+// Ended reports whether a session_end was written.
+func (w *Writer) Ended() bool { return w.ended }
+
+// Lines returns the lines written so far. The slice must not be modified.
+func (w *Writer) Lines() []Line { return w.lines }
+
+// Close flushes and closes the file.
+func (w *Writer) Close() error {
+	ferr := w.w.Flush()
+	if err := w.f.Close(); ferr == nil {
+		ferr = err
+	}
+	return ferr
+}
+
+// write marshals the common fields followed by the event's own fields. The
+// event's JSON object is spliced after the header so its field order is kept.
+func (w *Writer) write(typ string, turn *int, tool string, event any) error {
+	ts := w.now()
+	body, err := json.Marshal(event)
+	if err != nil {
+		return fmt.Errorf("trace: encode %s: %w", typ, err)
+	}
+	var b bytes.Buffer
+	b.Grow(len(body) + 96)
+	head, _ := json.Marshal(struct {
+		EventType string `json:"event_type"`
+		SessionID string `json:"session_id"`
+		Timestamp int64  `json:"timestamp"`
+	}{typ, w.sessionID, ts.UnixMilli()})
+	b.Write(head[:len(head)-1])
+	if len(body) > 2 { // not "{}"
+		b.WriteByte(',')
+		b.Write(body[1:])
+	} else {
+		b.WriteByte('}')
+	}
+	line := b.Bytes()
+	if _, err := w.w.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("trace: write %s: %w", typ, err)
+	}
+	var tp *int
+	if turn != nil {
+		t := *turn
+		tp = &t
+	}
+	w.lines = append(w.lines, Line{Type: typ, Timestamp: ts, Turn: tp, ToolName: tool, JSON: line[:len(line):len(line)]})
+	return nil
+}
