@@ -1,0 +1,180 @@
+// Package loop is the Loop stage: murmur's agent loop for the http transport
+// (murmur-session.md §1.4). Each turn sends the conversation and the tool
+// inventory to the model; tool_call blocks are dispatched in order and
+// answered with tool messages; end_turn ends the session ok; running out of
+// max_turns ends it max_turns_reached.
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+// Name is the stage's name in the graph.
+const Name = "loop"
+
+// Stage runs the agent loop of one case. It holds no state.
+type Stage struct{}
+
+// Name returns "loop".
+func (Stage) Name() string { return Name }
+
+// Run runs the loop. The session's ending (ok, failed, max_turns_reached)
+// is the outcome, not an error: Run returns an error only when the loop
+// cannot go on (the model provider failed, the case's context ended, the
+// trace cannot be written), as murmur's loop returns Err.
+func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
+	s := c.Session
+	if s == nil {
+		return errcode.New(errcode.Internal, "loop: no session (launch did not run)")
+	}
+	task, err := readTask(c.SessionDir)
+	if err != nil {
+		return err
+	}
+	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools}
+	outcome, err := l.run(ctx, task)
+	c.Loop = outcome
+	return err
+}
+
+// readTask reads task.md, else input.txt, else the task is empty (murmur's
+// order). Every case has a task.md, so the 30 s A2A wait never happens.
+func readTask(dir string) (string, error) {
+	for _, name := range []string{"task.md", "input.txt"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err == nil {
+			return string(b), nil
+		}
+		if !os.IsNotExist(err) {
+			return "", errcode.Wrap(errcode.IO, err, "read %s", name)
+		}
+	}
+	return "", nil
+}
+
+type run struct {
+	cfg   pipeline.LoopConfig
+	tr    *trace.Writer
+	model inference.Provider
+	tools pipeline.Toolbox
+}
+
+func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+	inventory := l.tools.Inventory()
+	names := make([]string, len(inventory))
+	for i, t := range inventory {
+		names[i] = t.Name
+	}
+	if err := l.tr.SessionStart(sessionStart(l.cfg, names)); err != nil {
+		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+	}
+	req := &inference.Request{
+		MaxTokens: l.cfg.MaxTokens,
+		Messages:  []inference.Message{inference.UserMessage(task)},
+		Model:     l.cfg.Model,
+		Params:    json.RawMessage("{}"),
+		System:    SystemPrompt(l.cfg),
+		Tools:     inventory,
+	}
+	for turn := 0; turn < l.cfg.MaxTurns; turn++ {
+		out, done, err := l.turn(ctx, turn, req)
+		if err != nil || done {
+			return out, err
+		}
+	}
+	return l.end(pipeline.ExitMaxTurnsReached, fmt.Sprintf("error: inference loop exceeded %d turns", l.cfg.MaxTurns))
+}
+
+// turn runs one inference and what it asks for. done is true when the
+// session ended.
+func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipeline.LoopOutcome, bool, error) {
+	payload, err := json.Marshal(req)
+	if err != nil {
+		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
+	}
+	resp, err := l.model.Complete(ctx, req)
+	if err != nil {
+		return pipeline.LoopOutcome{}, true, err
+	}
+	ev := inferenceEvent(turn, payload, resp)
+	if err := l.tr.Inference(ev); err != nil {
+		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+	}
+	switch resp.StopReason {
+	case inference.StopError:
+		msg := resp.Error
+		if msg == "" {
+			msg = "driver returned error"
+		}
+		out, err := l.end(pipeline.ExitFailed, "error: "+msg)
+		return out, true, err
+	case inference.StopEndTurn, inference.StopMaxTokens:
+		out, err := l.end(pipeline.ExitOK, resp.Text())
+		return out, true, err
+	case inference.StopToolCall:
+		calls := resp.ToolCalls()
+		if len(calls) == 0 {
+			out, err := l.end(pipeline.ExitFailed, "error: response stop_reason=tool_call but no tool_call blocks were present")
+			return out, true, err
+		}
+		replies := make([]inference.Message, 0, len(calls))
+		for _, call := range calls {
+			msg, err := l.call(ctx, turn, call)
+			if err != nil {
+				return pipeline.LoopOutcome{}, true, err
+			}
+			replies = append(replies, msg)
+		}
+		req.Messages = append(req.Messages, inference.AssistantMessage(resp.Content))
+		req.Messages = append(req.Messages, replies...)
+		return pipeline.LoopOutcome{}, false, nil
+	default:
+		out, err := l.end(pipeline.ExitFailed, fmt.Sprintf("error: unsupported stop_reason '%s'", resp.StopReason))
+		return out, true, err
+	}
+}
+
+// call dispatches one tool call and traces it.
+func (l *run) call(ctx context.Context, turn int, call inference.Block) (inference.Message, error) {
+	start := time.Now()
+	reply, err := l.tools.Call(ctx, call.Name, call.Input)
+	if err != nil {
+		return inference.Message{}, err
+	}
+	status := "ok"
+	if reply.IsError {
+		status = "error"
+	}
+	ev := trace.ToolCall{
+		Turn:        turn,
+		ToolName:    call.Name,
+		Input:       call.Input,
+		InputBytes:  len(call.Input),
+		OutputBytes: len(reply.Text),
+		DurationMS:  time.Since(start).Milliseconds(),
+		Status:      status,
+	}
+	if err := l.tr.ToolCall(ev); err != nil {
+		return inference.Message{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+	}
+	return inference.ToolMessage(call.ID, reply.IsError, reply.Text), nil
+}
+
+// end writes session_end and returns the outcome.
+func (l *run) end(exit, result string) (pipeline.LoopOutcome, error) {
+	out := pipeline.LoopOutcome{ExitStatus: exit, ResultText: result}
+	if err := l.tr.SessionEnd(exit); err != nil {
+		return out, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+	}
+	return out, nil
+}
