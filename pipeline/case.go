@@ -21,13 +21,14 @@ type Case struct {
 	// Stages holds the executor's record of each stage, in execution order.
 	Stages []StageResult
 	// EndCause is why the case's context ended early (ErrCaseTimeout,
-	// ErrInterrupted), nil when it did not. Set by the runner.
+	// ErrInterrupted), nil when it did not. Set by the executor.
 	EndCause error
 
 	// Filled in by the stages; each field names the stage that sets it.
 	// Capsule, Verified and Toolset point to run-wide state shared read-only
 	// by every case.
-	Loop LoopOutcome // loop: how the session ended
+	Session *Session    // launch: the open trace, the model and the tools
+	Loop    LoopOutcome // loop: how the session ended
 }
 
 // LoopOutcome is how the agent loop ended a case's session.

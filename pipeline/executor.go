@@ -21,6 +21,7 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
 	for _, n := range g.order {
 		name := n.Stage.Name()
+		noteEnd(ctx, c)
 		if bad := g.unmet(c, n); len(bad) > 0 && !n.RunDespiteFailure {
 			c.Stages = append(c.Stages, StageResult{
 				Stage:   name,
@@ -45,6 +46,14 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			r.Outcome, r.Err = Failed, err
 		}
 		c.Stages = append(c.Stages, r)
+	}
+	noteEnd(ctx, c)
+}
+
+// noteEnd records why the case's context ended, the first time it has.
+func noteEnd(ctx context.Context, c *Case) {
+	if c.EndCause == nil && ctx.Err() != nil {
+		c.EndCause = context.Cause(ctx)
 	}
 }
 

@@ -66,8 +66,5 @@ func (r *Runner) runOne(ctx context.Context, job Job) *Case {
 	c := r.NewCase(job)
 	c.StartedAt = time.Now()
 	r.Graph.Execute(caseCtx, c)
-	if caseCtx.Err() != nil {
-		c.EndCause = context.Cause(caseCtx)
-	}
 	return c
 }

@@ -71,10 +71,11 @@ func (w *Writer) ToolCall(e ToolCall) error {
 // SessionEnd writes a session_end event with the running totals.
 func (w *Writer) SessionEnd(exitStatus string) error {
 	w.ended = true
+	ts := w.now()
 	e := w.totals
 	e.ExitStatus = exitStatus
-	e.DurationMS = w.now().Sub(w.opened).Milliseconds()
-	return w.write(TypeSessionEnd, nil, "", e)
+	e.DurationMS = ts.Sub(w.opened).Milliseconds()
+	return w.writeAt(ts, TypeSessionEnd, nil, "", e)
 }
 
 // TaskStart writes a task_start event.
@@ -108,7 +109,10 @@ func (w *Writer) Close() error {
 // write marshals the common fields followed by the event's own fields. The
 // event's JSON object is spliced after the header so its field order is kept.
 func (w *Writer) write(typ string, turn *int, tool string, event any) error {
-	ts := w.now()
+	return w.writeAt(w.now(), typ, turn, tool, event)
+}
+
+func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event any) error {
 	body, err := json.Marshal(event)
 	if err != nil {
 		return fmt.Errorf("trace: encode %s: %w", typ, err)

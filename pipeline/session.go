@@ -1,0 +1,55 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+// Session is what Launch opens for a case and Loop runs on: the trace, the
+// model, the tools, and the loop's settings. Report closes it.
+type Session struct {
+	Trace  *trace.Writer
+	Model  inference.Provider
+	Tools  Toolbox
+	Config LoopConfig
+}
+
+// LoopConfig is what the agent loop needs to know of the capsule, resolved
+// by Launch from the manifest.
+type LoopConfig struct {
+	CapsuleName    string
+	CapsuleVersion string
+	Model          string
+	MaxTurns       int
+	MaxTokens      int
+	// SystemPrompt is the resolved prompt (system_prompt, the file's text, or
+	// the prompt artifact's skill.md), without the [Capsule] block.
+	SystemPrompt string
+	// Workdir is the directory the agent and its tools see, as the
+	// [Capsule] block names it.
+	Workdir string
+	// Containment is the achieved containment class, for session_start.
+	Containment string
+	// DeclaredContainment is the manifest's floor ("advisory" when absent).
+	DeclaredContainment string
+}
+
+// ToolReply is a tool call's answer as the model will see it.
+type ToolReply struct {
+	Text    string // data, else summary, else "tool returned no data"
+	IsError bool   // status was not "passed"
+}
+
+// Toolbox runs one case's tools. It belongs to one case and is used from
+// that case's goroutine only.
+type Toolbox interface {
+	// Inventory is the tool list offered to the model, sorted by name.
+	Inventory() []inference.Tool
+	// Call runs a tool. A tool's own failure (unknown tool, trap, its
+	// deadline, bad output) is a reply with IsError set; an error return
+	// means the case must stop (its context ended).
+	Call(ctx context.Context, name string, input json.RawMessage) (ToolReply, error)
+}

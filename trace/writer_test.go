@@ -1,0 +1,61 @@
+package trace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// fixedClock ticks 5 ms per call from a fixed instant.
+func fixedClock() func() time.Time {
+	t := time.UnixMilli(1_700_000_000_000)
+	return func() time.Time { t = t.Add(5 * time.Millisecond); return t }
+}
+
+func TestWriterWritesMurmurLinesAndTotals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	w, err := Create(path, "ses_1", fixedClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "calc"
+	steps := []error{
+		w.SessionStart(SessionStart{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: "m", MaxTurns: 4, Capabilities: []string{}, ToolsDeclared: []string{"calc"}, ContainmentDeclared: "advisory", ContainmentAchieved: "advisory", EffectiveGrants: map[string]any{}, SystemPromptSource: "none"}),
+		w.Inference(Inference{Turn: 0, InputTokens: 10, OutputTokens: 2, Decision: "tool_call", ToolName: &name, TokensSource: "provider"}),
+		w.ToolCall(ToolCall{Turn: 0, ToolName: "calc", Input: []byte(`{"expression":"1+1"}`), InputBytes: 20, OutputBytes: 1, DurationMS: 3, Status: "ok"}),
+		w.Inference(Inference{Turn: 1, InputTokens: 12, OutputTokens: 3, Decision: "end_turn"}),
+		w.SessionEnd("ok"),
+		w.Close(),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"event_type":"session_start","session_id":"ses_1","timestamp":1700000000010,"capsule_name":"qs","capsule_version":"0.1.0","model":"m","max_turns":4,"capabilities":[],"tools_declared":["calc"],"containment_declared":"advisory","containment_achieved":"advisory","workdir_exec":false,"effective_grants":{},"system_prompt_source":"none","system_prompt_sha256":null}`,
+		`{"event_type":"inference","session_id":"ses_1","timestamp":1700000000015,"turn":0,"input_tokens":10,"output_tokens":2,"decision":"tool_call","tool_name":"calc","tokens_source":"provider"}`,
+		`{"event_type":"tool_call","session_id":"ses_1","timestamp":1700000000020,"turn":0,"tool_name":"calc","input":{"expression":"1+1"},"input_bytes":20,"output_bytes":1,"duration_ms":3,"status":"ok"}`,
+		`{"event_type":"inference","session_id":"ses_1","timestamp":1700000000025,"turn":1,"input_tokens":12,"output_tokens":3,"decision":"end_turn","tool_name":null}`,
+		`{"event_type":"session_end","session_id":"ses_1","timestamp":1700000000030,"total_turns":2,"total_input_tokens":22,"total_output_tokens":5,"total_tool_calls":1,"total_shell_calls":0,"duration_ms":25,"exit_status":"ok"}`,
+	}
+	got := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("trace.jsonl (-want +got):\n%s", diff)
+	}
+	lines := w.Lines()
+	if len(lines) != 5 || *lines[2].Turn != 0 || lines[2].ToolName != "calc" || lines[0].Turn != nil || string(lines[4].JSON) != want[4] {
+		t.Errorf("Lines() has %d lines or wrong turn/tool/JSON", len(lines))
+	}
+	if !w.Started() || !w.Ended() {
+		t.Error("Started/Ended not set")
+	}
+}
