@@ -25,6 +25,7 @@ const (
 	RunDriverMissing     = "E-RUN-005"  // inference driver not configured
 	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime
 	RunNotInstalled      = "E-RUN-008"  // required artifact not installed locally
+	RunSystemPrompt      = "E-RUN-009"  // system prompt file or prompt artifact unreadable
 	CapNetworkEntry      = "E-CAP-001"  // unparseable network.allow entry
 	CapScope             = "E-CAP-002"  // filesystem.scope absolute or escaping
 	CapContainment       = "E-CAP-003"  // declared containment floor not achievable

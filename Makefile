@@ -1,0 +1,43 @@
+# murmur-eval: `make demo` runs the bundled example, `make test` runs the tests.
+GO      ?= go
+BIN     := bin/murmur-eval
+QS      := examples/quickstart
+TOOLS   := calc notes
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+FUZZTIME ?= 10s
+
+.PHONY: all build quickstart demo test vet fuzz clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/murmur-eval
+
+# Build the quickstart's WASM tools (wasip1 modules) and pack them into the
+# capsule's project store, as `mur build` + `mur install` would.
+quickstart: build
+	@for t in $(TOOLS); do \
+		GOOS=wasip1 GOARCH=wasm $(GO) build -o $(QS)/tools/$$t/$$t.wasm ./$(QS)/tools/$$t || exit 1; \
+		./$(BIN) pack $(QS)/tools/$$t --store $(QS)/.murmur/artifacts || exit 1; \
+	done
+
+# Run the quickstart dataset against its recordings; prints the summary and
+# where the Parquet files are. Exits 0: the dataset's failures are the
+# model's, not the harness's.
+demo: quickstart
+	rm -rf out/demo
+	./$(BIN) $(QS) --dataset $(QS)/cases.jsonl --replay $(QS)/recordings --out out/demo
+
+vet:
+	$(GO) vet ./...
+
+# The full suite with the race detector, then every fuzz target briefly.
+test: vet
+	$(GO) test -race -count=1 ./...
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+fuzz:
+	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+
+clean:
+	rm -rf bin out $(QS)/.murmur $(QS)/murmur.lock $(QS)/tools/*/*.wasm

@@ -1,0 +1,47 @@
+package datasets
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Case is one line of a dataset.
+type Case struct {
+	// ID is the case_id: non-blank and unique within its dataset.
+	ID string
+	// Task is the inline task text; "" when the case names a task file.
+	Task string
+	// TaskPath is the resolved path of task_path; "" when the task is inline.
+	TaskPath string
+	// Expected is the "expected" value, byte for byte; nil when absent or null.
+	Expected json.RawMessage
+	// Line is the 1-based line of the case in its dataset file.
+	Line int
+}
+
+// ReadTask returns the task text: the inline text, or the content of the
+// task file, which is read now rather than at load. A task file that has
+// vanished since the load is E-IO-001 naming its path.
+func (c Case) ReadTask() (string, error) {
+	if c.TaskPath == "" {
+		return c.Task, nil
+	}
+	b, err := os.ReadFile(c.TaskPath)
+	if err == nil {
+		return string(b), nil
+	}
+	code := errcode.IO
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code = errcode.IONotFound
+	case errors.Is(err, fs.ErrPermission):
+		code = errcode.IOPermission
+	}
+	return "", errcode.Wrap(code, err, "case %q: cannot read task file", c.ID).
+		At(c.TaskPath).
+		WithHint("the task file was checked when the dataset loaded; was it moved or deleted since?")
+}

@@ -1,0 +1,226 @@
+package datasets
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// maxReported is how many bad lines one error lists before "... and N more".
+const maxReported = 20
+
+// lineHint shows the line format; most line errors end with it.
+const lineHint = `each line is one JSON object: {"case_id": "add-1", "task_path": "tasks/add.md"} ` +
+	`or {"case_id": "add-1", "task": "What is 6*7?"}`
+
+// bom is the UTF-8 byte order mark some editors put at the start of a file.
+const bom = "\xef\xbb\xbf"
+
+// Parse reads the dataset lines of r. name is the dataset's name in error
+// locations ("cases.jsonl:14"). A relative task_path is joined to baseDir.
+// statFile, when not nil, is called with every resolved task path; its error
+// makes that line bad. Every bad line is reported (see the package doc); a
+// dataset without cases is E-IO-003; a read failure is E-IO-003.
+func Parse(name string, r io.Reader, baseDir string, statFile func(string) error) ([]Case, error) {
+	p := parser{name: name, baseDir: baseDir, statFile: statFile, seen: map[string]int{}}
+	br := bufio.NewReader(r) // ReadBytes has no line-length limit, unlike bufio.Scanner
+	var cases []Case
+	for n := 1; ; n++ {
+		line, rerr := br.ReadBytes('\n')
+		if n == 1 {
+			line = bytes.TrimPrefix(line, []byte(bom))
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			if c, err := p.parseLine(line, n); err != nil {
+				p.report(err.At(fmt.Sprintf("%s:%d", name, n)))
+			} else {
+				cases = append(cases, c)
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return nil, errcode.Wrap(errcode.IO, rerr, "cannot read dataset after line %d", n-1).At(name)
+		}
+	}
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	if len(cases) == 0 {
+		return nil, errcode.New(errcode.IO, "dataset has no cases").At(name).
+			WithHint("add one JSON object per line; %s", lineHint)
+	}
+	return cases, nil
+}
+
+// parser holds the state that spans lines: ids seen and errors so far.
+type parser struct {
+	name     string
+	baseDir  string
+	statFile func(string) error
+	seen     map[string]int // case_id → line of its first occurrence
+	bad      []error
+	more     int // bad lines beyond maxReported
+}
+
+func (p *parser) report(e *errcode.Error) {
+	if len(p.bad) < maxReported {
+		p.bad = append(p.bad, e)
+	} else {
+		p.more++
+	}
+}
+
+// err returns the bad lines as one error: the *errcode.Error itself for one,
+// errors.Join of them for several (errcode.Code finds the first either way).
+func (p *parser) err() error {
+	switch {
+	case len(p.bad) == 0:
+		return nil
+	case len(p.bad) == 1:
+		return p.bad[0]
+	}
+	errs := p.bad
+	if p.more > 0 {
+		errs = append(errs, errcode.New(errcode.EvalDataset, "... and %d more bad lines", p.more).At(p.name))
+	}
+	return errors.Join(errs...)
+}
+
+// parseLine turns one non-blank line into a Case; n is its line number.
+func (p *parser) parseLine(line []byte, n int) (Case, *errcode.Error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		var v any
+		if json.Unmarshal(line, &v) == nil { // valid JSON, just not an object
+			return Case{}, errcode.New(errcode.EvalDataset, "line is a JSON %s, not an object", kind(bytes.TrimSpace(line))).
+				WithHint("%s", lineHint)
+		}
+		return Case{}, errcode.Wrap(errcode.EvalDataset, err, "invalid JSON").WithHint("%s", lineHint)
+	}
+	if obj == nil { // the line is `null`
+		return Case{}, errcode.New(errcode.EvalDataset, "line is a JSON null, not an object").WithHint("%s", lineHint)
+	}
+	c := Case{Line: n}
+	id, err := p.caseID(obj, n)
+	if err != nil {
+		return Case{}, err
+	}
+	c.ID = id
+	if c.Task, c.TaskPath, err = p.task(obj, id); err != nil {
+		return Case{}, err
+	}
+	if raw, ok := obj["expected"]; ok && string(raw) != "null" {
+		c.Expected = raw
+	}
+	return c, nil
+}
+
+// caseID validates case_id and records its first line.
+func (p *parser) caseID(obj map[string]json.RawMessage, n int) (string, *errcode.Error) {
+	id, present, err := stringField(obj, "case_id")
+	switch {
+	case err != nil:
+		return "", err.WithHint("case_id is a string such as \"add-1\"")
+	case !present:
+		return "", errcode.New(errcode.EvalDataset, `missing "case_id"`).
+			WithHint(`give every case a unique, non-blank "case_id"`)
+	case strings.TrimSpace(id) == "":
+		return "", errcode.New(errcode.EvalDataset, `"case_id" is blank`).
+			WithHint(`give every case a unique, non-blank "case_id"`)
+	}
+	if first, dup := p.seen[id]; dup {
+		return "", errcode.New(errcode.EvalDataset, "duplicate case_id %q (first used on line %d)", id, first).
+			WithHint("case ids must be unique within a dataset; rename one of the two")
+	}
+	p.seen[id] = n
+	return id, nil
+}
+
+// task validates task and task_path; it returns the inline text or the
+// resolved, existing task path.
+func (p *parser) task(obj map[string]json.RawMessage, id string) (text, path string, _ *errcode.Error) {
+	text, hasText, err := stringField(obj, "task")
+	if err != nil {
+		return "", "", err.WithHint(`"task" is the task text itself, as a JSON string`)
+	}
+	rel, hasPath, err := stringField(obj, "task_path")
+	if err != nil {
+		return "", "", err.WithHint(`"task_path" is the path of a task file, relative to the dataset's folder`)
+	}
+	switch {
+	case hasText && hasPath:
+		return "", "", errcode.New(errcode.EvalDataset, `case %q has both "task" and "task_path"`, id).
+			WithHint(`keep one: "task" for inline text or "task_path" for a file`)
+	case !hasText && !hasPath:
+		return "", "", errcode.New(errcode.EvalDataset, `case %q has neither "task" nor "task_path"`, id).
+			WithHint(`add "task_path": "tasks/<file>.md" (relative to the dataset's folder) or an inline "task": "..."`)
+	case hasText:
+		if strings.TrimSpace(text) == "" {
+			return "", "", errcode.New(errcode.EvalDataset, `case %q: "task" is blank`, id).
+				WithHint("write the task text, or point task_path at a task file")
+		}
+		return text, "", nil
+	}
+	if strings.TrimSpace(rel) == "" {
+		return "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" is blank`, id).
+			WithHint(`"task_path" names a task file, relative to the dataset's folder`)
+	}
+	path = rel
+	if !filepath.IsAbs(rel) {
+		path = filepath.Join(p.baseDir, rel)
+	}
+	if p.statFile != nil {
+		if err := p.statFile(path); errors.Is(err, fs.ErrNotExist) {
+			return "", "", errcode.New(errcode.EvalDataset, "case %q: task file not found: %s", id, path).
+				WithHint("task_path %q is resolved relative to the dataset's folder %s", rel, p.baseDir)
+		} else if err != nil {
+			return "", "", errcode.Wrap(errcode.EvalDataset, err, "case %q: unusable task file %s", id, path).
+				WithHint("task_path must name a readable file")
+		}
+	}
+	return "", path, nil
+}
+
+// stringField returns obj[key] as a string and whether the key is present;
+// a present value that is not a JSON string is an error.
+func stringField(obj map[string]json.RawMessage, key string) (string, bool, *errcode.Error) {
+	raw, ok := obj[key]
+	if !ok {
+		return "", false, nil
+	}
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", true, errcode.New(errcode.EvalDataset, "%q must be a string, got %s", key, kind(raw))
+	}
+	return s, true, nil
+}
+
+// kind names the JSON type of a valid JSON value.
+func kind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
