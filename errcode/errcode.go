@@ -19,6 +19,7 @@ const (
 	ManifestInvalid      = "E-MAN-003"  // structurally valid value rejected
 	RegistryNotFound     = "E-REG-001"  // artifact not found in any store
 	RegistryIntegrity    = "E-REG-002"  // artifact bytes do not match sidecar or lock
+	RegistryReserved     = "E-REG-004"  // reserved version string (latest, stable, edge)
 	RunCapsule           = "E-RUN-001"  // guest trap, compile failure, deadline or memory limit
 	RunWASIImport        = "E-RUN-002"  // missing WASI import
 	RunLock              = "E-RUN-003"  // lock entry missing or mismatched, invalid lockfile
@@ -32,6 +33,9 @@ const (
 	IONotFound           = "E-IO-001"   // file or directory not found
 	IOPermission         = "E-IO-002"   // host permission denied
 	IO                   = "E-IO-003"   // general I/O error, archive read error
+	BuildName            = "E-BLD-001"  // artifact name is not a valid identifier
+	BuildFiles           = "E-BLD-002"  // requires_files entry unsafe, or an archive-name collision
+	BuildPayload         = "E-BLD-003"  // packed entry set is not a launchable wasm payload
 	EvalDataset          = "E-EVAL-001" // dataset JSONL parse error
 )
 

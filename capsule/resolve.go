@@ -1,0 +1,64 @@
+package capsule
+
+import (
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Pinned is one registry artifact of a manifest, pinned to the version a
+// session stages and found in a store.
+type Pinned struct {
+	Name       string
+	Version    string // the lock's resolved_version when locked, else the manifest's
+	Runtime    Runtime
+	LockSHA256 string // the lock's hash; "" when there is no lock
+	Resolved   *Resolved
+}
+
+// ResolveAll pins and resolves every registry artifact of m, in manifest
+// order, the way `mur run` does before staging. Artifacts with a local source
+// are skipped, as murmur never locks or resolves them.
+//
+// With a lock, every artifact needs an entry (else E-RUN-003) and the lock's
+// resolved_version replaces the manifest's. Artifacts missing from every store
+// are collected and reported together as murmur's pre-flight does:
+// E-RUN-008 "missing artifacts: a@1.0.0, b@2.0.0", whatever their number
+// (Registry.Resolve alone reports E-REG-001, as murmur's staging does). Any
+// other resolution error is returned at once.
+func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinned, error) {
+	var pins []Pinned
+	for _, a := range m.Artifacts {
+		if a.IsLocal() {
+			continue
+		}
+		p := Pinned{Name: a.Name, Version: a.Version, Runtime: a.Runtime}
+		if lock != nil {
+			e, ok := lock.Entry(a.Name)
+			if !ok {
+				return nil, errcode.New(errcode.RunLock, "%s missing artifact entry for '%s'", LockFile, a.Name).
+					At(lock.Path).
+					WithHint("run `mur install` to pin it, or delete %s to re-pin every artifact", LockFile)
+			}
+			p.Version, p.LockSHA256 = e.ResolvedVersion, e.SHA256
+		}
+		pins = append(pins, p)
+	}
+	var missing []string
+	for i := range pins {
+		res, err := reg.Resolve(pins[i].Name, pins[i].Version, platform)
+		if errcode.Is(err, errcode.RegistryNotFound) {
+			missing = append(missing, pins[i].Name+"@"+pins[i].Version)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		pins[i].Resolved = res
+	}
+	if len(missing) > 0 {
+		return nil, errcode.New(errcode.RunNotInstalled, "missing artifacts: %s", strings.Join(missing, ", ")).
+			WithHint("run `mur install` (or `murmur-eval pack`) to install all manifest dependencies")
+	}
+	return pins, nil
+}
