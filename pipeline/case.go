@@ -25,10 +25,14 @@ type Case struct {
 	EndCause error
 
 	// Filled in by the stages; each field names the stage that sets it.
-	// Capsule, Verified and Toolset point to run-wide state shared read-only
+	// Capsule, Artifacts and Toolset are run-wide state, shared read-only
 	// by every case.
-	Session *Session    // launch: the open trace, the model and the tools
-	Loop    LoopOutcome // loop: how the session ended
+	Capsule   *Capsule    // resolve
+	Artifacts []Artifact  // verify
+	Toolset   *Toolset    // stage
+	Policy    *Policy     // contain
+	Session   *Session    // launch: the open trace, the model and the tools
+	Loop      LoopOutcome // loop: how the session ended
 }
 
 // LoopOutcome is how the agent loop ended a case's session.

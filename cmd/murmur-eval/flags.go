@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+const runUsage = `Usage: murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]
+       murmur-eval pack ARTIFACT_DIR... --store DIR
+
+Runs every case of a dataset through the murmur capsule in CAPSULE_DIR
+(default "."), each case in its own sandboxed session, and writes
+results.parquet, events.parquet and the session folders to --out.
+
+Every flag can also come from the environment variable named in its help;
+a flag on the command line wins over the environment, which wins over the
+default.
+
+Exit codes: 0 run finished; 1 murmur-eval failed to write its outputs;
+2 usage or configuration error, nothing ran; 3 run finished but some cases
+ended in status error; 130 interrupted.
+
+Flags:
+`
+
+// options are the run command's settings after flags and environment.
+type options struct {
+	capsuleDir string
+	dataset    string
+	out        string
+	workers    int
+	replay     string
+	timeout    time.Duration
+	cacheDir   string
+	version    bool
+}
+
+// parseRunFlags parses args with env as the source of defaults. It returns
+// ok=false with the exit code when the command should stop (help, errors).
+func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (options, int, bool) {
+	var o options
+	var envErrs []error
+	fs := pflag.NewFlagSet("murmur-eval", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
+	fs.StringVar(&o.dataset, "dataset", env["MURMUR_EVAL_DATASET"], "dataset JSONL file, one case per line (env MURMUR_EVAL_DATASET)")
+	fs.StringVar(&o.out, "out", env["MURMUR_EVAL_OUT"], "run folder to create (must not exist or be empty; env MURMUR_EVAL_OUT) (default runs/<run id>)")
+	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases run at once (env MURMUR_EVAL_WORKERS)")
+	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
+	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
+	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return o, exitOK, false
+		}
+		return o, exitUsage, false
+	}
+	if o.version {
+		return o, exitOK, true
+	}
+	if len(envErrs) > 0 {
+		return o, usageError(stderr, envErrs[0]), false
+	}
+	switch fs.NArg() {
+	case 0:
+		o.capsuleDir = "."
+	case 1:
+		o.capsuleDir = fs.Arg(0)
+	default:
+		return o, usageError(stderr, errcode.New(errcode.Usage, "expected one CAPSULE_DIR, got %d arguments", fs.NArg())), false
+	}
+	if err := o.validate(); err != nil {
+		return o, usageError(stderr, err), false
+	}
+	return o, exitOK, true
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.dataset == "":
+		return errcode.New(errcode.Usage, "--dataset is required").WithHint("murmur-eval CAPSULE_DIR --dataset cases.jsonl")
+	case o.workers < 1:
+		return errcode.New(errcode.Usage, "--workers must be at least 1, got %d", o.workers)
+	case o.timeout < 0:
+		return errcode.New(errcode.Usage, "--timeout must not be negative, got %s", o.timeout)
+	case o.replay == "":
+		return errcode.New(errcode.Usage, "no model provider: murmur-eval serves models from recordings for now").
+			WithHint("pass --replay DIR (live HTTP and process transports are not built yet)")
+	}
+	o.capsuleDir = filepath.Clean(o.capsuleDir)
+	return nil
+}
+
+func usageError(stderr io.Writer, err error) int {
+	fmt.Fprintln(stderr, errcode.Format(err))
+	return exitUsage
+}
+
+// envInt reads an integer default from the environment; a value that does
+// not parse is reported (once flags are parsed) rather than ignored.
+func envInt(env map[string]string, key string, def int, errs *[]error) int {
+	v, ok := env[key]
+	if !ok || v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, errcode.New(errcode.Usage, "%s=%q is not an integer", key, v))
+		return def
+	}
+	return n
+}
+
+// envDuration is envInt for durations ("90s", "10m").
+func envDuration(env map[string]string, key string, def time.Duration, errs *[]error) time.Duration {
+	v, ok := env[key]
+	if !ok || v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, errcode.New(errcode.Usage, "%s=%q is not a duration (like 90s or 10m)", key, v))
+		return def
+	}
+	return d
+}

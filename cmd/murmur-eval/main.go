@@ -1,0 +1,60 @@
+// Command murmur-eval runs every case of a dataset through a murmur capsule,
+// each case in its own sandboxed session, and aggregates the traces into
+// Parquet. See README.md and docs/.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		fmt.Fprintln(os.Stderr, "murmur-eval: interrupted: finishing running cases (press Ctrl-C again to stop at once)")
+		cancel(pipeline.ErrInterrupted)
+		<-sigs
+		os.Exit(exitInterrupted)
+	}()
+	os.Exit(run(ctx, os.Args[1:], environ(), os.Stdout, os.Stderr))
+}
+
+// environ returns the process environment as a map; only main reads it.
+func environ() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				env[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	return env
+}
+
+// run is the whole command, testable: it dispatches to a subcommand and
+// returns the process exit code.
+func run(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "pack":
+			return runPack(args[1:], stdout, stderr)
+		case "run":
+			args = args[1:]
+		}
+	}
+	return runEval(ctx, args, env, stdout, stderr)
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// Row-group sizes: results rows are small and few; events are many.
+const (
+	resultsPerGroup = 10_000
+	eventsPerGroup  = 50_000
+)
+
+// runEval is the run command: parse, validate, run every case, write the
+// outputs, print the summary.
+func runEval(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
+	o, code, ok := parseRunFlags(args, env, stderr)
+	if !ok {
+		return code
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "murmur-eval", version)
+		return exitOK
+	}
+	ds, err := datasets.Load(o.dataset)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	source, err := replay.Open(o.replay)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	runID := newID("run_")
+	if o.out == "" {
+		o.out = filepath.Join("runs", runID)
+	}
+	if err := createRunDir(o.out); err != nil {
+		return usageError(stderr, err)
+	}
+	outAbs, err := filepath.Abs(o.out)
+	if err != nil {
+		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
+	}
+
+	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source}
+	graph, closeStages, err := w.graph()
+	if err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	defer closeStages()
+
+	sinks, err := openSinks(outAbs)
+	if err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	runner := &pipeline.Runner{
+		Graph:   graph,
+		Workers: o.workers,
+		Timeout: o.timeout,
+		NewCase: func(j pipeline.Job) *pipeline.Case {
+			sid := newID("ses_")
+			return &pipeline.Case{RunID: runID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
+				SessionDir: filepath.Join(outAbs, "sessions", sid)}
+		},
+	}
+	jobs := make([]pipeline.Job, len(ds.Cases))
+	for i, c := range ds.Cases {
+		jobs[i] = pipeline.Job{Input: c, Epoch: 1}
+	}
+
+	start := time.Now()
+	fmt.Fprintf(stderr, "murmur-eval %s: %d cases from %s on %d workers -> %s\n", runID, len(jobs), o.dataset, o.workers, o.out)
+	done := make(chan *pipeline.Case)
+	summary := &reports.Summary{}
+	var collectWG sync.WaitGroup
+	collectWG.Go(func() { collect(done, outAbs, sinks, summary, stderr) })
+	runErr := runner.Run(ctx, jobs, done)
+	close(done)
+	collectWG.Wait()
+	sinkErr := sinks.close()
+
+	resultsPath := filepath.Join(o.out, "results.parquet")
+	eventsPath := filepath.Join(o.out, "events.parquet")
+	if err := summary.WriteText(stdout, resultsPath, eventsPath, time.Since(start)); err != nil {
+		sinkErr = errors.Join(sinkErr, err)
+	}
+	switch {
+	case sinkErr != nil:
+		fmt.Fprintln(stderr, errcode.Format(sinkErr))
+		return exitFailure
+	case runErr != nil:
+		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", runErr, summary.Total())
+		return exitInterrupted
+	case summary.Count(reports.StatusError) > 0:
+		return exitCaseErrors
+	}
+	return exitOK
+}
+
+// collect is the one goroutine that turns finished cases into rows, feeds
+// the sinks and the summary, and prints the first error of each code.
+func collect(done <-chan *pipeline.Case, outDir string, sinks *sinkSet, summary *reports.Summary, stderr io.Writer) {
+	seen := map[string]bool{}
+	for c := range done {
+		row, events := reports.FromCase(c, outDir)
+		sinks.results <- row
+		for _, e := range events {
+			sinks.events <- e
+		}
+		summary.Add(row)
+		if row.ErrorCode != nil && !seen[*row.ErrorCode] {
+			seen[*row.ErrorCode] = true
+			if v := pipeline.Judge(c); v.Err != nil {
+				fmt.Fprintf(stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
+			}
+		}
+	}
+}
+
+// newID returns prefix + a UUIDv7 in murmur's simple (32 hex) form, so ids
+// sort by creation time.
+func newID(prefix string) string {
+	u := uuid.Must(uuid.NewV7())
+	return prefix + fmt.Sprintf("%x", u[:])
+}
+
+// createRunDir creates the run folder, refusing one that has content so a
+// run never mixes its files with another's.
+func createRunDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err == nil && len(entries) > 0 {
+		return errcode.New(errcode.Usage, "--out %s already exists and is not empty", dir).
+			WithHint("choose a new --out folder, or remove the old run")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sessions"), 0o755); err != nil {
+		return errcode.Wrap(errcode.IO, err, "create --out %s", dir)
+	}
+	return nil
+}
+
+// cacheDir resolves --cache-dir: "off" disables the cache; empty means the
+// user's cache folder.
+func cacheDir(flag string, env map[string]string) string {
+	switch flag {
+	case "off":
+		return ""
+	case "":
+		if d := env["XDG_CACHE_HOME"]; d != "" {
+			return filepath.Join(d, "murmur-eval")
+		}
+		if h := env["HOME"]; h != "" {
+			return filepath.Join(h, ".cache", "murmur-eval")
+		}
+		return ""
+	}
+	return flag
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/launch"
+	"github.com/murmur-nexus/murmur-eval/stages/loop"
+	"github.com/murmur-nexus/murmur-eval/stages/report"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
+)
+
+// wiring is what the stage table is built from.
+type wiring struct {
+	capsuleDir string
+	outDir     string
+	cacheDir   string
+	env        map[string]string
+	source     inference.Source
+}
+
+// graph builds the run's stage table: the seven stages, their edges, and
+// Report running despite failures. It returns a func that releases what
+// the stages hold (the WASM engine).
+func (w wiring) graph() (*pipeline.Graph, func(), error) {
+	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
+	stage := staging.New(staging.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
+	g, err := pipeline.NewGraph(
+		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()})},
+		pipeline.Node{Stage: &verify.Stage{}, Requires: []string{resolve.Name}},
+		pipeline.Node{Stage: stage, Requires: []string{verify.Name}},
+		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
+		pipeline.Node{Stage: launch.New(w.source, time.Now), Requires: []string{contain.Name}},
+		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
+		pipeline.Node{Stage: report.Stage{}, Requires: []string{loop.Name}, RunDespiteFailure: true},
+	)
+	closeFn := func() { _ = stage.Close(context.Background()) }
+	return g, closeFn, err
+}

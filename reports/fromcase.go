@@ -1,0 +1,100 @@
+package reports
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+)
+
+// FromCase turns a finished case into its results row and its events rows.
+// outDir is the run folder, which session_dir is relative to.
+func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
+	v := pipeline.Judge(c)
+	row := ResultRow{
+		RunID:     c.RunID,
+		CaseID:    c.Input.ID,
+		Epoch:     int32(c.Epoch),
+		SessionID: c.SessionID,
+		Status:    string(v.Status),
+		StartedAt: c.StartedAt.UTC(),
+	}
+	if rel, err := filepath.Rel(outDir, c.SessionDir); err == nil {
+		row.SessionDir = filepath.ToSlash(rel)
+	}
+	if s := c.ExitStatus(); s != "" {
+		row.ExitStatus = &s
+	}
+	if v.Err != nil {
+		msg := v.Err.Error()
+		row.ErrorCode, row.ErrorStage, row.ErrorMessage = &v.Code, &v.Stage, &msg
+	}
+	var total time.Duration
+	for _, r := range c.Stages {
+		total += r.Duration
+		if r.Outcome == pipeline.Skipped {
+			continue
+		}
+		if col := stageColumn(&row, r.Stage); col != nil {
+			*col = millis(r.Duration)
+		}
+	}
+	row.DurationMS = *millis(total)
+	if c.Capsule != nil {
+		m := c.Capsule.Manifest
+		row.CapsuleName, row.CapsuleVersion = m.Name, m.Version
+		if m.Inference != nil && m.Inference.Model != "" {
+			model := m.Inference.Model
+			row.Model = &model
+		}
+	}
+	var events []EventRow
+	if c.Session != nil && c.Session.Trace != nil {
+		t := c.Session.Trace.Totals()
+		row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
+		lines := c.Session.Trace.Lines()
+		events = make([]EventRow, len(lines))
+		for i, l := range lines {
+			e := EventRow{
+				RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
+				Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON),
+			}
+			if l.Turn != nil {
+				turn := int32(*l.Turn)
+				e.Turn = &turn
+			}
+			if l.ToolName != "" {
+				name := l.ToolName
+				e.ToolName = &name
+			}
+			events[i] = e
+		}
+	}
+	return row, events
+}
+
+// stageColumn maps a stage name to its <stage>_ms column.
+func stageColumn(row *ResultRow, stage string) **float64 {
+	switch stage {
+	case "resolve":
+		return &row.ResolveMS
+	case "verify":
+		return &row.VerifyMS
+	case "stage":
+		return &row.StageMS
+	case "contain":
+		return &row.ContainMS
+	case "launch":
+		return &row.LaunchMS
+	case "loop":
+		return &row.LoopMS
+	case "report":
+		return &row.ReportMS
+	}
+	return nil
+}
+
+func millis(d time.Duration) *float64 {
+	f := float64(d.Nanoseconds()) / 1e6
+	return &f
+}

@@ -1,0 +1,87 @@
+package reports
+
+import "time"
+
+// Status values of ResultRow.Status. They are part of the Parquet contract:
+// dashboards filter on these exact strings.
+const (
+	StatusPassed    = "passed"    // the case ran and its checks held
+	StatusFailed    = "failed"    // the case ran and a check did not hold
+	StatusError     = "error"     // a stage failed; error_code says why
+	StatusTimeout   = "timeout"   // the case ran out of its time budget
+	StatusCancelled = "cancelled" // the run was interrupted while the case ran
+	StatusSkipped   = "skipped"   // the case was not run (filtered or sharded out)
+)
+
+// Exit status values of ResultRow.ExitStatus, as the agent loop reports them.
+const (
+	ExitOK              = "ok"
+	ExitFailed          = "failed"
+	ExitMaxTurnsReached = "max_turns_reached"
+)
+
+// ResultRow is one row of results.parquet: the outcome of one case (one epoch
+// of it). The parquet tags are a contract that dashboards query; never rename
+// or reorder a column, only append (docs/output-columns.md lists them).
+//
+// Nullable columns are pointer fields: nil is written as null, and a pointer to
+// a zero value ("" or 0) is written as that value, so the two never mix.
+// Columns with few distinct values per file are dictionary encoded.
+type ResultRow struct {
+	RunID     string `parquet:"run_id,dict"`
+	CaseID    string `parquet:"case_id"`
+	Epoch     int32  `parquet:"epoch"`
+	SessionID string `parquet:"session_id"`
+	Status    string `parquet:"status,dict"`
+
+	// ExitStatus is nil when the agent loop never ended a session.
+	ExitStatus   *string `parquet:"exit_status,dict"`
+	ErrorCode    *string `parquet:"error_code,dict"`
+	ErrorStage   *string `parquet:"error_stage,dict"`
+	ErrorMessage *string `parquet:"error_message"`
+
+	Turns        int32 `parquet:"turns"`
+	InputTokens  int64 `parquet:"input_tokens"`
+	OutputTokens int64 `parquet:"output_tokens"`
+	ToolCalls    int32 `parquet:"tool_calls"`
+
+	// StartedAt is stored as milliseconds since the Unix epoch, UTC; finer
+	// precision is truncated.
+	StartedAt  time.Time `parquet:"started_at,timestamp(millisecond:utc)"`
+	DurationMS float64   `parquet:"duration_ms"`
+
+	// Wall milliseconds per stage, measured by the executor; nil when the
+	// stage did not run.
+	ResolveMS *float64 `parquet:"resolve_ms"`
+	VerifyMS  *float64 `parquet:"verify_ms"`
+	StageMS   *float64 `parquet:"stage_ms"`
+	ContainMS *float64 `parquet:"contain_ms"`
+	LaunchMS  *float64 `parquet:"launch_ms"`
+	LoopMS    *float64 `parquet:"loop_ms"`
+	ReportMS  *float64 `parquet:"report_ms"`
+
+	CapsuleName    string  `parquet:"capsule_name,dict"`
+	CapsuleVersion string  `parquet:"capsule_version,dict"`
+	Model          *string `parquet:"model,dict"`
+	// SessionDir is relative to the run folder.
+	SessionDir string `parquet:"session_dir"`
+}
+
+// EventRow is one row of events.parquet: one line of one case's trace.jsonl.
+// Like ResultRow, its parquet tags are a contract; pointer fields are the
+// nullable columns.
+type EventRow struct {
+	RunID     string `parquet:"run_id,dict"`
+	CaseID    string `parquet:"case_id,dict"`
+	Epoch     int32  `parquet:"epoch"`
+	SessionID string `parquet:"session_id,dict"`
+	// Seq is the 0-based position of the event in its case's trace.
+	Seq int32 `parquet:"seq"`
+	// Timestamp is stored as milliseconds since the Unix epoch, UTC.
+	Timestamp time.Time `parquet:"timestamp,timestamp(millisecond:utc)"`
+	EventType string    `parquet:"event_type,dict"`
+	Turn      *int32    `parquet:"turn"`
+	ToolName  *string   `parquet:"tool_name,dict"`
+	// EventJSON is the verbatim trace line, so nothing of the trace is lost.
+	EventJSON string `parquet:"event_json"`
+}

@@ -1,0 +1,191 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeAll streams rows through a Sink at path and fails the test on error.
+func writeAll[T any](t testing.TB, path string, rowsPerGroup int, rows []T) {
+	t.Helper()
+	s, err := NewSink[T](path, rowsPerGroup)
+	if err != nil {
+		t.Fatalf("NewSink(%s): %v", path, err)
+	}
+	ch := make(chan T)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(context.Background(), ch) }()
+	for _, r := range rows {
+		ch <- r
+	}
+	close(ch)
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got, want := s.Count(), int64(len(rows)); got != want {
+		t.Errorf("Count() = %d, want %d", got, want)
+	}
+}
+
+func TestResultRowColumns(t *testing.T) {
+	ts := "timestamp[ms, tz=UTC]"
+	want := []column{
+		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
+		{"session_id", "utf8", false}, {"status", "utf8", false},
+		{"exit_status", "utf8", true}, {"error_code", "utf8", true}, {"error_stage", "utf8", true},
+		{"error_message", "utf8", true},
+		{"turns", "int32", false}, {"input_tokens", "int64", false}, {"output_tokens", "int64", false},
+		{"tool_calls", "int32", false}, {"started_at", ts, false}, {"duration_ms", "float64", false},
+		{"resolve_ms", "float64", true}, {"verify_ms", "float64", true}, {"stage_ms", "float64", true},
+		{"contain_ms", "float64", true}, {"launch_ms", "float64", true}, {"loop_ms", "float64", true},
+		{"report_ms", "float64", true},
+		{"capsule_name", "utf8", false}, {"capsule_version", "utf8", false}, {"model", "utf8", true},
+		{"session_dir", "utf8", false},
+	}
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	writeAll(t, path, 10, []ResultRow{{}})
+	if diff := cmp.Diff(want, readParquet(t, path).Columns); diff != "" {
+		t.Errorf("results.parquet columns (-want +got):\n%s", diff)
+	}
+}
+
+func TestEventRowColumns(t *testing.T) {
+	want := []column{
+		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
+		{"session_id", "utf8", false}, {"seq", "int32", false},
+		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
+		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
+	}
+	path := filepath.Join(t.TempDir(), "events.parquet")
+	writeAll(t, path, 10, []EventRow{{}})
+	if diff := cmp.Diff(want, readParquet(t, path).Columns); diff != "" {
+		t.Errorf("events.parquet columns (-want +got):\n%s", diff)
+	}
+}
+
+// resultValues lists r's columns in contract order, as readParquet decodes them.
+func resultValues(r ResultRow) []any {
+	return []any{r.RunID, r.CaseID, r.Epoch, r.SessionID, r.Status,
+		opt(r.ExitStatus), opt(r.ErrorCode), opt(r.ErrorStage), opt(r.ErrorMessage),
+		r.Turns, r.InputTokens, r.OutputTokens, r.ToolCalls, ms(r.StartedAt), r.DurationMS,
+		opt(r.ResolveMS), opt(r.VerifyMS), opt(r.StageMS), opt(r.ContainMS), opt(r.LaunchMS),
+		opt(r.LoopMS), opt(r.ReportMS),
+		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir}
+}
+
+// eventValues lists e's columns in contract order, as readParquet decodes them.
+func eventValues(e EventRow) []any {
+	return []any{e.RunID, e.CaseID, e.Epoch, e.SessionID, e.Seq, ms(e.Timestamp), e.EventType,
+		opt(e.Turn), opt(e.ToolName), e.EventJSON}
+}
+
+// sampleResults returns n varied results: every third has all nullable
+// columns null, every third has them set to zero values, the rest realistic.
+func sampleResults(n int) []ResultRow {
+	start := time.Date(2025, 3, 1, 2, 30, 0, 123456789, time.FixedZone("CET", 3600))
+	rows := make([]ResultRow, n)
+	for i := range rows {
+		r := ResultRow{
+			RunID: "run-20250301", CaseID: fmt.Sprintf("case-%03d", i), Epoch: int32(i % 2),
+			SessionID: fmt.Sprintf("s-%d", i), Status: StatusPassed,
+			Turns: int32(i), InputTokens: int64(i) << 33, OutputTokens: int64(i) * 7, ToolCalls: int32(i % 5),
+			StartedAt: start.Add(time.Duration(i) * 1500 * time.Microsecond), DurationMS: float64(i) + 0.25,
+			CapsuleName: "weather", CapsuleVersion: "1.2.0", SessionDir: fmt.Sprintf("cases/case-%03d/0", i),
+		}
+		switch i % 3 {
+		case 0: // nulls everywhere: a skipped case
+			r.Status, r.SessionID, r.SessionDir = StatusSkipped, "", ""
+		case 1: // zero values that must not read back as null
+			r.Status = StatusFailed
+			r.ExitStatus, r.ErrorCode, r.ErrorStage, r.ErrorMessage = ptr(""), ptr(""), ptr(""), ptr("")
+			r.ResolveMS, r.VerifyMS, r.StageMS, r.ContainMS = ptr(0.0), ptr(0.0), ptr(0.0), ptr(0.0)
+			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(0.0), ptr(0.0), ptr(0.0), ptr("")
+		case 2:
+			r.Status, r.ExitStatus = StatusError, ptr(ExitMaxTurnsReached)
+			r.ErrorCode, r.ErrorStage = ptr("E-RUN-007"), ptr("loop")
+			r.ErrorMessage = ptr("agent loop failed: «modèle» 返回了无效的响应 🤖\nline two")
+			r.ResolveMS, r.VerifyMS, r.StageMS, r.ContainMS = ptr(1.5), ptr(2.25), ptr(3.0), ptr(0.125)
+			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(40.0), ptr(1234.5), ptr(7.0), ptr("claude-sonnet-4")
+			r.CaseID = "ケース-" + r.CaseID
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
+// sampleEvents returns n trace events spread over a few cases, including
+// null turn and tool name, empty strings and a 1 MiB event_json.
+func sampleEvents(n int) []EventRow {
+	start := time.Date(2025, 3, 1, 2, 30, 0, 999999999, time.UTC)
+	types := []string{"session_start", "model_request", "model_response", "tool_call", "tool_result", "session_end"}
+	rows := make([]EventRow, n)
+	for i := range rows {
+		typ := types[i%len(types)]
+		e := EventRow{
+			RunID: "run-20250301", CaseID: fmt.Sprintf("case-%d", i/50), Epoch: 0,
+			SessionID: fmt.Sprintf("s-%d", i/50), Seq: int32(i % 50),
+			Timestamp: start.Add(time.Duration(i) * time.Millisecond), EventType: typ,
+			EventJSON: fmt.Sprintf(`{"type":%q,"seq":%d}`, typ, i%50),
+		}
+		if typ != "session_start" && typ != "session_end" {
+			e.Turn = ptr(int32(i % 50 / 6))
+		}
+		if typ == "tool_call" || typ == "tool_result" {
+			e.ToolName = ptr("fetch_weather")
+		}
+		switch i {
+		case 1:
+			e.Turn, e.ToolName, e.EventType = ptr(int32(0)), ptr(""), ""
+		case 2:
+			e.EventJSON = `{"type":"model_response","text":"` + strings.Repeat("héllo wörld ✓ ", 1<<16) + `"}`
+		case 3:
+			e.EventJSON = `{"text":"日本語のテキスト","emoji":"🎉"}`
+		}
+		rows[i] = e
+	}
+	return rows
+}
+
+func TestResultRowsRoundTrip(t *testing.T) {
+	rows := sampleResults(47)
+	path := filepath.Join(t.TempDir(), "results.parquet")
+	writeAll(t, path, 10, rows)
+	got := readParquet(t, path)
+
+	if diff := cmp.Diff([]int64{10, 10, 10, 10, 7}, got.RowGroups); diff != "" {
+		t.Errorf("rows per row group (-want +got):\n%s", diff)
+	}
+	if len(got.Rows) != len(rows) {
+		t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
+	}
+	for i, r := range rows {
+		if diff := cmp.Diff(resultValues(r), got.Rows[i]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
+		}
+	}
+}
+
+func TestEventRowsRoundTrip(t *testing.T) {
+	rows := sampleEvents(260)
+	path := filepath.Join(t.TempDir(), "events.parquet")
+	writeAll(t, path, 64, rows)
+	got := readParquet(t, path)
+
+	if diff := cmp.Diff([]int64{64, 64, 64, 64, 4}, got.RowGroups); diff != "" {
+		t.Errorf("rows per row group (-want +got):\n%s", diff)
+	}
+	if len(got.Rows) != len(rows) {
+		t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
+	}
+	for i, e := range rows {
+		if diff := cmp.Diff(eventValues(e), got.Rows[i]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
+		}
+	}
+}

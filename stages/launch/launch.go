@@ -1,0 +1,110 @@
+// Package launch is the Launch stage: it opens the case's trace.jsonl, takes
+// a model provider for the case, binds the run's compiled tools to the
+// case's sandbox policy, and resolves the loop's settings (the system
+// prompt among them) from the manifest.
+package launch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+// Name is the stage's name in the graph.
+const Name = "launch"
+
+// Stage is the Launch stage. It is safe for concurrent use.
+type Stage struct {
+	models inference.Source
+	now    func() time.Time
+}
+
+// New returns a Launch stage serving models from src; now is the clock
+// the traces use.
+func New(src inference.Source, now func() time.Time) *Stage { return &Stage{models: src, now: now} }
+
+// Name returns "launch".
+func (s *Stage) Name() string { return Name }
+
+// Run opens the case's session.
+func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
+	if c.Capsule == nil || c.Toolset == nil || c.Policy == nil {
+		return errcode.New(errcode.Internal, "launch: earlier stages did not run")
+	}
+	m := c.Capsule.Manifest
+	if m.Inference == nil {
+		return errcode.New(errcode.RunDriverMissing, "the capsule has no inference block: script capsules are not evaluated").
+			WithHint("add an inference: block to murmur.yaml")
+	}
+	cfg, err := loopConfig(m, c)
+	if err != nil {
+		return err
+	}
+	model, err := s.models.ForCase(ctx, c.Input.ID)
+	if err != nil {
+		return err
+	}
+	tr, err := trace.Create(filepath.Join(c.SessionDir, "trace.jsonl"), c.SessionID, s.now)
+	if err != nil {
+		return errcode.Wrap(errcode.IO, err, "open trace.jsonl")
+	}
+	c.Session = &pipeline.Session{
+		Trace:  tr,
+		Model:  model,
+		Tools:  &toolbox{set: c.Toolset, policy: c.Policy},
+		Config: cfg,
+	}
+	return nil
+}
+
+func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, error) {
+	inf := m.Inference
+	prompt, err := systemPrompt(m, c.SessionDir)
+	if err != nil {
+		return pipeline.LoopConfig{}, err
+	}
+	return pipeline.LoopConfig{
+		CapsuleName:         m.Name,
+		CapsuleVersion:      m.Version,
+		Model:               inf.Model,
+		MaxTurns:            int(inf.MaxTurns),
+		MaxTokens:           int(inf.MaxTokens),
+		SystemPrompt:        prompt,
+		Workdir:             c.SessionDir,
+		Containment:         c.Policy.Achieved,
+		DeclaredContainment: c.Policy.Declared,
+	}, nil
+}
+
+// systemPrompt resolves murmur's three exclusive prompt sources: the text,
+// a file relative to the manifest, or a prompt artifact's staged skill.md.
+// An unreadable file is E-RUN-009.
+func systemPrompt(m *capsule.Manifest, sessionDir string) (string, error) {
+	inf := m.Inference
+	var path string
+	switch {
+	case inf.SystemPrompt != "":
+		return inf.SystemPrompt, nil
+	case inf.SystemPromptFile != "":
+		path = inf.SystemPromptFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(m.Dir, path)
+		}
+	case inf.SystemPromptArtifact != "":
+		path = filepath.Join(sessionDir, "tools", inf.SystemPromptArtifact, "skill.md")
+	default:
+		return "", nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", errcode.Wrap(errcode.RunSystemPrompt, err, "read system prompt %s", path)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,107 @@
+package staging
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// prepare is the once-per-run half of staging: one engine, every WASM tool
+// compiled once, every tool's files written once under opts.StagedDir, and
+// the inventory the model sees.
+//
+// Drivers are not staged: murmur-eval serves model providers natively (see
+// RATIONALE.md). Hooks and native tools are refused until the sandbox and
+// loop issues bring them, rather than silently ignored.
+func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sandbox.Config) (*pipeline.Toolset, error) {
+	ts := &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}
+	for _, a := range arts {
+		role := a.Archive.Manifest.Role()
+		if role == capsule.RuntimeDriver {
+			continue
+		}
+		if role == capsule.RuntimeHook {
+			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s is a hook; murmur-eval does not run hooks yet", a.Name, a.Version).
+				WithHint("remove the hook from artifacts: for the evaluation, or wait for hook support")
+		}
+		dir := filepath.Join(opts.StagedDir, a.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, errcode.Wrap(errcode.IO, err, "create %s", dir)
+		}
+		t := &pipeline.Tool{Name: a.Name, Files: map[string]string{}}
+		if err := writeShared(t, dir, capsule.ManifestFile, []byte(a.Archive.ManifestText)); err != nil {
+			return nil, err
+		}
+		switch a.Archive.Packaging {
+		case capsule.ExecutionStatic:
+			t.Skill = string(a.Archive.Payload)
+			if err := writeShared(t, dir, "skill.md", a.Archive.Payload); err != nil {
+				return nil, err
+			}
+		case capsule.ExecutionWasm:
+			if ts.Engine == nil {
+				e, err := sandbox.NewEngine(ctx, cfg)
+				if err != nil {
+					return nil, err
+				}
+				ts.Engine = e
+			}
+			m, err := ts.Engine.Compile(ctx, a.Name, a.Archive.Payload)
+			if err != nil {
+				return nil, err
+			}
+			t.Module = m
+			if err := writeShared(t, dir, path.Base(a.Archive.PayloadEntry), a.Archive.Payload); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s is a native tool; murmur-eval runs WASM tools only for now", a.Name, a.Version).
+				WithHint("rebuild the tool as a WASI preview 1 module (GOOS=wasip1 GOARCH=wasm)")
+		}
+		ts.Tools[a.Name] = t
+		ts.Inventory = append(ts.Inventory, inventoryEntry(a.Name, a.Archive, role))
+	}
+	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
+	return ts, nil
+}
+
+// writeShared writes a run-level file read-only and records it in t.Files.
+func writeShared(t *pipeline.Tool, dir, name string, data []byte) error {
+	p := filepath.Join(dir, name)
+	_ = os.Remove(p)
+	if err := os.WriteFile(p, data, 0o444); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write %s", p)
+	}
+	t.Files[name] = p
+	return nil
+}
+
+// inventoryEntry is murmur's inventory entry: the artifact's name in the
+// capsule manifest (its tools/ folder), parameters (skills get
+// the empty schema), description (skills fall back to skill.md's first
+// non-blank line).
+func inventoryEntry(name string, a *capsule.Archive, role capsule.Runtime) inference.Tool {
+	params, desc := a.Manifest.InputSchema, a.Manifest.Description
+	if role == capsule.RuntimeSkill || len(params) == 0 {
+		params = json.RawMessage(capsule.DefaultInputSchema)
+	}
+	if desc == "" && role == capsule.RuntimeSkill {
+		for _, line := range strings.Split(string(a.Payload), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				desc = line
+				break
+			}
+		}
+	}
+	return inference.Tool{Name: name, Parameters: params, Description: desc}
+}
