@@ -64,7 +64,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 	defer closeStages()
 
-	sinks, err := openSinks(outAbs)
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	sinks, err := openSinks(outAbs, stopRun)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

@@ -18,7 +18,9 @@ type sinkSet struct {
 	errs    [2]error
 }
 
-func openSinks(outDir string) (*sinkSet, error) {
+// openSinks creates both files. onFail is called (from a sink goroutine)
+// when a sink fails, so the run can stop: its rows could not be kept.
+func openSinks(outDir string, onFail func(error)) (*sinkSet, error) {
 	rs, err := reports.NewSink[reports.ResultRow](filepath.Join(outDir, "results.parquet"), resultsPerGroup)
 	if err != nil {
 		return nil, err
@@ -31,15 +33,16 @@ func openSinks(outDir string) (*sinkSet, error) {
 	s := &sinkSet{results: make(chan reports.ResultRow, 64), events: make(chan reports.EventRow, 1024)}
 	// The sinks finish when their channels close; they are never cancelled,
 	// so an interrupted run still writes every finished case.
-	s.wg.Go(func() { s.errs[0] = drainOnError(rs.Run(context.Background(), s.results), s.results) })
-	s.wg.Go(func() { s.errs[1] = drainOnError(es.Run(context.Background(), s.events), s.events) })
+	s.wg.Go(func() { s.errs[0] = drainOnError(rs.Run(context.Background(), s.results), s.results, onFail) })
+	s.wg.Go(func() { s.errs[1] = drainOnError(es.Run(context.Background(), s.events), s.events, onFail) })
 	return s, nil
 }
 
-// drainOnError keeps receiving after a sink failed, so the collector never
-// blocks; the run then ends with exitFailure.
-func drainOnError[T any](err error, ch <-chan T) error {
+// drainOnError reports a failed sink and keeps receiving, so the collector
+// never blocks; the run then ends with exitFailure.
+func drainOnError[T any](err error, ch <-chan T, onFail func(error)) error {
 	if err != nil {
+		onFail(err)
 		for range ch {
 		}
 	}

@@ -1,0 +1,72 @@
+package contain
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+)
+
+func caseFor(t *testing.T, manifest string) *pipeline.Case {
+	t.Helper()
+	m, err := capsule.ParseManifest("murmur.yaml", []byte(manifest), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &pipeline.Case{SessionID: "ses_1", SessionDir: "/runs/r/sessions/ses_1", Capsule: &pipeline.Capsule{Manifest: m}}
+}
+
+const base = `name: qs
+version: "1.0"
+inference: {endpoint: "https://api.example.com", model: m, driver: {artifact: d}}
+`
+
+func TestContainRefusesFloorsItCannotMeet(t *testing.T) {
+	for _, class := range []string{"scoped", "sealed"} {
+		c := caseFor(t, base+"capabilities: {containment: "+class+"}\n")
+		err := New(nil).Run(context.Background(), c)
+		if got := errcode.Code(err); got != errcode.CapContainment {
+			t.Errorf("%s: code %q, want %q (%v)", class, got, errcode.CapContainment, err)
+		}
+	}
+	c := caseFor(t, base+"capabilities: {containment: advisory}\n")
+	if err := New(nil).Run(context.Background(), c); err != nil {
+		t.Errorf("advisory: %v", err)
+	}
+}
+
+func TestContainPolicy(t *testing.T) {
+	host := map[string]string{"FOO": "1", "OPENAI_API_KEY": "sk-secret", "BAR": "2", "HOME": "/root", "AWS_REGION": "x"}
+	c := caseFor(t, base+"capabilities: {env: {allow: [FOO, OPENAI_API_KEY, AWS_REGION, UNSET]}, limits: {deadline_seconds: 7}}\n")
+	if err := New(host).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	p := c.Policy
+	want := []string{
+		"FOO=1",
+		"MURMUR_CAPSULE_NAME=qs",
+		"MURMUR_CAPSULE_VERSION=1.0",
+		"MURMUR_SESSION_ID=ses_1",
+		"MURMUR_INFERENCE_TRANSPORT=http",
+		"MURMUR_INFERENCE_ENDPOINT=https://api.example.com",
+		"MURMUR_INFERENCE_MODEL=m",
+		"MURMUR_INFERENCE_DRIVER=d",
+	}
+	if diff := cmp.Diff(want, p.Env); diff != "" {
+		t.Errorf("guest env (-want +got):\n%s", diff)
+	}
+	for _, kv := range p.Env {
+		if slices.Contains([]string{"OPENAI_API_KEY=sk-secret", "HOME=/root", "BAR=2"}, kv) {
+			t.Errorf("guest env leaks %s", kv)
+		}
+	}
+	if p.Root != c.SessionDir || p.Deadline != 7*time.Second || p.Achieved != "advisory" || p.Declared != "advisory" {
+		t.Errorf("policy = %+v", p)
+	}
+}
