@@ -6,8 +6,14 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
+	oteltrace "go.opentelemetry.io/otel/trace"
+
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
+
+// tracerName names the OpenTelemetry tracer of the executor's spans.
+const tracerName = "github.com/murmur-nexus/murmur-eval/pipeline"
 
 // Execute runs the graph's stages for one case, in order, on the calling
 // goroutine, and records a StageResult for each in c.Stages.
@@ -17,6 +23,10 @@ import (
 // (Report) run with a context that is not cancelled by ctx, so a case that
 // timed out or was interrupted still closes its trace and gets its row. A
 // panicking stage fails with E-EVL-099 instead of crashing the run.
+//
+// Each stage that runs gets an OpenTelemetry span, a child of the span in
+// ctx (the runner's case span), from that span's tracer provider; with no
+// span in ctx the spans are no-ops.
 func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
 	for _, n := range g.order {
@@ -39,12 +49,16 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			c.Stages = append(c.Stages, StageResult{Stage: name, Outcome: Failed, Err: context.Cause(ctx)})
 			continue
 		}
+		spanCtx, span := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(stageCtx, "stage "+name)
 		start := time.Now()
-		err := runStage(stageCtx, n.Stage, c)
+		err := runStage(spanCtx, n.Stage, c)
 		r := StageResult{Stage: name, Outcome: Ran, Duration: time.Since(start)}
 		if err != nil {
 			r.Outcome, r.Err = Failed, err
+			span.RecordError(err)
+			span.SetStatus(codes.Error, errcode.Code(err))
 		}
+		span.End()
 		c.Stages = append(c.Stages, r)
 	}
 	noteEnd(ctx, c)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	oteltrace "go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
@@ -21,6 +23,9 @@ type Runner struct {
 	Workers int
 	// Timeout bounds each case; 0 means no bound.
 	Timeout time.Duration
+	// Tracer, when set, gets a span per case with the stages' spans under
+	// it; nil means no spans.
+	Tracer oteltrace.Tracer
 	// NewCase builds a job's Case (run id, session id and dir). It is called
 	// on the worker goroutine, concurrently, and must be safe for that.
 	NewCase func(Job) *Case
@@ -65,6 +70,18 @@ func (r *Runner) runOne(ctx context.Context, job Job) *Case {
 	defer cancel()
 	c := r.NewCase(job)
 	c.StartedAt = time.Now()
+	if r.Tracer != nil {
+		var span oteltrace.Span
+		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(
+			attribute.String("murmur_eval.case_id", c.Input.ID),
+			attribute.Int("murmur_eval.epoch", c.Epoch),
+			attribute.String("murmur_eval.session_id", c.SessionID),
+		))
+		defer func() {
+			span.SetAttributes(attribute.String("murmur_eval.status", string(Judge(c).Status)))
+			span.End()
+		}()
+	}
 	r.Graph.Execute(caseCtx, c)
 	return c
 }
