@@ -15,7 +15,7 @@ type Graph struct {
 }
 
 // NewGraph validates nodes (no unnamed or duplicate stage, no unknown or
-// self requirement, no cycle) and returns them in dependency order. Among
+// self requirement, no shared stage requiring a per-case one, no cycle) and returns them in dependency order. Among
 // stages whose requirements are met, declaration order is kept, so a table
 // written in the natural order runs in that order.
 func NewGraph(nodes ...Node) (*Graph, error) {
@@ -35,8 +35,12 @@ func NewGraph(nodes ...Node) (*Graph, error) {
 			if r == n.Stage.Name() {
 				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires itself", r)
 			}
-			if _, ok := byName[r]; !ok {
+			j, ok := byName[r]
+			if !ok {
 				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires unknown stage %q", n.Stage.Name(), r)
+			}
+			if n.Shared && !nodes[j].Shared {
+				return nil, errcode.New(errcode.Internal, "stage graph: shared stage %q requires per-case stage %q", n.Stage.Name(), r)
 			}
 		}
 	}

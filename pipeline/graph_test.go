@@ -78,3 +78,38 @@ func TestCycleMessageNamesTheLoop(t *testing.T) {
 		t.Errorf("error = %q, want %q", got, want)
 	}
 }
+
+func TestSharedStageMayRequireOnlySharedStages(t *testing.T) {
+	_, err := NewGraph(node("a"), Node{Stage: fakeStage{name: "b"}, Requires: []string{"a"}, Shared: true})
+	if errcode.Code(err) != errcode.Internal {
+		t.Errorf("NewGraph = %v, want E-EVL-099", err)
+	}
+}
+
+// TestPrepareRunsSharedStagesOnce: Prepare runs only the shared stages, so
+// the cases that follow find the memo filled.
+func TestPrepareRunsSharedStagesOnce(t *testing.T) {
+	var memo Memo[int]
+	calls := map[string]int{}
+	shared := func(ctx context.Context, c *Case) error {
+		calls["shared"]++
+		_, err := memo.Get(ctx, func(context.Context) (int, error) { calls["work"]++; return 1, nil })
+		return err
+	}
+	g, err := NewGraph(
+		Node{Stage: fakeStage{name: "resolve", run: shared}, Shared: true},
+		Node{Stage: fakeStage{name: "loop", run: func(context.Context, *Case) error { calls["loop"]++; return nil }}, Requires: []string{"resolve"}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Prepare(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		g.Execute(context.Background(), &Case{})
+	}
+	if want := map[string]int{"shared": 4, "work": 1, "loop": 3}; !cmp.Equal(calls, want) {
+		t.Errorf("calls = %v, want %v", calls, want)
+	}
+}

@@ -11,10 +11,16 @@ type Stage interface {
 	Run(ctx context.Context, c *Case) error
 }
 
-// Node places a Stage in the graph: the stages it requires, and whether it
-// runs even when one of them failed (Report does, so every case gets a row).
+// Node places a Stage in the graph: the stages it requires, whether it
+// runs even when one of them failed (Report does, so every case gets a row),
+// and whether its result is the same for every case.
 type Node struct {
 	Stage             Stage
 	Requires          []string
 	RunDespiteFailure bool
+	// Shared marks a stage whose work is the same for every case (Resolve,
+	// Verify): it memoises its result, and Graph.Prepare runs it once before
+	// any case starts, so the work is not charged to the first cases'
+	// --timeout. A shared stage may require only shared stages.
+	Shared bool
 }

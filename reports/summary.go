@@ -78,7 +78,7 @@ func (s *Summary) Add(r ResultRow) {
 	s.toolCalls += int64(r.ToolCalls)
 	s.inputTokens += r.InputTokens
 	s.outputTokens += r.OutputTokens
-	s.multiEpoch = s.multiEpoch || r.Epoch != 0
+	s.multiEpoch = s.multiEpoch || r.Epoch > 1
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

@@ -33,8 +33,8 @@ func TestStageConformance(t *testing.T) {
 		wantErr bool
 	}{
 		{resolve.New(resolve.Options{Dir: t.TempDir()}), resolve.Name, true},
-		{&verify.Stage{}, verify.Name, true},
-		{staging.New(staging.Options{StagedDir: t.TempDir()}), staging.Name, true},
+		{verify.New(verify.Options{StagedDir: t.TempDir()}), verify.Name, true},
+		{staging.Stage{}, staging.Name, true},
 		{contain.New(nil), contain.Name, true},
 		{launch.New(src, time.Now), launch.Name, true},
 		{loop.Stage{}, loop.Name, true},

@@ -88,6 +88,12 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 
 	start := time.Now()
 	fmt.Fprintf(stderr, "murmur-eval %s: %d cases from %s on %d workers -> %s\n", runID, len(jobs), o.dataset, o.workers, o.out)
+	// The run-wide work (manifest, artifact hashes, WASM compilation) is done
+	// before the first case, so no case's --timeout pays for it. A failure is
+	// memoised and recorded in every case's row.
+	if took, err := graph.Prepare(ctx); err == nil {
+		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
+	}
 	done := make(chan *pipeline.Case)
 	summary := &reports.Summary{}
 	var collectWG sync.WaitGroup

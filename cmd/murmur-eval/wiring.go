@@ -31,16 +31,16 @@ type wiring struct {
 // the stages hold (the WASM engine).
 func (w wiring) graph() (*pipeline.Graph, func(), error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
-	stage := staging.New(staging.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
+	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
-		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()})},
-		pipeline.Node{Stage: &verify.Stage{}, Requires: []string{resolve.Name}},
-		pipeline.Node{Stage: stage, Requires: []string{verify.Name}},
+		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}), Shared: true},
+		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
+		pipeline.Node{Stage: staging.Stage{}, Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
 		pipeline.Node{Stage: launch.New(w.source, time.Now), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
 		pipeline.Node{Stage: report.Stage{}, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
-	closeFn := func() { _ = stage.Close(context.Background()) }
+	closeFn := func() { _ = ver.Close(context.Background()) }
 	return g, closeFn, err
 }

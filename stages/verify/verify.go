@@ -1,7 +1,8 @@
 // Package verify is the Verify stage: every resolved artifact's bytes are
 // hashed and checked against its .sha256 sidecar and the murmur.lock pin,
-// then its archive is read. Once per run, shared by every case; any
-// mismatch fails every case with E-REG-002 and nothing is installed.
+// its archive is read, and its WASM module compiled. The work is the same
+// for every case, so it is done once per run and shared; any mismatch fails
+// every case with E-REG-002 and nothing is installed in any session.
 package verify
 
 import (
@@ -11,28 +12,65 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
 // Name is the stage's name in the graph.
 const Name = "verify"
 
-// Stage is the Verify stage. It is safe for concurrent use.
-type Stage struct {
-	memo pipeline.Memo[[]pipeline.Artifact]
+// Options say where the run's shared tool files and compiled code go.
+type Options struct {
+	// StagedDir is the run-level folder the shared tool files are written
+	// to once; sessions link to them.
+	StagedDir string
+	// CacheDir is wazero's compilation cache across runs; "" for none.
+	CacheDir string
 }
+
+// Stage is the Verify stage. It is safe for concurrent use. Close releases
+// the WASM engine it creates.
+type Stage struct {
+	opts Options
+	memo pipeline.Memo[verified]
+}
+
+type verified struct {
+	artifacts []pipeline.Artifact
+	tools     *pipeline.Toolset
+}
+
+// New returns a Verify stage for one run.
+func New(opts Options) *Stage { return &Stage{opts: opts} }
 
 // Name returns "verify".
 func (s *Stage) Name() string { return Name }
 
-// Run sets c.Artifacts, verifying on first use.
+// Run sets c.Artifacts and c.Toolset, verifying and compiling on first use.
 func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if c.Capsule == nil {
 		return errcode.New(errcode.Internal, "verify: resolve did not run")
 	}
-	pins := c.Capsule.Pins
-	arts, err := s.memo.Get(ctx, func(context.Context) ([]pipeline.Artifact, error) { return verifyAll(pins) })
-	c.Artifacts = arts
+	cap := c.Capsule
+	v, err := s.memo.Get(ctx, func(ctx context.Context) (verified, error) {
+		arts, err := verifyAll(cap.Pins)
+		if err != nil {
+			return verified{}, err
+		}
+		limits := cap.Manifest.Capabilities.Limits
+		ts, err := prepare(ctx, s.opts, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		return verified{arts, ts}, err
+	})
+	c.Artifacts, c.Toolset = v.artifacts, v.tools
 	return err
+}
+
+// Close closes the WASM engine, if one was made.
+func (s *Stage) Close(ctx context.Context) error {
+	v, err := s.memo.Get(ctx, func(context.Context) (verified, error) { return verified{}, nil })
+	if err != nil || v.tools == nil || v.tools.Engine == nil {
+		return nil
+	}
+	return v.tools.Engine.Close(ctx)
 }
 
 // verifyAll checks every artifact before returning any, so a run with one

@@ -1,4 +1,4 @@
-package staging
+package verify
 
 import (
 	"context"
@@ -16,9 +16,10 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
-// prepare is the once-per-run half of staging: one engine, every WASM tool
-// compiled once, every tool's files written once under opts.StagedDir, and
-// the inventory the model sees.
+// prepare builds the run's toolset from verified artifacts: one engine,
+// every WASM tool compiled once (which also proves it is a module wazero
+// can run), every tool's files written once under opts.StagedDir for the
+// sessions to link, and the inventory the model sees.
 //
 // Drivers are not staged: murmur-eval serves model providers natively (see
 // RATIONALE.md). Hooks and native tools are refused until the sandbox and

@@ -1,0 +1,453 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// The end-to-end tests build the real murmur-eval binary and the WASM tools
+// once per test binary, into buildDir, and exec them on temporary copies of
+// the capsules, so they never touch the repository's example folders.
+
+// buildDir holds what the e2e tests build: the binary, the WASM tools, the
+// shared compiled-code cache. TestMain creates and removes it.
+var buildDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "murmur-eval-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: temp dir:", err)
+		os.Exit(1)
+	}
+	buildDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// moduleRoot is the repository root, two folders above this package.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatalf("module root: %v", err)
+	}
+	return root
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// e2eBinary skips the test under -short and returns the murmur-eval binary,
+// built once with `go build` from this package.
+func e2eBinary(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test: skipped under -short")
+	}
+	binOnce.Do(func() {
+		binPath = filepath.Join(buildDir, "murmur-eval")
+		binErr = goBuild(".", nil, "-o", binPath, ".")
+	})
+	if binErr != nil {
+		t.Fatalf("build murmur-eval: %v", binErr)
+	}
+	return binPath
+}
+
+var (
+	toolMu    sync.Mutex
+	toolOnces = map[string]*toolBuild{}
+)
+
+type toolBuild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// wasmTool builds the Go package pkg (relative to the module root, e.g.
+// "./examples/quickstart/tools/calc") as a WASI preview 1 command module,
+// once per test binary, and returns the module's path.
+func wasmTool(t testing.TB, pkg string) string {
+	t.Helper()
+	toolMu.Lock()
+	b := toolOnces[pkg]
+	if b == nil {
+		b = &toolBuild{}
+		toolOnces[pkg] = b
+	}
+	toolMu.Unlock()
+	b.once.Do(func() {
+		b.path = filepath.Join(buildDir, "wasm", strings.NewReplacer("/", "_", ".", "_").Replace(pkg)+".wasm")
+		b.err = goBuild(moduleRoot(t), []string{"GOOS=wasip1", "GOARCH=wasm"}, "-o", b.path, pkg)
+	})
+	if b.err != nil {
+		t.Fatalf("build %s for wasip1: %v", pkg, b.err)
+	}
+	return b.path
+}
+
+// goBuild runs `go build args...` in dir with extra environment variables.
+func goBuild(dir string, extraEnv []string, args ...string) error {
+	cmd := exec.Command("go", append([]string{"build"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), extraEnv...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// copyCapsule copies the capsule folder src (relative to the module root)
+// into a new temporary folder, leaving out what `make quickstart` generates
+// (the project store, the lock, built .wasm files) so that the copy starts
+// as a fresh checkout does. It returns the copy's path.
+func copyCapsule(t testing.TB, src string) string {
+	t.Helper()
+	from := filepath.Join(moduleRoot(t), src)
+	to := filepath.Join(t.TempDir(), filepath.Base(src))
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		switch {
+		case rel == ".murmur" || rel == "murmur.lock":
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		case strings.HasSuffix(p, ".wasm"):
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy capsule %s: %v", src, err)
+	}
+	return to
+}
+
+// installTool does for one tool what the Makefile's quickstart target does:
+// the tool's Go package pkg is built into <capsule>/tools/<name>/<name>.wasm
+// and the folder packed into the capsule's project store.
+func installTool(t testing.TB, capsuleDir, name, pkg string) {
+	t.Helper()
+	wasm, err := os.ReadFile(wasmTool(t, pkg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toolDir := filepath.Join(capsuleDir, "tools", name)
+	if err := os.WriteFile(filepath.Join(toolDir, name+".wasm"), wasm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, "pack", toolDir, "--store", filepath.Join(capsuleDir, ".murmur", "artifacts"))
+	if r.code != 0 {
+		t.Fatalf("murmur-eval pack %s: exit %d\nstderr:\n%s", toolDir, r.code, r.stderr)
+	}
+}
+
+// quickstart returns a ready-to-run copy of examples/quickstart: tools
+// built and packed into its project store.
+func quickstart(t testing.TB) string {
+	t.Helper()
+	e2eBinary(t)
+	dir := copyCapsule(t, "examples/quickstart")
+	for _, tool := range []string{"calc", "notes"} {
+		installTool(t, dir, tool, "./examples/quickstart/tools/"+tool)
+	}
+	return dir
+}
+
+// result is what one murmur-eval process did.
+type result struct {
+	code           int
+	stdout, stderr string
+	elapsed        time.Duration
+}
+
+// runBinary execs murmur-eval with args in a temporary working folder, with
+// HOME and XDG_CACHE_HOME pointing at empty temporary folders (so no global
+// artifact store leaks in), no MURMUR_EVAL_* variables, and a compiled-code
+// cache shared by the tests of this binary unless args set --cache-dir.
+func runBinary(t testing.TB, args ...string) result {
+	t.Helper()
+	bin := e2eBinary(t)
+	if len(args) == 0 || args[0] != "pack" {
+		args = append(args, "--cache-dir", filepath.Join(buildDir, "wazero-cache"))
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "HOME" || k == "XDG_CACHE_HOME" || strings.HasPrefix(k, "MURMUR_EVAL_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr) && exitErr.Exited():
+		r.code = exitErr.ExitCode()
+	default:
+		t.Fatalf("murmur-eval %s: %v (after %s)\nstderr:\n%s", strings.Join(args, " "), err, r.elapsed, r.stderr)
+	}
+	return r
+}
+
+// evalRun runs murmur-eval on capsuleDir with its cases.jsonl and recordings/
+// into a new --out folder, plus extra flags. It returns the run folder.
+func evalRun(t testing.TB, capsuleDir string, extra ...string) (string, result) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "run")
+	args := append([]string{capsuleDir,
+		"--dataset", filepath.Join(capsuleDir, "cases.jsonl"),
+		"--replay", filepath.Join(capsuleDir, "recordings"),
+		"--out", out}, extra...)
+	return out, runBinary(t, args...)
+}
+
+// column is what a reader sees of one Parquet column.
+type column struct {
+	Name     string
+	Type     string // arrow.DataType.String(), e.g. "timestamp[ms, tz=UTC]"
+	Nullable bool
+}
+
+// table is a Parquet file as arrow-go decodes it.
+type table struct {
+	Columns []column
+	Rows    []map[string]any // column name to string, int32, int64, float64, time.Time or nil
+}
+
+// readParquet decodes the file at path with apache/arrow-go, a reader
+// independent of murmur-eval's writer.
+func readParquet(t testing.TB, path string) table {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatalf("arrow: open %s: %v", path, err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatalf("arrow: reader for %s: %v", path, err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatalf("arrow: read %s: %v", path, err)
+	}
+	defer tbl.Release()
+
+	var d table
+	for _, f := range tbl.Schema().Fields() {
+		d.Columns = append(d.Columns, column{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
+	}
+	d.Rows = make([]map[string]any, tbl.NumRows())
+	for r := range d.Rows {
+		d.Rows[r] = map[string]any{}
+	}
+	for c := range int(tbl.NumCols()) {
+		name := d.Columns[c].Name
+		r := 0
+		for _, chunk := range tbl.Column(c).Data().Chunks() {
+			for i := range chunk.Len() {
+				d.Rows[r][name] = arrowValue(t, chunk, i)
+				r++
+			}
+		}
+	}
+	return d
+}
+
+// arrowValue converts element i of an arrow array to a plain Go value.
+func arrowValue(t testing.TB, a arrow.Array, i int) any {
+	if a.IsNull(i) {
+		return nil
+	}
+	switch a := a.(type) {
+	case *array.String:
+		return a.Value(i)
+	case *array.Int32:
+		return a.Value(i)
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Float64:
+		return a.Value(i)
+	case *array.Timestamp:
+		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC()
+	default:
+		t.Fatalf("arrow: unexpected array type %s", a.DataType())
+		return nil
+	}
+}
+
+// rowsByCase indexes results rows by case_id, failing on a duplicate.
+func rowsByCase(t testing.TB, tbl table) map[string]map[string]any {
+	t.Helper()
+	m := map[string]map[string]any{}
+	for _, r := range tbl.Rows {
+		id, _ := r["case_id"].(string)
+		if _, dup := m[id]; dup {
+			t.Errorf("results.parquet: case_id %q has more than one row", id)
+		}
+		m[id] = r
+	}
+	return m
+}
+
+// readLines returns the lines of a JSONL file, without line ends.
+func readLines(t testing.TB, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return lines
+}
+
+// traceEvent is the part of a trace.jsonl line the tests look at.
+type traceEvent struct {
+	EventType      string  `json:"event_type"`
+	SessionID      string  `json:"session_id"`
+	Timestamp      int64   `json:"timestamp"`
+	Turn           *int32  `json:"turn"`
+	ToolName       *string `json:"tool_name"`
+	TotalTurns     int32   `json:"total_turns"`
+	TotalInput     int64   `json:"total_input_tokens"`
+	TotalOutput    int64   `json:"total_output_tokens"`
+	TotalToolCalls int32   `json:"total_tool_calls"`
+	ExitStatus     string  `json:"exit_status"`
+}
+
+func parseEvent(t testing.TB, line string) traceEvent {
+	t.Helper()
+	var e traceEvent
+	if err := json.Unmarshal([]byte(line), &e); err != nil {
+		t.Fatalf("trace line %q: %v", line, err)
+	}
+	return e
+}
+
+// sessionEnd returns the trace's last line parsed, failing unless it is a
+// session_end.
+func sessionEnd(t testing.TB, lines []string) traceEvent {
+	t.Helper()
+	if len(lines) == 0 {
+		t.Fatalf("trace is empty, want it to end with session_end")
+	}
+	e := parseEvent(t, lines[len(lines)-1])
+	if e.EventType != "session_end" {
+		t.Fatalf("last trace event is %q, want session_end", e.EventType)
+	}
+	return e
+}
+
+var plainID = regexp.MustCompile(`^[A-Za-z0-9._-]+$`)
+
+// recordingPath is where --replay DIR keeps the recording of caseID.
+func recordingPath(dir, caseID string) string {
+	if plainID.MatchString(caseID) && caseID != "." && caseID != ".." {
+		return filepath.Join(dir, caseID+".jsonl")
+	}
+	sum := sha256.Sum256([]byte(caseID))
+	return filepath.Join(dir, "sha256-"+hex.EncodeToString(sum[:])+".jsonl")
+}
+
+// datasetIDs returns the case ids of a dataset file in order.
+func datasetIDs(t testing.TB, path string) []string {
+	t.Helper()
+	var ids []string
+	for _, l := range readLines(t, path) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		var c struct {
+			ID string `json:"case_id"`
+		}
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// The Parquet contract of docs/output-columns.md: names, types and order.
+var (
+	resultsColumns = []column{
+		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
+		{"session_id", "utf8", false}, {"status", "utf8", false},
+		{"exit_status", "utf8", true}, {"error_code", "utf8", true}, {"error_stage", "utf8", true},
+		{"error_message", "utf8", true},
+		{"turns", "int32", false}, {"input_tokens", "int64", false}, {"output_tokens", "int64", false},
+		{"tool_calls", "int32", false}, {"started_at", "timestamp[ms, tz=UTC]", false},
+		{"duration_ms", "float64", false},
+		{"resolve_ms", "float64", true}, {"verify_ms", "float64", true}, {"stage_ms", "float64", true},
+		{"contain_ms", "float64", true}, {"launch_ms", "float64", true}, {"loop_ms", "float64", true},
+		{"report_ms", "float64", true},
+		{"capsule_name", "utf8", false}, {"capsule_version", "utf8", false}, {"model", "utf8", true},
+		{"session_dir", "utf8", false},
+	}
+	eventsColumns = []column{
+		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
+		{"session_id", "utf8", false}, {"seq", "int32", false},
+		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
+		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
+	}
+	stageColumns = []string{"resolve_ms", "verify_ms", "stage_ms", "contain_ms", "launch_ms", "loop_ms", "report_ms"}
+)
