@@ -56,21 +56,23 @@ type Output struct {
 // wraps ctx.Err() (codes E-EVL-020 or E-EVL-021). Set-up failures (bad Env
 // entry, Dir not creatable) return a nil Output.
 func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
+	if err := e.errIfClosed(); err != nil {
+		return nil, err
+	}
 	if ctx.Err() != nil {
 		return nil, interrupted(ctx, m.name)
 	}
-	stdout := &cappedBuffer{max: e.maxOutput}
-	stderr := &cappedBuffer{max: e.maxOutput}
-	cfg, err := e.moduleConfig(m, c, stdout, stderr)
-	if err != nil {
-		return nil, err
-	}
-
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if c.Deadline > 0 {
 		callCtx, cancel = context.WithTimeoutCause(ctx, c.Deadline, ErrDeadline)
 	}
 	defer cancel()
+	stdout := &cappedBuffer{max: e.maxOutput}
+	stderr := &cappedBuffer{max: e.maxOutput}
+	cfg, err := e.moduleConfig(callCtx, m, c, stdout, stderr)
+	if err != nil {
+		return nil, err
+	}
 	var alloc *boundedAllocator
 	if e.memLimit > 0 {
 		alloc = &boundedAllocator{limit: e.memLimit}
@@ -115,12 +117,15 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	return out, trapError(m.name, runErr)
 }
 
-// moduleConfig builds the per-call module configuration.
-func (e *Engine) moduleConfig(m *Module, c Call, stdout, stderr *cappedBuffer) (wazero.ModuleConfig, error) {
+// moduleConfig builds the per-call module configuration. Sleeps end when
+// callCtx does: wazero stops a guest only while its code runs, so without
+// this a guest sleeping in poll_oneoff would outlive its deadline.
+func (e *Engine) moduleConfig(callCtx context.Context, m *Module, c Call, stdout, stderr *cappedBuffer) (wazero.ModuleConfig, error) {
 	cfg := e.base.
 		WithStdin(bytes.NewReader(c.Stdin)).
 		WithStdout(stdout).
-		WithStderr(stderr)
+		WithStderr(stderr).
+		WithNanosleep(func(ns int64) { sleep(callCtx, time.Duration(ns)) })
 	args := c.Args
 	if len(args) == 0 {
 		args = []string{m.name}
@@ -129,17 +134,27 @@ func (e *Engine) moduleConfig(m *Module, c Call, stdout, stderr *cappedBuffer) (
 	for _, kv := range c.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || strings.ContainsRune(kv, 0) {
-			return nil, errcode.New(errcode.Internal, "invalid environment entry %q for tool %q: want K=V", kv, m.name)
+			return nil, errcode.New(errcode.Internal, "invalid environment entry %q for tool '%s': want K=V", kv, m.name)
 		}
 		cfg = cfg.WithEnv(k, v)
 	}
 	if c.Dir != "" {
 		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-			return nil, ioError(err, "create directory for tool %q", m.name)
+			return nil, ioError(err, "create directory for tool '%s'", m.name)
 		}
 		cfg = cfg.WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(dirFS(c.Dir), "/"))
 	}
 	return cfg, nil
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // cappedBuffer keeps the first max bytes written to it and silently drops

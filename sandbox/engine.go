@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"os"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -36,7 +37,7 @@ type Config struct {
 // preview 1 host module. Create one per run with NewEngine.
 //
 // Compile and Run are safe for concurrent use. Close must not be called
-// while either is in progress.
+// while either is in progress; after it, both fail with E-EVL-099.
 type Engine struct {
 	rt        wazero.Runtime
 	cache     wazero.CompilationCache
@@ -44,6 +45,7 @@ type Engine struct {
 	base      wazero.ModuleConfig               // never mutated: With* methods copy
 	memLimit  uint64
 	maxOutput int
+	closed    atomic.Bool
 }
 
 // NewEngine creates the runtime for one run. The context bounds the setup
@@ -80,7 +82,6 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		WithName(""). // anonymous: concurrent instances never clash
 		WithSysWalltime().
 		WithSysNanotime().
-		WithSysNanosleep().
 		WithRandSource(rand.Reader)
 	return &Engine{
 		rt:        rt,
@@ -95,12 +96,24 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 // Close releases the runtime, every Module compiled by it, and the
 // compilation cache. The on-disk cache stays for the next run.
 func (e *Engine) Close(ctx context.Context) error {
+	if e.closed.Swap(true) {
+		return nil
+	}
 	err := e.rt.Close(ctx)
 	if cerr := e.cache.Close(ctx); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "close wasm runtime")
+	}
+	return nil
+}
+
+// errIfClosed refuses work on a closed engine, which would otherwise
+// surface as a confusing wazero error.
+func (e *Engine) errIfClosed() error {
+	if e.closed.Load() {
+		return errcode.New(errcode.Internal, "wasm engine used after Close")
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func deadlineError(tool string, d time.Duration) error {
 	secs := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 	return errcode.Wrap(errcode.RunCapsule,
 		&failure{kind: ErrDeadline, text: "execution exceeded its " + secs + "s deadline"},
-		"tool %q stopped", tool).
+		"tool '%s' stopped", tool).
 		WithHint("raise capabilities.limits.deadline_seconds or make the tool finish sooner")
 }
 
@@ -77,14 +77,14 @@ func deadlineError(tool string, d time.Duration) error {
 func memoryError(tool string, wanted, limit uint64) error {
 	return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrMemory, text: fmt.Sprintf(
 		"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", wanted, limit)},
-		"tool %q exceeded its configured resource limits", tool).
+		"tool '%s' exceeded its configured resource limits", tool).
 		WithHint("raise capabilities.limits.memory_bytes or make the tool use less memory")
 }
 
 // trapError reports a guest trap; cause is wazero's error with the wasm
 // stack trace.
 func trapError(tool string, cause error) error {
-	return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrTrap, cause: cause}, "tool %q trapped", tool)
+	return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrTrap, cause: cause}, "tool '%s' trapped", tool)
 }
 
 // interrupted reports that the caller's context ended during a call. It
@@ -95,5 +95,5 @@ func interrupted(ctx context.Context, tool string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		code = errcode.Timeout
 	}
-	return errcode.Wrap(code, ctx.Err(), "tool %q interrupted", tool)
+	return errcode.Wrap(code, ctx.Err(), "tool '%s' interrupted", tool)
 }

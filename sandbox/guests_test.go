@@ -198,23 +198,30 @@ func wantKind(tb testing.TB, err error, kind Kind) {
 	}
 }
 
-// coreModule assembles a minimal core wasm module by hand: imports (each
-// [module, name], all of type func()), an optional memory of minPages
-// (< 0 for none), and one function of type func() whose body is body
-// (without the trailing end), exported as export ("" for no export).
-func coreModule(imports [][2]string, minPages int, export string, body ...byte) []byte {
+// wasmImport is a function import of a hand-assembled module: typ 0 is
+// func(), typ 1 is func(i32).
+type wasmImport struct {
+	mod, name string
+	typ       byte
+}
+
+// coreModule assembles a minimal core wasm module by hand: the imports, an
+// optional memory of minPages exported as "memory" (minPages < 0 for none),
+// and one function of type func() whose body is body (without the trailing
+// end), exported as export ("" for no export).
+func coreModule(imports []wasmImport, minPages int, export string, body ...byte) []byte {
 	sec := func(id byte, content []byte) []byte {
 		return append([]byte{id}, append(uleb(uint64(len(content))), content...)...)
 	}
 	name := func(s string) []byte { return append(uleb(uint64(len(s))), s...) }
 	out := []byte{0x00, 'a', 's', 'm', 0x01, 0x00, 0x00, 0x00}
-	out = append(out, sec(1, []byte{0x01, 0x60, 0x00, 0x00})...) // one type: func()
+	out = append(out, sec(1, []byte{0x02, 0x60, 0x00, 0x00, 0x60, 0x01, 0x7f, 0x00})...) // func(), func(i32)
 	if len(imports) > 0 {
 		c := uleb(uint64(len(imports)))
 		for _, im := range imports {
-			c = append(c, name(im[0])...)
-			c = append(c, name(im[1])...)
-			c = append(c, 0x00, 0x00) // func, type 0
+			c = append(c, name(im.mod)...)
+			c = append(c, name(im.name)...)
+			c = append(c, 0x00, im.typ)
 		}
 		out = append(out, sec(2, c)...)
 	}
@@ -222,10 +229,19 @@ func coreModule(imports [][2]string, minPages int, export string, body ...byte) 
 	if minPages >= 0 {
 		out = append(out, sec(5, append([]byte{0x01, 0x00}, uleb(uint64(minPages))...))...)
 	}
+	var exports [][]byte
 	if export != "" {
-		c := append([]byte{0x01}, name(export)...)
-		c = append(c, 0x00)
-		c = append(c, uleb(uint64(len(imports)))...) // the defined function's index
+		e := append(name(export), 0x00) // a function: the one defined here
+		exports = append(exports, append(e, uleb(uint64(len(imports)))...))
+	}
+	if minPages >= 0 {
+		exports = append(exports, append(name("memory"), 0x02, 0x00))
+	}
+	if len(exports) > 0 {
+		c := uleb(uint64(len(exports)))
+		for _, e := range exports {
+			c = append(c, e...)
+		}
 		out = append(out, sec(7, c)...)
 	}
 	fn := append([]byte{0x00}, body...) // no locals

@@ -23,7 +23,6 @@ const (
 		"(GOOS=wasip1 GOARCH=wasm go build, or cargo build --target wasm32-wasip1), not a component"
 )
 
-
 // Module is a tool compiled once for a run. It is immutable and safe for
 // concurrent use: any number of goroutines may pass it to Engine.Run at once,
 // each call getting its own instance. It lives until its Engine is closed.
@@ -38,11 +37,15 @@ func (m *Module) Name() string { return m.name }
 // Compile checks and compiles a tool's WebAssembly binary once. name is the
 // tool's name, used in messages. It refuses with E-RUN-001 anything that is
 // not a WASI preview 1 command module (a component, not wasm at all, no
-// _start export, or an initial memory above the memory limit) and with
+// _start export, or an exported memory whose initial size is above the
+// memory limit — WASI commands export theirs as "memory") and with
 // E-RUN-002 a module importing functions the runtime does not provide.
 // Compile is safe for concurrent use, but compile each binary once and share
 // the Module.
 func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
+	if err := e.errIfClosed(); err != nil {
+		return nil, err
+	}
 	if err := checkHeader(name, wasm); err != nil {
 		return nil, err
 	}
@@ -50,7 +53,7 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 	compiled, err := e.rt.CompileModule(ctx, wasm)
 	if err != nil {
-		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile tool %q", name).
+		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile tool '%s'", name).
 			WithHint("%s", rebuildHint)
 	}
 	if err := e.checkModule(name, compiled); err != nil {
@@ -64,7 +67,7 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 // component gets a message saying so instead of a decoder error.
 func checkHeader(name string, wasm []byte) error {
 	if len(wasm) < 8 || string(wasm[:4]) != wasmMagic {
-		return errcode.New(errcode.RunCapsule, "tool %q is not a WebAssembly module (no \\0asm header)", name).
+		return errcode.New(errcode.RunCapsule, "tool '%s' is not a WebAssembly module (no \\0asm header)", name).
 			WithHint("%s", rebuildHint)
 	}
 	// After the magic: a 16-bit version and a 16-bit layer, little endian.
@@ -74,12 +77,12 @@ func checkHeader(name string, wasm []byte) error {
 	layer := uint16(wasm[6]) | uint16(wasm[7])<<8
 	if layer == 1 {
 		return errcode.New(errcode.RunCapsule,
-			"tool %q is a WebAssembly component (version 0x%x, layer 1); components are not supported", name, version).
+			"tool '%s' is a WebAssembly component (version 0x%x, layer 1); components are not supported", name, version).
 			WithHint("%s", rebuildHint)
 	}
 	if version != 1 || layer != 0 {
 		return errcode.New(errcode.RunCapsule,
-			"tool %q has unsupported WebAssembly version %d (layer %d); want a core module, version 1", name, version, layer).
+			"tool '%s' has unsupported WebAssembly version %d (layer %d); want a core module, version 1", name, version, layer).
 			WithHint("%s", rebuildHint)
 	}
 	return nil
@@ -100,11 +103,11 @@ func (e *Engine) checkModule(name string, c wazero.CompiledModule) error {
 	}
 	if len(missing) > 0 {
 		return errcode.New(errcode.RunWASIImport,
-			"tool %q imports %s, which the runtime does not provide", name, strings.Join(missing, ", ")).
+			"tool '%s' imports %s, which the runtime does not provide", name, strings.Join(missing, ", ")).
 			WithHint("tools may import only WASI preview 1 (%s); %s", wasiModule, rebuildHint)
 	}
 	if _, ok := c.ExportedFunctions()["_start"]; !ok {
-		return errcode.New(errcode.RunCapsule, "tool %q exports no _start function: it is not a WASI command module", name).
+		return errcode.New(errcode.RunCapsule, "tool '%s' exports no _start function: it is not a WASI command module", name).
 			WithHint("build the tool as a program (package main with func main), not a library or reactor")
 	}
 	if e.memLimit > 0 {
@@ -112,7 +115,7 @@ func (e *Engine) checkModule(name string, c wazero.CompiledModule) error {
 			if need := uint64(m.Min()) * pageSize; need > e.memLimit {
 				return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrMemory, text: fmt.Sprintf(
 					"initial linear memory of %d bytes exceeds capabilities.limits.memory_bytes (%d)", need, e.memLimit)},
-					"tool %q exceeded its configured resource limits", name).
+					"tool '%s' exceeded its configured resource limits", name).
 					WithHint("raise capabilities.limits.memory_bytes")
 			}
 		}

@@ -53,5 +53,10 @@ func main() {
 		r["symlink_rel_create"] = "error"
 	}
 	r["symlink_rel_read"] = readErr("/rel-link")
+	r["hardlink_create"] = "ok"
+	if err := os.Link("../../../../../../../../etc/passwd", "/hard-link"); err != nil {
+		r["hardlink_create"] = "error"
+	}
+	r["hardlink_read"] = readErr("/hard-link")
 	json.NewEncoder(os.Stdout).Encode(r)
 }

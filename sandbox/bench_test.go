@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+)
+
+// BenchmarkCompileCold compiles the echo guest with an empty disk cache,
+// what the first run on a machine pays per tool.
+func BenchmarkCompileCold(b *testing.B) {
+	wasm := guest(b, "echo")
+	for b.Loop() {
+		e, err := NewEngine(context.Background(), Config{CacheDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Compile(context.Background(), "echo", wasm); err != nil {
+			b.Fatal(err)
+		}
+		_ = e.Close(context.Background())
+	}
+}
+
+// BenchmarkCompileCached compiles the echo guest in a new Engine whose disk
+// cache already holds it, what every later run pays per tool.
+func BenchmarkCompileCached(b *testing.B) {
+	wasm := guest(b, "echo")
+	dir := b.TempDir()
+	warm, err := NewEngine(context.Background(), Config{CacheDir: dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := warm.Compile(context.Background(), "echo", wasm); err != nil {
+		b.Fatal(err)
+	}
+	_ = warm.Close(context.Background())
+	for b.Loop() {
+		e, err := NewEngine(context.Background(), Config{CacheDir: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := e.Compile(context.Background(), "echo", wasm); err != nil {
+			b.Fatal(err)
+		}
+		_ = e.Close(context.Background())
+	}
+}
+
+// BenchmarkCall runs the echo guest once per iteration: instantiate, run
+// _start, close.
+func BenchmarkCall(b *testing.B) {
+	e := newTestEngine(b, Config{})
+	m := compileGuest(b, e, "echo")
+	in := toolInput(b, `{"q":"x"}`)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in})
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("Run = %v, %v", out, err)
+		}
+	}
+}
+
+// BenchmarkCallParallel runs the echo guest from GOMAXPROCS goroutines.
+func BenchmarkCallParallel(b *testing.B) {
+	e := newTestEngine(b, Config{})
+	m := compileGuest(b, e, "echo")
+	in := toolInput(b, `{"q":"x"}`)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.Run(context.Background(), m, Call{Stdin: in}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
