@@ -200,11 +200,11 @@ type result struct {
 	elapsed        time.Duration
 }
 
-// runBinary execs murmur-eval with args in a temporary working folder, with
+// command prepares murmur-eval with args in a temporary working folder, with
 // HOME and XDG_CACHE_HOME pointing at empty temporary folders (so no global
 // artifact store leaks in), no MURMUR_EVAL_* variables, and a compiled-code
 // cache shared by the tests of this binary unless args set --cache-dir.
-func runBinary(t testing.TB, args ...string) result {
+func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	bin := e2eBinary(t)
 	if len(args) == 0 || args[0] != "pack" {
@@ -219,11 +219,18 @@ func runBinary(t testing.TB, args ...string) result {
 		}
 		env = append(env, kv)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = env
+	return cmd
+}
+
+// runBinary runs murmur-eval with args (see command) and waits for it.
+func runBinary(t testing.TB, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

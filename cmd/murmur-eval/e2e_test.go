@@ -242,34 +242,11 @@ func checkEvents(t *testing.T, events table, sessions map[string]map[string]any,
 
 func TestStuckToolTimesOutAlone(t *testing.T) {
 	t.Parallel()
-	e2eBinary(t)
-	dir := copyCapsule(t, "cmd/murmur-eval/testdata/hang")
-	calcManifest, err := os.ReadFile(filepath.Join(moduleRoot(t), "examples", "quickstart", "tools", "calc", "murmur.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "tools", "calc"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tools", "calc", "murmur.yaml"), calcManifest, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	installTool(t, dir, "calc", "./examples/quickstart/tools/calc")
-	installTool(t, dir, "hang", "./cmd/murmur-eval/testdata/hang/tools/hang")
+	dir := hangCapsule(t)
 
-	// --timeout bounds the whole case, including the once-per-run WASM
-	// compilation the first cases wait for, which takes seconds on a busy
-	// machine with a cold cache. A warm-up run without a timeout fills the
-	// compiled-code cache, so the timed run measures only the stuck tool.
-	warm := filepath.Join(t.TempDir(), "warm-up.jsonl")
-	if err := os.WriteFile(warm, []byte(`{"case_id": "add", "task": "What is 2 + 3?"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if r := runBinary(t, dir, "--dataset", warm, "--replay", filepath.Join(dir, "recordings"),
-		"--out", filepath.Join(t.TempDir(), "warm-up"), "--timeout", "0"); r.code != exitOK {
-		t.Fatalf("warm-up run: exit code %d, want %d\nstderr:\n%s", r.code, exitOK, r.stderr)
-	}
-
+	// No warm-up: the once-per-run WASM compilation happens before the first
+	// case starts (Graph.Prepare), so even on a cold cache only the stuck
+	// tool may run out of --timeout.
 	const timeout = 3 * time.Second
 	out, r := evalRun(t, dir, "--timeout", timeout.String(), "--workers", "2")
 	t.Logf("timed run: %s", r.elapsed)
