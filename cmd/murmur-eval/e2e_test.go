@@ -306,8 +306,8 @@ func TestTamperedArtifactFailsEveryCase(t *testing.T) {
 	}
 
 	out, r := evalRun(t, qs, "--workers", "3")
-	if r.code != exitCaseErrors {
-		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitCaseErrors, r.stdout, r.stderr)
+	if r.code != exitUsage {
+		t.Fatalf("exit code %d, want %d (a refused capsule)\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
 	}
 	if !regexp.MustCompile(`(?m)error\[E-REG-002\]`).MatchString(r.stderr) {
 		t.Errorf("stderr does not name error[E-REG-002]:\n%s", r.stderr)

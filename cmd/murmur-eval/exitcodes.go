@@ -9,7 +9,9 @@ const (
 	// outputs); results may be incomplete.
 	exitFailure = 1
 	// exitUsage: bad command line or configuration (flags, dataset, replay
-	// folder, output folder); no case ran.
+	// folder, output folder), or the capsule was refused (manifest, lock,
+	// artifact stores, integrity): no case ran. A refused capsule still
+	// writes a row per case carrying the refusal's code.
 	exitUsage = 2
 	// exitCaseErrors: the run finished, but one or more cases ended in
 	// status error (the harness, the sandbox, the capsule's artifacts or the

@@ -25,8 +25,8 @@ a flag on the command line wins over the environment, which wins over the
 default.
 
 Exit codes: 0 run finished; 1 murmur-eval failed to write its outputs;
-2 usage or configuration error, nothing ran; 3 run finished but some cases
-ended in status error; 130 interrupted.
+2 usage or configuration error, or the capsule was refused, nothing ran;
+3 run finished but some cases ended in status error; 130 interrupted.
 
 Flags:
 `

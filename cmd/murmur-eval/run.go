@@ -88,10 +88,15 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 
 	start := time.Now()
 	fmt.Fprintf(stderr, "murmur-eval %s: %d cases from %s on %d workers -> %s\n", runID, len(jobs), o.dataset, o.workers, o.out)
-	// The run-wide work (manifest, artifact hashes, WASM compilation) is done
-	// before the first case, so no case's --timeout pays for it. A failure is
-	// memoised and recorded in every case's row.
-	if took, err := graph.Prepare(ctx); err == nil {
+	// The run-wide work (manifest, lock, artifact hashes, WASM compilation)
+	// is done before the first case, so no case's --timeout pays for it. A
+	// failure refuses the capsule: it is printed once, every case records it
+	// in its row (no case does any work of its own), and the run exits with
+	// the configuration code.
+	took, prepErr := graph.Prepare(ctx)
+	if prepErr != nil && ctx.Err() == nil {
+		fmt.Fprintln(stderr, errcode.Format(prepErr))
+	} else if prepErr == nil {
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
 	done := make(chan *pipeline.Case)
@@ -115,6 +120,8 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	case runErr != nil:
 		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", runErr, summary.Total())
 		return exitInterrupted
+	case prepErr != nil:
+		return exitUsage
 	case summary.Count(reports.StatusError) > 0:
 		return exitCaseErrors
 	}
@@ -124,7 +131,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 // collect is the one goroutine that turns finished cases into rows, feeds
 // the sinks and the summary, and prints the first error of each code.
 func collect(done <-chan *pipeline.Case, outDir string, sinks *sinkSet, summary *reports.Summary, stderr io.Writer) {
-	seen := map[string]bool{}
+	seen := map[string]bool{} // error codes already printed
 	for c := range done {
 		row, events := reports.FromCase(c, outDir)
 		sinks.results <- row
