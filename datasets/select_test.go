@@ -1,0 +1,106 @@
+package datasets
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+func TestParseShard(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Shard
+		ok   bool
+	}{
+		{"", Shard{}, true},
+		{"0/1", Shard{0, 1}, true},
+		{"2/3", Shard{2, 3}, true},
+		{" 1 / 4 ", Shard{1, 4}, true},
+		{"3/3", Shard{}, false},
+		{"-1/3", Shard{}, false},
+		{"1/0", Shard{}, false},
+		{"1", Shard{}, false},
+		{"a/b", Shard{}, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseShard(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v, ok=%v", tt.in, got, err, tt.want, tt.ok)
+		}
+		if err != nil && errcode.Code(err) != errcode.Usage {
+			t.Errorf("ParseShard(%q): code %q, want %q", tt.in, errcode.Code(err), errcode.Usage)
+		}
+	}
+}
+
+func ids(cases []Case) []string {
+	var out []string
+	for _, c := range cases {
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// TestShardsPartitionAndIgnoreOrder: N shards cover every case exactly once,
+// stay balanced, and do not depend on dataset order.
+func TestShardsPartitionAndIgnoreOrder(t *testing.T) {
+	var cases []Case
+	for i := range 3000 {
+		cases = append(cases, Case{ID: fmt.Sprintf("case-%04d", i)})
+	}
+	shuffled := append([]Case(nil), cases...)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	seen := map[string]int{}
+	for i := range 3 {
+		sel := Selection{Shard: Shard{i, 3}}
+		part := sel.Apply(cases)
+		if n := len(part); n < 900 || n > 1100 {
+			t.Errorf("shard %d/3 has %d of 3000 cases, want about 1000", i, n)
+		}
+		inShuffled := map[string]bool{}
+		for _, c := range sel.Apply(shuffled) {
+			inShuffled[c.ID] = true
+		}
+		for _, c := range part {
+			seen[c.ID]++
+			if !inShuffled[c.ID] {
+				t.Errorf("case %s is in shard %d/3 in one order but not another", c.ID, i)
+			}
+		}
+	}
+	if len(seen) != len(cases) {
+		t.Errorf("shards cover %d cases, want %d", len(seen), len(cases))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("case %s in %d shards", id, n)
+		}
+	}
+}
+
+func TestSelectionFilterAndLimit(t *testing.T) {
+	cases := []Case{{ID: "calc-1"}, {ID: "notes/a"}, {ID: "calc-2"}, {ID: "calc-3"}}
+	tests := []struct {
+		sel  Selection
+		want []string
+	}{
+		{Selection{}, []string{"calc-1", "notes/a", "calc-2", "calc-3"}},
+		{Selection{Filter: "calc-*"}, []string{"calc-1", "calc-2", "calc-3"}},
+		{Selection{Filter: "calc-*", Limit: 2}, []string{"calc-1", "calc-2"}},
+		{Selection{Filter: "notes/*"}, []string{"notes/a"}},
+		{Selection{Limit: 1}, []string{"calc-1"}},
+		{Selection{Filter: "none"}, nil},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ids(tt.sel.Apply(cases))); diff != "" {
+			t.Errorf("%+v (-want +got):\n%s", tt.sel, diff)
+		}
+	}
+	if err := (Selection{Filter: "["}).Validate(); errcode.Code(err) != errcode.Usage {
+		t.Errorf("Validate(bad glob) = %v, want E-EVL-001", err)
+	}
+}
