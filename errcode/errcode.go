@@ -41,15 +41,19 @@ const (
 
 // Codes murmur-eval adds.
 const (
-	Usage           = "E-EVL-001" // bad command line
-	ReplayMissing   = "E-EVL-010" // no recording for a case
-	ReplayExhausted = "E-EVL-011" // the loop asked for more turns than were recorded
-	ReplayInvalid   = "E-EVL-012" // a recording line is not a valid model response
-	ModelResponse   = "E-EVL-013" // a model response the loop cannot use
-	Timeout         = "E-EVL-020" // the case ran out of --timeout
-	Cancelled       = "E-EVL-021" // the run was interrupted while the case ran
-	Prerequisite    = "E-EVL-030" // a stage was skipped because a stage it requires failed
-	Internal        = "E-EVL-099" // a bug in murmur-eval
+	Usage               = "E-EVL-001" // bad command line
+	ReplayMissing       = "E-EVL-010" // no recording for a case
+	ReplayExhausted     = "E-EVL-011" // the loop asked for more turns than were recorded
+	ReplayInvalid       = "E-EVL-012" // a recording line is not a valid model response
+	ModelResponse       = "E-EVL-013" // a model response the loop cannot use
+	ProviderAuth        = "E-EVL-014" // the provider refused the credentials (401, 403): not retried
+	ProviderRejected    = "E-EVL-015" // the provider refused the request (other 4xx): not retried
+	ProviderUnavailable = "E-EVL-016" // 429, 5xx or connection failures outlasted the retries or the case's budget
+	ProviderDriver      = "E-EVL-017" // inference.driver names no API murmur-eval serves, or driver.config is malformed
+	Timeout             = "E-EVL-020" // the case ran out of --timeout
+	Cancelled           = "E-EVL-021" // the run was interrupted while the case ran
+	Prerequisite        = "E-EVL-030" // a stage was skipped because a stage it requires failed
+	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 
 // Error is a failure with a stable code. Where says which input made it fail

@@ -66,7 +66,8 @@ func ParseResponse(data []byte) (*Response, error) {
 	if err := dec.Decode(&w); err != nil {
 		return nil, fmt.Errorf("response is not a JSON object: %w", err)
 	}
-	if dec.More() {
+	// dec.More is not enough: it treats a stray '}' or ']' as the end.
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
 		return nil, fmt.Errorf("response has data after its JSON object")
 	}
 	if w.StopReason == nil {

@@ -24,6 +24,9 @@ func TestParseResponse(t *testing.T) {
 		{name: "not json", in: `stop`, wantErr: true},
 		{name: "array", in: `[]`, wantErr: true},
 		{name: "trailing data", in: `{"stop_reason":"end_turn"} {}`, wantErr: true},
+		{name: "trailing brace", in: `{"stop_reason":"end_turn"}}`, wantErr: true},
+		{name: "trailing bracket", in: `{"stop_reason":"end_turn"}]`, wantErr: true},
+		{name: "trailing space", in: "{\"stop_reason\":\"end_turn\"} \r\n", stop: "end_turn"},
 		{name: "missing stop reason", in: `{"content":[]}`, wantErr: true},
 		{name: "stop reason not a string", in: `{"stop_reason":1}`, wantErr: true},
 		{name: "content not an array", in: `{"stop_reason":"end_turn","content":{}}`, wantErr: true},
@@ -71,8 +74,8 @@ func FuzzParseResponse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !json.Valid(r.Content) {
-			t.Fatalf("accepted content is not JSON: %q", r.Content)
+		if !json.Valid(r.Content) || !json.Valid(r.Raw) {
+			t.Fatalf("accepted content or raw that is not JSON: %q / %q", r.Content, r.Raw)
 		}
 		for _, c := range r.ToolCalls() {
 			if c.ID == "" || c.Name == "" || !json.Valid(c.Input) || c.Input[0] != '{' {

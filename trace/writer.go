@@ -30,6 +30,7 @@ type Writer struct {
 	now       func() time.Time
 	lines     []Line
 	totals    SessionEnd
+	counts    EvalCounts
 	started   bool // a session_start was written
 	ended     bool // a session_end was written
 }

@@ -59,3 +59,41 @@ func TestWriterWritesMurmurLinesAndTotals(t *testing.T) {
 		t.Error("Started/Ended not set")
 	}
 }
+
+func TestWriterWritesEvalEventsAndCountsThem(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	w, err := Create(path, "ses_1", fixedClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := int64(1000)
+	steps := []error{
+		w.InferenceRetry(InferenceRetry{Turn: 0, Attempt: 1, Status: 429, Reason: "rate_limited", WaitMS: 1000, RetryAfterMS: &ra, Error: "anthropic: HTTP 429"}),
+		w.InferenceRetry(InferenceRetry{Turn: 0, Attempt: 2, Reason: "connection", WaitMS: 12, Error: "reset"}),
+		w.ReplayDivergence(ReplayDivergence{Turn: 2, RecordedRequestSHA256: "aa", RequestSHA256: "bb"}),
+		w.ReplayDivergence(ReplayDivergence{Turn: 3, RecordedRequestSHA256: "cc", RequestSHA256: "dd"}),
+		w.Close(),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	want := []string{
+		`{"event_type":"inference_retry","session_id":"ses_1","timestamp":1700000000010,"turn":0,"attempt":1,"status":429,"reason":"rate_limited","wait_ms":1000,"retry_after_ms":1000,"error":"anthropic: HTTP 429"}`,
+		`{"event_type":"inference_retry","session_id":"ses_1","timestamp":1700000000015,"turn":0,"attempt":2,"status":0,"reason":"connection","wait_ms":12,"retry_after_ms":null,"error":"reset"}`,
+		`{"event_type":"replay_divergence","session_id":"ses_1","timestamp":1700000000020,"turn":2,"recorded_request_sha256":"aa","request_sha256":"bb"}`,
+		`{"event_type":"replay_divergence","session_id":"ses_1","timestamp":1700000000025,"turn":3,"recorded_request_sha256":"cc","request_sha256":"dd"}`,
+	}
+	if diff := cmp.Diff(want, strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")); diff != "" {
+		t.Errorf("trace.jsonl (-want +got):\n%s", diff)
+	}
+	c := w.EvalCounts()
+	if c.Retries != 2 || c.Divergences != 2 || c.FirstDivergedTurn == nil || *c.FirstDivergedTurn != 2 {
+		t.Errorf("EvalCounts = %+v", c)
+	}
+	if tot := w.Totals(); tot.TotalTurns != 0 || tot.TotalToolCalls != 0 {
+		t.Errorf("murmur's totals moved: %+v", tot)
+	}
+}

@@ -1,7 +1,11 @@
 // Package replay serves recorded model responses, so an evaluation can run
 // deterministically and for free. A recording is one JSONL file per case in a
 // directory, one line per model turn, each line murmur's canonical response
-// (`{"stop_reason": ..., "content": [...]}`) with an optional `usage`.
+// (`{"stop_reason": ..., "content": [...]}`) with an optional `usage` and an
+// optional `request_sha256`: the digest of the request that turn answered
+// (inference.RequestDigest). When it is there, the replay checks the loop's
+// request against it and reports a divergence; other fields are ignored, so
+// old recordings still replay.
 package replay
 
 import (
@@ -69,7 +73,8 @@ func safeID(id string) bool {
 }
 
 // ForCase reads and checks the case's whole recording.
-func (s *Source) ForCase(ctx context.Context, caseID string) (inference.Provider, error) {
+func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provider, error) {
+	caseID := c.ID
 	path := filepath.Join(s.dir, FileName(caseID))
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -83,13 +88,21 @@ func (s *Source) ForCase(ctx context.Context, caseID string) (inference.Provider
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{path: path, turns: turns}, nil
+	return &Provider{path: path, turns: turns, workdir: c.Workdir}, nil
+}
+
+// Turn is one recorded model turn.
+type Turn struct {
+	Response *inference.Response
+	// RequestSHA256 is the digest of the request the response answered,
+	// "" when the recording does not say.
+	RequestSHA256 string
 }
 
 // Parse decodes a recording: one canonical response per non-blank line.
 // Errors carry E-EVL-012 and "<path>:<line>".
-func Parse(path string, data []byte) ([]*inference.Response, error) {
-	var turns []*inference.Response
+func Parse(path string, data []byte) ([]Turn, error) {
+	var turns []Turn
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1)
 	for line := 1; sc.Scan(); line++ {
@@ -97,12 +110,12 @@ func Parse(path string, data []byte) ([]*inference.Response, error) {
 		if len(text) == 0 {
 			continue
 		}
-		r, err := inference.ParseResponse(append([]byte(nil), text...))
+		turn, err := ParseLine(append([]byte(nil), text...))
 		if err != nil {
 			return nil, errcode.Wrap(errcode.ReplayInvalid, err, "invalid recorded response").
 				At(fmt.Sprintf("%s:%d", path, line))
 		}
-		turns = append(turns, r)
+		turns = append(turns, turn)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, errcode.Wrap(errcode.IO, err, "read recording %s", path)
@@ -112,13 +125,16 @@ func Parse(path string, data []byte) ([]*inference.Response, error) {
 
 // Provider serves one case's recorded turns in order.
 type Provider struct {
-	path  string
-	turns []*inference.Response
-	next  int
+	path    string
+	turns   []Turn
+	next    int
+	workdir string
 }
 
 // Complete returns the next recorded turn; asking past the end is E-EVL-011.
-func (p *Provider) Complete(ctx context.Context, _ *inference.Request) (*inference.Response, error) {
+// When the turn was recorded with its request's digest and req's differs,
+// obs hears of it; the recorded response is served all the same.
+func (p *Provider) Complete(ctx context.Context, req *inference.Request, obs inference.Observer) (*inference.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -127,7 +143,12 @@ func (p *Provider) Complete(ctx context.Context, _ *inference.Request) (*inferen
 			"the loop asked for turn %d but %s records only %d turns", p.next, p.path, len(p.turns)).
 			WithHint("re-record the case: the capsule now takes more turns than when it was recorded")
 	}
-	r := p.turns[p.next]
+	t := p.turns[p.next]
+	if t.RequestSHA256 != "" && req != nil {
+		if got := inference.RequestDigest(req, p.workdir); got != t.RequestSHA256 {
+			obs.Diverged(inference.Divergence{Turn: p.next, Recorded: t.RequestSHA256, Got: got})
+		}
+	}
 	p.next++
-	return r, nil
+	return t.Response, nil
 }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
 )
 
 func TestFileName(t *testing.T) {
@@ -48,20 +50,20 @@ func TestReplayServesTurnsThenRunsOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := src.ForCase(ctx, "c1")
+	p, err := src.ForCase(ctx, inference.Case{ID: "c1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i, want := range []string{"tool_call", "end_turn"} {
-		r, err := p.Complete(ctx, nil)
+		r, err := p.Complete(ctx, nil, inference.NopObserver{})
 		if err != nil || r.StopReason != want {
 			t.Fatalf("turn %d: %v, %v; want %s", i, r, err, want)
 		}
 	}
-	if _, err := p.Complete(ctx, nil); !errcode.Is(err, errcode.ReplayExhausted) {
+	if _, err := p.Complete(ctx, nil, inference.NopObserver{}); !errcode.Is(err, errcode.ReplayExhausted) {
 		t.Errorf("third turn: %v, want E-EVL-011", err)
 	}
-	if _, err := src.ForCase(ctx, "nope"); !errcode.Is(err, errcode.ReplayMissing) {
+	if _, err := src.ForCase(ctx, inference.Case{ID: "nope"}); !errcode.Is(err, errcode.ReplayMissing) {
 		t.Errorf("missing recording: %v, want E-EVL-010", err)
 	}
 }
@@ -85,15 +87,19 @@ func TestOpenRefusesMissingDir(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("{\"stop_reason\":\"end_turn\"}\n"))
+	f.Add([]byte(`{"stop_reason":"end_turn","request_sha256":"ab"}` + "\n" + `{"stop_reason":"end_turn","request_sha256":1}`))
 	f.Add([]byte("\r\n{\"stop_reason\":\"tool_call\",\"content\":[{\"type\":\"tool_call\",\"id\":\"a\",\"name\":\"b\"}]}\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		turns, err := Parse("f.jsonl", data)
 		if err != nil && errcode.Code(err) == "" {
 			t.Fatalf("uncoded error: %v", err)
 		}
-		for _, r := range turns {
-			if r == nil {
+		for _, turn := range turns {
+			if turn.Response == nil {
 				t.Fatal("nil turn")
+			}
+			if !json.Valid(turn.Response.Raw) {
+				t.Fatalf("Raw is not JSON: %q", turn.Response.Raw)
 			}
 		}
 	})

@@ -47,7 +47,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	model, err := s.models.ForCase(ctx, c.Input.ID)
+	model, err := s.models.ForCase(ctx, inference.Case{ID: c.Input.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)})
 	if err != nil {
 		return err
 	}
@@ -81,6 +81,20 @@ func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, err
 		Containment:         c.Policy.Achieved,
 		DeclaredContainment: c.Policy.Declared,
 	}, nil
+}
+
+// inferenceConfig is what the model providers need of the manifest's
+// inference block.
+func inferenceConfig(inf *capsule.Inference) inference.Config {
+	return inference.Config{
+		Transport:      string(inf.Transport),
+		Endpoint:       inf.Endpoint,
+		Model:          inf.Model,
+		APIKey:         inf.APIKey,
+		MaxTokens:      int(inf.MaxTokens),
+		DriverArtifact: inf.DriverArtifact,
+		DriverConfig:   inf.DriverConfig,
+	}
 }
 
 // systemPrompt resolves murmur's three exclusive prompt sources: the text,

@@ -102,7 +102,11 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 	if err != nil {
 		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
 	}
-	resp, err := l.model.Complete(ctx, req)
+	obs := &observer{tr: l.tr, turn: turn}
+	resp, err := l.model.Complete(ctx, req, obs)
+	if obs.err != nil {
+		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
+	}
 	if err != nil {
 		return pipeline.LoopOutcome{}, true, err
 	}

@@ -23,7 +23,7 @@ type fakeModel struct {
 	requests  []inference.Request
 }
 
-func (m *fakeModel) Complete(ctx context.Context, req *inference.Request) (*inference.Response, error) {
+func (m *fakeModel) Complete(ctx context.Context, req *inference.Request, _ inference.Observer) (*inference.Response, error) {
 	b, _ := json.Marshal(req)
 	var copy inference.Request
 	_ = json.Unmarshal(b, &copy)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"net/http"
+	"net/url"
+
+	"golang.org/x/net/http/httpproxy"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
+	"github.com/murmur-nexus/murmur-eval/inference/live"
+	"github.com/murmur-nexus/murmur-eval/inference/record"
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
+)
+
+// modelFlags are the run settings that decide where model turns come from.
+type modelFlags struct {
+	Replay         string // --replay DIR
+	Record         string // --record DIR
+	MaxConnections int    // --max-connections N, per endpoint; 0 for no bound
+	Workers        int    // --workers, to size the idle connection pool
+}
+
+// newModels builds the run's model source:
+//
+//	--replay DIR   the recordings in DIR; no network
+//	--record DIR   the capsule's live API, every answer also written to DIR
+//	neither        the capsule's live API
+//
+// Giving both is a usage error. The live API is chosen per case from the
+// manifest's inference.driver (docs/providers.md). The returned func
+// closes pooled connections when the run ends.
+func newModels(f modelFlags, env map[string]string) (inference.Source, func(), error) {
+	switch {
+	case f.Replay != "" && f.Record != "":
+		return nil, nil, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
+			WithHint("record against the live API with --record DIR, then replay it with --replay DIR")
+	case f.MaxConnections < 0:
+		return nil, nil, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
+	case f.Replay != "":
+		src, err := replay.Open(f.Replay)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src, func() {}, nil
+	}
+	client := httpapi.NewClient(httpapi.Options{
+		MaxConnections:   f.MaxConnections,
+		IdleConnsPerHost: max(f.MaxConnections, f.Workers),
+		Proxy:            proxyFromEnv(env),
+	})
+	var src inference.Source = live.New(client)
+	if f.Record != "" {
+		rec, err := record.New(f.Record, src)
+		if err != nil {
+			return nil, nil, err
+		}
+		src = rec
+	}
+	return src, client.CloseIdleConnections, nil
+}
+
+// proxyFromEnv honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case)
+// from the run's environment map, as net/http would from the process's;
+// loopback endpoints never go through a proxy.
+func proxyFromEnv(env map[string]string) func(*http.Request) (*url.URL, error) {
+	get := func(upper, lower string) string {
+		if v := env[upper]; v != "" {
+			return v
+		}
+		return env[lower]
+	}
+	cfg := &httpproxy.Config{
+		HTTPProxy:  get("HTTP_PROXY", "http_proxy"),
+		HTTPSProxy: get("HTTPS_PROXY", "https_proxy"),
+		NoProxy:    get("NO_PROXY", "no_proxy"),
+	}
+	if cfg.HTTPProxy == "" && cfg.HTTPSProxy == "" {
+		return nil
+	}
+	pick := cfg.ProxyFunc()
+	return func(r *http.Request) (*url.URL, error) { return pick(r.URL) }
+}

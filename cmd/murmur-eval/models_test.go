@@ -1,0 +1,70 @@
+package main
+
+import (
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/live"
+	"github.com/murmur-nexus/murmur-eval/inference/record"
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
+)
+
+func TestNewModelsPicksTheSource(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		f    modelFlags
+		want string // the source's type, or the error code
+	}{
+		{"replay", modelFlags{Replay: dir}, "replay"},
+		{"record", modelFlags{Record: filepath.Join(dir, "rec"), MaxConnections: 8, Workers: 50}, "record"},
+		{"live", modelFlags{MaxConnections: 8}, "live"},
+		{"both", modelFlags{Replay: dir, Record: dir}, errcode.Usage},
+		{"negative limit", modelFlags{MaxConnections: -1}, errcode.Usage},
+		{"missing replay dir", modelFlags{Replay: filepath.Join(dir, "none")}, errcode.IONotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src, closeFn, err := newModels(tt.f, map[string]string{})
+			got := errcode.Code(err)
+			switch src.(type) {
+			case *replay.Source:
+				got = "replay"
+			case *record.Source:
+				got = "record"
+			case *live.Source:
+				got = "live"
+			}
+			if got != tt.want {
+				t.Errorf("newModels(%+v) = %T, %v; want %s", tt.f, src, err, tt.want)
+			}
+			if err == nil {
+				closeFn()
+			}
+		})
+	}
+}
+
+func TestProxyFromEnv(t *testing.T) {
+	if proxyFromEnv(map[string]string{}) != nil {
+		t.Error("a proxy without HTTP(S)_PROXY")
+	}
+	p := proxyFromEnv(map[string]string{"https_proxy": "http://proxy.internal:3128", "NO_PROXY": "internal.example"})
+	for target, want := range map[string]string{
+		"https://api.anthropic.com/v1/messages": "http://proxy.internal:3128",
+		"https://llm.internal.example/v1":       "",
+		"http://127.0.0.1:8080/v1":              "",
+	} {
+		req, _ := http.NewRequest("POST", target, nil)
+		u, err := p(req)
+		got := ""
+		if u != nil {
+			got = u.String()
+		}
+		if err != nil || got != want {
+			t.Errorf("proxy for %s = %q, %v; want %q", target, got, err, want)
+		}
+	}
+}

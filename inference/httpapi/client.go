@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/inference"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxRetries    = 8
+	DefaultBaseDelay     = time.Second
+	DefaultMaxDelay      = 30 * time.Second
+	DefaultMaxRetryAfter = 10 * time.Minute
+)
+
+// Options configure a Client. Zero values take the defaults.
+type Options struct {
+	// MaxConnections bounds concurrent requests per endpoint across all
+	// cases; 0 means no bound (the run's workers bound it).
+	MaxConnections int
+	// IdleConnsPerHost is how many idle connections to keep per host for
+	// reuse; 0 means max(MaxConnections, 16).
+	IdleConnsPerHost int
+	// MaxRetries is how many times one request is retried; -1 never.
+	MaxRetries int
+	// BaseDelay and MaxDelay shape the backoff: BaseDelay·2^(n-1), capped.
+	BaseDelay, MaxDelay time.Duration
+	// MaxRetryAfter is the longest Retry-After honoured; a longer one ends
+	// the request at once, as does one past the case's deadline.
+	MaxRetryAfter time.Duration
+	// Proxy picks a proxy per request; nil means none.
+	Proxy func(*http.Request) (*url.URL, error)
+	// Transport replaces the HTTP transport (tests); Proxy and the
+	// connection settings are then ignored.
+	Transport http.RoundTripper
+	// Jitter returns a random duration in [0, d]; nil means math/rand/v2.
+	Jitter func(d time.Duration) time.Duration
+	// Now is the clock for Retry-After dates and deadlines; nil: time.Now.
+	Now func() time.Time
+}
+
+// Client sends requests for every case of a run. It is safe for concurrent
+// use; its connection pool and per-endpoint limits are shared by all the
+// providers it hands out.
+type Client struct {
+	hc     *http.Client
+	limits *limiter
+	opts   Options
+}
+
+// NewClient returns a Client with o's settings.
+func NewClient(o Options) *Client {
+	if o.MaxRetries == 0 {
+		o.MaxRetries = DefaultMaxRetries
+	}
+	if o.BaseDelay <= 0 {
+		o.BaseDelay = DefaultBaseDelay
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = DefaultMaxDelay
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if o.Jitter == nil {
+		o.Jitter = func(d time.Duration) time.Duration {
+			if d <= 0 {
+				return 0
+			}
+			return rand.N(d + 1)
+		}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	rt := o.Transport
+	if rt == nil {
+		idle := o.IdleConnsPerHost
+		if idle <= 0 {
+			idle = max(o.MaxConnections, 16)
+		}
+		rt = &http.Transport{
+			Proxy:                 o.Proxy,
+			DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConnsPerHost:   idle,
+			MaxConnsPerHost:       max(o.MaxConnections, 0),
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		}
+	}
+	return &Client{hc: &http.Client{Transport: rt}, limits: newLimiter(o.MaxConnections), opts: o}
+}
+
+// Provider returns a case's provider speaking api through c.
+func (c *Client) Provider(api API) inference.Provider { return &provider{c: c, api: api} }
+
+// CloseIdleConnections closes the pooled connections; call it when the run
+// ends.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+)
+
+// provider is one case's conversation with an API.
+type provider struct {
+	c   *Client
+	api API
+}
+
+// Complete sends req, retrying what may be retried, and decodes the answer.
+func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inference.Observer) (*inference.Response, error) {
+	body, err := p.api.Encode(req)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "%s: encode request", p.api.Name())
+	}
+	o := p.c.opts
+	for attempt := 1; ; attempt++ {
+		res := p.c.attempt(ctx, p.api, body)
+		switch {
+		case res.ctxErr != nil:
+			return nil, fmt.Errorf("%s: %w", p.api.Name(), res.ctxErr)
+		case res.err == nil:
+			resp, err := p.api.Decode(res.body)
+			if err != nil {
+				return nil, errcode.Wrap(errcode.ModelResponse, err, "%s: response %d", p.api.Name(), res.status)
+			}
+			return resp, nil
+		case !res.retry:
+			return nil, res.err
+		}
+		if o.MaxRetries < 0 || attempt > o.MaxRetries {
+			return nil, unavailable(p.api, res, fmt.Sprintf("gave up after %d attempts", attempt))
+		}
+		wait := backoff(attempt, o.BaseDelay, o.MaxDelay, o.Jitter)
+		if res.retryAfter != nil {
+			if *res.retryAfter > o.MaxRetryAfter {
+				return nil, unavailable(p.api, res, fmt.Sprintf("the server asked to retry after %s, more than %s", *res.retryAfter, o.MaxRetryAfter))
+			}
+			wait = max(wait, *res.retryAfter)
+		}
+		if dl, ok := ctx.Deadline(); ok && o.Now().Add(wait).After(dl) {
+			return nil, unavailable(p.api, res, fmt.Sprintf("the next attempt (in %s) would start after the case's deadline", wait.Round(time.Millisecond)))
+		}
+		obs.Retried(inference.Retry{Attempt: attempt, Status: res.status, Reason: res.reason, Wait: wait, RetryAfter: res.retryAfter, Err: res.err.Error()})
+		if err := sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: waiting to retry: %w", p.api.Name(), err)
+		}
+	}
+}
+
+func unavailable(api API, res result, why string) error {
+	return errcode.Wrap(errcode.ProviderUnavailable, res.err, "%s unavailable: %s", api.Name(), why).
+		WithHint("lower --max-connections or --workers, or raise --timeout")
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// statusRetried reports whether a status is worth another attempt: 408,
+// 429 and the 5xx that mean "not now" (not 501 or 505, which will not
+// change).
+func statusRetried(status int) bool {
+	switch {
+	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests:
+		return true
+	case status == http.StatusNotImplemented, status == http.StatusHTTPVersionNotSupported:
+		return false
+	}
+	return status >= 500 && status <= 599
+}

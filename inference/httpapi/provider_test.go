@@ -1,0 +1,225 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	oteltrace "go.opentelemetry.io/otel/trace"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/apitest"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
+)
+
+// cannedAPI sends the canonical request as is and reads canonical
+// responses: the exchange without a wire format.
+type cannedAPI struct{ url string }
+
+func (a cannedAPI) Name() string                                  { return "test" }
+func (a cannedAPI) URL() string                                   { return a.url }
+func (a cannedAPI) Header(h http.Header)                          { h.Set("X-Test", "1") }
+func (a cannedAPI) Encode(req *inference.Request) ([]byte, error) { return json.Marshal(req) }
+func (a cannedAPI) Decode(body []byte) (*inference.Response, error) {
+	return inference.ParseResponse(body)
+}
+func (a cannedAPI) Failure(status int, body []byte) httpapi.Failure {
+	return httpapi.Failure{Message: string(body), Final: string(body) == "quota"}
+}
+
+// retries records what the provider reported.
+type retries struct{ got []inference.Retry }
+
+func (r *retries) Retried(x inference.Retry)     { r.got = append(r.got, x) }
+func (r *retries) Diverged(inference.Divergence) {}
+
+const ok = `{"stop_reason":"end_turn","content":[{"type":"text","text":"fine"}]}`
+
+// fast retries quickly so tests stay short.
+func fast(o httpapi.Options) *httpapi.Client {
+	o.BaseDelay, o.MaxDelay = 5*time.Millisecond, 20*time.Millisecond
+	return httpapi.NewClient(o)
+}
+
+func request() *inference.Request {
+	return &inference.Request{MaxTokens: 10, Model: "m", Params: json.RawMessage("{}"),
+		Messages: []inference.Message{inference.UserMessage("hi")}}
+}
+
+// script answers the n-th call with replies[n], the last one after that.
+func script(replies ...apitest.Reply) func(apitest.Request) apitest.Reply {
+	return func(r apitest.Request) apitest.Reply { return replies[min(r.Call, len(replies)-1)] }
+}
+
+func TestRetriesEachKindThenSucceeds(t *testing.T) {
+	srv := apitest.New(t, script(
+		apitest.Reply{Status: 500, Body: "boom"},
+		apitest.Reply{Reset: true},
+		apitest.Reply{Status: 429, Body: "slow down", Header: map[string]string{"retry-after-ms": "40"}},
+		apitest.Reply{Status: 529, Body: "overloaded", Header: map[string]string{"Retry-After": "0"}},
+		apitest.Reply{Body: ok},
+	))
+	obs := &retries{}
+	p := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL})
+	resp, err := p.Complete(context.Background(), request(), obs)
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if resp.Text() != "fine" || len(srv.Requests()) != 5 {
+		t.Fatalf("got %q after %d requests, want fine after 5", resp.Text(), len(srv.Requests()))
+	}
+	want := []struct {
+		status int
+		reason string
+	}{{500, inference.RetryServer}, {0, inference.RetryConnection}, {429, inference.RetryRateLimited}, {529, inference.RetryServer}}
+	if len(obs.got) != len(want) {
+		t.Fatalf("%d retries reported, want %d: %+v", len(obs.got), len(want), obs.got)
+	}
+	for i, w := range want {
+		g := obs.got[i]
+		if g.Attempt != i+1 || g.Status != w.status || g.Reason != w.reason || g.Err == "" {
+			t.Errorf("retry %d = %+v, want attempt %d status %d reason %s", i, g, i+1, w.status, w.reason)
+		}
+	}
+	if ra := obs.got[2].RetryAfter; ra == nil || *ra != 40*time.Millisecond || obs.got[2].Wait < 40*time.Millisecond {
+		t.Errorf("429 retry: RetryAfter %v, wait %s; want 40ms honoured", ra, obs.got[2].Wait)
+	}
+	if obs.got[0].RetryAfter != nil {
+		t.Errorf("500 without Retry-After reported RetryAfter %s", *obs.got[0].RetryAfter)
+	}
+	if h := srv.Requests()[0].Header; h.Get("X-Test") != "1" || h.Get("User-Agent") != "murmur-eval" || h.Get("Traceparent") != "" {
+		t.Errorf("headers = %v", h)
+	}
+}
+
+func TestFailuresThatAreNotRetried(t *testing.T) {
+	tests := []struct {
+		name  string
+		reply apitest.Reply
+		code  string
+	}{
+		{"unauthorized fails fast", apitest.Reply{Status: 401, Body: "invalid x-api-key"}, errcode.ProviderAuth},
+		{"forbidden fails fast", apitest.Reply{Status: 403, Body: "no"}, errcode.ProviderAuth},
+		{"bad request", apitest.Reply{Status: 400, Body: "bad"}, errcode.ProviderRejected},
+		{"not found", apitest.Reply{Status: 404, Body: "model"}, errcode.ProviderRejected},
+		{"not implemented", apitest.Reply{Status: 501, Body: "no"}, errcode.ProviderRejected},
+		{"final 429", apitest.Reply{Status: 429, Body: "quota"}, errcode.ProviderRejected},
+		{"retry-after too long", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3600"}}, errcode.ProviderUnavailable},
+		{"undecodable body", apitest.Reply{Body: "<html>"}, errcode.ModelResponse},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := apitest.New(t, script(tt.reply))
+			obs := &retries{}
+			_, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
+			if !errcode.Is(err, tt.code) {
+				t.Fatalf("Complete = %v, want code %s", err, tt.code)
+			}
+			if n := len(srv.Requests()); n != 1 || len(obs.got) != 0 {
+				t.Errorf("%d requests, %d retries; want 1 and 0", n, len(obs.got))
+			}
+		})
+	}
+}
+
+func TestGivesUpAfterMaxRetries(t *testing.T) {
+	srv := apitest.New(t, script(apitest.Reply{Status: 503, Body: "down"}))
+	obs := &retries{}
+	_, err := fast(httpapi.Options{MaxRetries: 2}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
+	if !errcode.Is(err, errcode.ProviderUnavailable) || len(srv.Requests()) != 3 || len(obs.got) != 2 {
+		t.Errorf("Complete = %v after %d requests, %d retries; want E-EVL-016 after 3, 2", err, len(srv.Requests()), len(obs.got))
+	}
+	srv2 := apitest.New(t, script(apitest.Reply{Status: 503}))
+	_, err = fast(httpapi.Options{MaxRetries: -1}).Provider(cannedAPI{srv2.URL}).Complete(context.Background(), request(), &retries{})
+	if !errcode.Is(err, errcode.ProviderUnavailable) || len(srv2.Requests()) != 1 {
+		t.Errorf("MaxRetries -1: %v after %d requests, want one attempt", err, len(srv2.Requests()))
+	}
+}
+
+func TestRetryAfterPastTheDeadlineGivesUpAtOnce(t *testing.T) {
+	srv := apitest.New(t, script(apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "30"}}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
+	if !errcode.Is(err, errcode.ProviderUnavailable) || time.Since(start) > time.Second {
+		t.Errorf("Complete = %v after %s, want E-EVL-016 at once", err, time.Since(start))
+	}
+}
+
+func TestSlowResponseEndsWithTheCase(t *testing.T) {
+	srv := apitest.New(t, script(apitest.Reply{Body: ok, Delay: 10 * time.Second}))
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 2*time.Second {
+		t.Errorf("Complete = %v after %s, want the context's deadline", err, time.Since(start))
+	}
+	// Cancelled while waiting to retry.
+	srv2 := apitest.New(t, script(apitest.Reply{Status: 500}))
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	obs := &cancelOnRetry{cancel: cancel2}
+	_, err = httpapi.NewClient(httpapi.Options{BaseDelay: time.Minute}).Provider(cannedAPI{srv2.URL}).Complete(ctx2, request(), obs)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during backoff: %v, want context.Canceled", err)
+	}
+}
+
+type cancelOnRetry struct{ cancel func() }
+
+func (c *cancelOnRetry) Retried(inference.Retry)       { c.cancel() }
+func (c *cancelOnRetry) Diverged(inference.Divergence) {}
+
+func TestTraceparentGoesWithTracedCases(t *testing.T) {
+	srv := apitest.New(t, script(apitest.Reply{Body: ok}))
+	tid, _ := oteltrace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	sid, _ := oteltrace.SpanIDFromHex("00f067aa0ba902b7")
+	sc := oteltrace.NewSpanContext(oteltrace.SpanContextConfig{TraceID: tid, SpanID: sid, TraceFlags: oteltrace.FlagsSampled})
+	ctx := oteltrace.ContextWithSpanContext(context.Background(), sc)
+	if _, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := srv.Requests()[0].Header.Get("traceparent"), "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"; got != want {
+		t.Errorf("traceparent = %q, want %q", got, want)
+	}
+}
+
+// TestConnectionLimitHolds is the hammer test of issue 5: 200 cases from 50
+// concurrent callers with MaxConnections 8, each case two requests, against
+// a server that counts requests in flight.
+func TestConnectionLimitHolds(t *testing.T) {
+	srv := apitest.New(t, func(r apitest.Request) apitest.Reply {
+		if r.Call%7 == 3 { // some 503s, so retries contend for slots too
+			return apitest.Reply{Status: 503, Delay: time.Millisecond}
+		}
+		return apitest.Reply{Body: ok, Delay: 3 * time.Millisecond}
+	})
+	client := fast(httpapi.Options{MaxConnections: 8})
+	defer client.CloseIdleConnections()
+	var g errgroup.Group
+	g.SetLimit(50)
+	for range 200 {
+		g.Go(func() error {
+			p := client.Provider(cannedAPI{srv.URL})
+			for range 2 {
+				if _, err := p.Complete(context.Background(), request(), &retries{}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatalf("a case failed: %v", err)
+	}
+	if m := srv.MaxInFlight(); m > 8 || m < 2 {
+		t.Errorf("at most %d requests in flight, want 2..8", m)
+	}
+	t.Logf("%d requests, at most %d in flight", len(srv.Requests()), srv.MaxInFlight())
+}

@@ -1,0 +1,35 @@
+// Package live serves the http transport natively: it picks the wire API a
+// capsule's inference.driver stands for (Select) and hands each case a
+// provider on the run's shared httpapi.Client.
+package live
+
+import (
+	"context"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
+)
+
+// Source serves every case of a run over one Client. It is safe for
+// concurrent use.
+type Source struct {
+	client *httpapi.Client
+}
+
+// New returns a Source sending through client.
+func New(client *httpapi.Client) *Source { return &Source{client: client} }
+
+// ForCase binds the case's inference block to its API.
+func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provider, error) {
+	if c.Inference.Transport != "" && c.Inference.Transport != "http" {
+		return nil, errcode.New(errcode.ProviderDriver,
+			"inference.transport %q is not served live yet", c.Inference.Transport).
+			WithHint("replay a recording with --replay DIR")
+	}
+	api, err := Select(c.Inference)
+	if err != nil {
+		return nil, err
+	}
+	return s.client.Provider(api), nil
+}

@@ -1,0 +1,59 @@
+package trace
+
+// Event types murmur-eval adds. murmur's trace readers ignore event types
+// they do not know, so these do not disturb `mur trace`.
+const (
+	TypeInferenceRetry   = "inference_retry"
+	TypeReplayDivergence = "replay_divergence"
+)
+
+// InferenceRetry is written for each model request attempt that failed and
+// is retried, before the turn's inference event.
+type InferenceRetry struct {
+	Turn    int `json:"turn"`
+	Attempt int `json:"attempt"` // 1-based number of the attempt that failed
+	// Status is the HTTP status, 0 when no response arrived.
+	Status int `json:"status"`
+	// Reason is rate_limited (429), server_error (408, 5xx) or connection.
+	Reason string `json:"reason"`
+	WaitMS int64  `json:"wait_ms"` // the pause before the next attempt
+	// RetryAfterMS is what the server asked for (Retry-After), null when
+	// it did not ask.
+	RetryAfterMS *int64 `json:"retry_after_ms"`
+	Error        string `json:"error"`
+}
+
+// ReplayDivergence is written when a replayed turn's request differs from
+// the request recorded with it, before the turn's inference event.
+type ReplayDivergence struct {
+	Turn                  int    `json:"turn"`
+	RecordedRequestSHA256 string `json:"recorded_request_sha256"`
+	RequestSHA256         string `json:"request_sha256"`
+}
+
+// EvalCounts are murmur-eval's own per-session counts, which murmur's
+// session_end does not carry; the case's row reports them.
+type EvalCounts struct {
+	Retries           int  // inference_retry events
+	Divergences       int  // replay_divergence events
+	FirstDivergedTurn *int // the turn of the first replay_divergence, nil when none
+}
+
+// InferenceRetry writes an inference_retry event and counts it.
+func (w *Writer) InferenceRetry(e InferenceRetry) error {
+	w.counts.Retries++
+	return w.write(TypeInferenceRetry, &e.Turn, "", e)
+}
+
+// ReplayDivergence writes a replay_divergence event and counts it.
+func (w *Writer) ReplayDivergence(e ReplayDivergence) error {
+	w.counts.Divergences++
+	if w.counts.FirstDivergedTurn == nil {
+		t := e.Turn
+		w.counts.FirstDivergedTurn = &t
+	}
+	return w.write(TypeReplayDivergence, &e.Turn, "", e)
+}
+
+// EvalCounts returns murmur-eval's own counts so far.
+func (w *Writer) EvalCounts() EvalCounts { return w.counts }
