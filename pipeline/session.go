@@ -41,6 +41,7 @@ type LoopConfig struct {
 type ToolReply struct {
 	Text    string // data, else summary, else "tool returned no data"
 	IsError bool   // status was not "passed"
+	Skill   bool   // the "tool" was a skill: its guidance, traced as skill_call
 }
 
 // Toolbox runs one case's tools. It belongs to one case and is used from

@@ -7,6 +7,7 @@ const (
 	TypeSessionStart = "session_start"
 	TypeInference    = "inference"
 	TypeToolCall     = "tool_call"
+	TypeSkillCall    = "skill_call"
 	TypeSessionEnd   = "session_end"
 	TypeTaskStart    = "task_start"
 	TypeTaskEnd      = "task_end"
@@ -83,4 +84,14 @@ type TaskEnd struct {
 	ToolCalls    int    `json:"tool_calls"`
 	ShellCalls   int    `json:"shell_calls"`
 	ReopenCount  int    `json:"reopen_count"`
+}
+
+// SkillCall is written after each skill call; skills are not counted in the
+// session's tool totals.
+type SkillCall struct {
+	Turn        int    `json:"turn"`
+	SkillName   string `json:"skill_name"`
+	OutputBytes int    `json:"output_bytes"`
+	DurationMS  int64  `json:"duration_ms"`
+	Status      string `json:"status"`
 }

@@ -69,6 +69,9 @@ func (w *Writer) ToolCall(e ToolCall) error {
 	return w.write(TypeToolCall, &e.Turn, e.ToolName, e)
 }
 
+// SkillCall writes a skill_call event; it does not count as a tool call.
+func (w *Writer) SkillCall(e SkillCall) error { return w.write(TypeSkillCall, &e.Turn, e.SkillName, e) }
+
 // SessionEnd writes a session_end event with the running totals.
 func (w *Writer) SessionEnd(exitStatus string) error {
 	w.ended = true

@@ -35,7 +35,7 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		return pipeline.ToolReply{Text: "tool '" + name + "' is not available in this session", IsError: true}, nil
 	}
 	if tool.Module == nil {
-		return pipeline.ToolReply{Text: tool.Skill}, nil
+		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil
 	}
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	out, err := t.set.Engine.Run(ctx, tool.Module, sandbox.Call{

@@ -56,8 +56,9 @@ func quick(o httpapi.Options) inference.Source {
 
 // events decodes the trace lines without the clock-dependent fields.
 func events(c *pipeline.Case) []map[string]any {
+	// Task events carry fresh ids every run; the session's events are compared.
 	var out []map[string]any
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionLines(c) {
 		var m map[string]any
 		_ = json.Unmarshal(l.JSON, &m)
 		delete(m, "timestamp")

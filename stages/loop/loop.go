@@ -7,11 +7,14 @@ package loop
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
@@ -42,9 +45,43 @@ func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools}
-	outcome, err := l.run(ctx, task)
+	outcome, err := l.task(ctx, task)
 	c.Loop = outcome
 	return err
+}
+
+// task runs the case's one task between murmur's task_start and task_end
+// events (murmur-session.md §1.2–1.3; source task_md). task_end says ok
+// when the loop returned normally, whatever the session's exit status, and
+// failed when it returned an error, as murmur's does.
+func (l *run) task(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+	id, ctxID := newID("tsk_"), newID("ctx_")
+	start := time.Now()
+	err := l.tr.TaskStart(trace.TaskStart{TaskID: id, ContextID: ctxID, Source: "task_md", MessagePartsBytes: len(task)})
+	if err != nil {
+		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+	}
+	outcome, err := l.run(ctx, task)
+	exit := pipeline.ExitOK
+	if err != nil {
+		exit = pipeline.ExitFailed
+	}
+	t := l.tr.Totals()
+	endErr := l.tr.TaskEnd(trace.TaskEnd{
+		TaskID: id, ExitStatus: exit, DurationMS: time.Since(start).Milliseconds(),
+		Turns: t.TotalTurns, InputTokens: t.TotalInputTokens, OutputTokens: t.TotalOutputTokens,
+		ToolCalls: t.TotalToolCalls, ShellCalls: t.TotalShellCalls,
+	})
+	if err == nil && endErr != nil {
+		err = errcode.Wrap(errcode.RunAgentLoop, endErr, "write trace")
+	}
+	return outcome, err
+}
+
+// newID is murmur's id form: a prefix and a UUIDv7 in simple hex.
+func newID(prefix string) string {
+	u := uuid.Must(uuid.NewV7())
+	return prefix + hex.EncodeToString(u[:])
 }
 
 // readTask reads task.md, else input.txt, else the task is empty (murmur's
@@ -159,16 +196,21 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 	if reply.IsError {
 		status = "error"
 	}
-	ev := trace.ToolCall{
-		Turn:        turn,
-		ToolName:    call.Name,
-		Input:       call.Input,
-		InputBytes:  len(call.Input),
-		OutputBytes: len(reply.Text),
-		DurationMS:  time.Since(start).Milliseconds(),
-		Status:      status,
+	took := time.Since(start).Milliseconds()
+	if reply.Skill {
+		err = l.tr.SkillCall(trace.SkillCall{Turn: turn, SkillName: call.Name, OutputBytes: len(reply.Text), DurationMS: took, Status: status})
+	} else {
+		err = l.tr.ToolCall(trace.ToolCall{
+			Turn:        turn,
+			ToolName:    call.Name,
+			Input:       call.Input,
+			InputBytes:  len(call.Input),
+			OutputBytes: len(reply.Text),
+			DurationMS:  took,
+			Status:      status,
+		})
 	}
-	if err := l.tr.ToolCall(ev); err != nil {
+	if err != nil {
 		return inference.Message{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
 	return inference.ToolMessage(call.ID, reply.IsError, reply.Text), nil

@@ -76,9 +76,21 @@ func newCase(t *testing.T, responses []string, tools *fakeTools) (*pipeline.Case
 	return c, m
 }
 
+// sessionLines are the trace lines of the session, without the task_start
+// and task_end around it (TestLoopWrapsTheSessionInATask checks those).
+func sessionLines(c *pipeline.Case) []trace.Line {
+	var lines []trace.Line
+	for _, l := range c.Session.Trace.Lines() {
+		if l.Type != trace.TypeTaskStart && l.Type != trace.TypeTaskEnd {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
 func eventTypes(c *pipeline.Case) []string {
 	var types []string
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionLines(c) {
 		types = append(types, l.Type)
 	}
 	return types
@@ -150,7 +162,7 @@ func TestLoopSendsMurmurMessages(t *testing.T) {
 	if string(got) != want {
 		t.Errorf("second request messages:\n got %s\nwant %s", got, want)
 	}
-	lines := c.Session.Trace.Lines()
+	lines := sessionLines(c)
 	var call map[string]any
 	if err := json.Unmarshal(lines[2].JSON, &call); err != nil {
 		t.Fatal(err)
@@ -180,5 +192,58 @@ func TestLoopStopsWhenToolboxSaysSo(t *testing.T) {
 	}
 	if c.Session.Trace.Ended() {
 		t.Error("loop wrote session_end; Report writes the fallback")
+	}
+}
+
+// TestLoopWrapsTheSessionInATask: murmur's task_start and task_end come
+// first and last, task_end ok when the loop returned normally (even for a
+// failed session) and failed when it returned an error, with the totals.
+func TestLoopWrapsTheSessionInATask(t *testing.T) {
+	tests := []struct {
+		name      string
+		responses []string
+		wantExit  string
+	}{
+		{"ok", []string{callCalc, endTurn}, "ok"},
+		{"failed session is still an ok task", []string{`{"stop_reason":"error","error":"x"}`}, "ok"},
+		{"loop error", []string{callCalc}, "failed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := newCase(t, tt.responses, &fakeTools{})
+			_ = Stage{}.Run(context.Background(), c)
+			lines := c.Session.Trace.Lines()
+			var first, last map[string]any
+			_ = json.Unmarshal(lines[0].JSON, &first)
+			_ = json.Unmarshal(lines[len(lines)-1].JSON, &last)
+			if first["event_type"] != "task_start" || first["source"] != "task_md" || first["message_parts_bytes"] != float64(len("What is 6*7?")) {
+				t.Errorf("first event = %v", first)
+			}
+			if last["event_type"] != "task_end" || last["exit_status"] != tt.wantExit || last["task_id"] != first["task_id"] {
+				t.Errorf("last event = %v, want task_end %s of %v", last, tt.wantExit, first["task_id"])
+			}
+			if last["turns"] != float64(c.Session.Trace.Totals().TotalTurns) {
+				t.Errorf("task_end turns = %v, want %d", last["turns"], c.Session.Trace.Totals().TotalTurns)
+			}
+		})
+	}
+}
+
+// TestSkillCallsAreTracedAsSkills: murmur traces a skill as skill_call and
+// does not count it among the tool calls.
+func TestSkillCallsAreTracedAsSkills(t *testing.T) {
+	tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
+		return pipeline.ToolReply{Text: "be brief", Skill: true}, nil
+	}}
+	c, _ := newCase(t, []string{callCalc, endTurn}, tools)
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"session_start", "inference", "skill_call", "inference", "session_end"}
+	if diff := cmp.Diff(want, eventTypes(c)); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	if n := c.Session.Trace.Totals().TotalToolCalls; n != 0 {
+		t.Errorf("total_tool_calls = %d, want 0", n)
 	}
 }
