@@ -16,6 +16,7 @@ build:
 # Build the quickstart's WASM tools (wasip1 modules) and pack them into the
 # capsule's project store, as `mur build` + `mur install` would.
 quickstart: build
+	@rm -f $(QS)/murmur.lock # the tools are rebuilt: pin them afresh (the first run writes the lock)
 	@for t in $(TOOLS); do \
 		GOOS=wasip1 GOARCH=wasm $(GO) build -o $(QS)/tools/$$t/$$t.wasm ./$(QS)/tools/$$t || exit 1; \
 		./$(BIN) pack $(QS)/tools/$$t --store $(QS)/.murmur/artifacts || exit 1; \

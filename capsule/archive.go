@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,6 +18,32 @@ import (
 // DefaultMaxEntryBytes is murmur's zip_guard ceiling on one entry's
 // decompressed size: 500 MiB.
 const DefaultMaxEntryBytes = 524288000
+
+// MaxEntryBytesEnv is the environment variable that overrides
+// DefaultMaxEntryBytes.
+const MaxEntryBytesEnv = "MURMUR_MAX_ARTIFACT_DECOMPRESSED_BYTES"
+
+// MaxEntryBytes returns zip_guard's per-entry ceiling: MaxEntryBytesEnv
+// when it holds an unsigned integer (capped at the largest int64), else
+// DefaultMaxEntryBytes, as murmur ignores an unparsable value. A value of
+// 0 also means the default here (murmur would refuse every entry).
+func MaxEntryBytes(lookupEnv func(string) (string, bool)) int64 {
+	if lookupEnv == nil {
+		return DefaultMaxEntryBytes
+	}
+	v, ok := lookupEnv(MaxEntryBytesEnv)
+	if !ok {
+		return DefaultMaxEntryBytes
+	}
+	n, err := strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64) // Rust accepts one "+"
+	switch {
+	case err != nil || n == 0:
+		return DefaultMaxEntryBytes
+	case n > math.MaxInt64:
+		return math.MaxInt64
+	}
+	return int64(n)
+}
 
 // Archive is the content of a .mur.zip that staging uses: the artifact's own
 // manifest and its payload.
@@ -129,29 +156,33 @@ func unsafeEntry(raw string) string {
 
 func isASCIILetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
-// readCapped reads one entry, failing once more than max bytes come out.
+// readCapped reads one entry, refusing one whose size is past max. The
+// size comes from the entry's header, and the entry must hold exactly that
+// many bytes (archive/zip fails an entry that inflates past it), so at most
+// max bytes are ever allocated or inflated, in one allocation.
 func readCapped(f *zip.File, max int64) ([]byte, error) {
-	ceiling := fmt.Errorf("zip entry '%s' exceeds the %d-byte decompression ceiling", f.Name, max)
 	if f.UncompressedSize64 > uint64(max) {
-		return nil, ceiling
+		return nil, fmt.Errorf("zip entry '%s' exceeds the %d-byte decompression ceiling", f.Name, max)
 	}
 	rc, err := f.Open()
 	if err != nil {
 		return nil, fmt.Errorf("zip archive error: %w", err)
 	}
 	defer rc.Close()
-	limit := max
-	if limit < math.MaxInt64 {
-		limit++
-	}
-	data, err := io.ReadAll(io.LimitReader(rc, limit))
-	if err != nil {
+	data := make([]byte, f.UncompressedSize64)
+	if _, err := io.ReadFull(rc, data); err != nil {
 		return nil, fmt.Errorf("io error reading zip entry: %w", err)
 	}
-	if int64(len(data)) > max {
-		return nil, ceiling
+	// Reading on to the end also checks the entry's CRC-32.
+	var more [1]byte
+	switch _, err := io.ReadFull(rc, more[:]); {
+	case errors.Is(err, io.EOF):
+		return data, nil
+	case err == nil:
+		return nil, fmt.Errorf("zip entry '%s' is longer than its header says", f.Name)
+	default:
+		return nil, fmt.Errorf("io error reading zip entry: %w", err)
 	}
-	return data, nil
 }
 
 // RootWasm picks the WASM payload among archive entry names: candidates end

@@ -19,6 +19,11 @@ func FuzzParseManifest(f *testing.F) {
 		"name: d\nversion: '1'\ncapabilities: {containment: sealed, shell: {allow: [bash]}, limits: {memory_bytes: 0x10}}\n",
 		"a: &x [*x]\n",
 		"name: &n d\nversion: *n\ninference: {transport: process, command: *n}\n",
+		"name: d\nversion: '1'\ninference: {transport: process, command: c, compaction: {threshold: 0.5, system_prompt: x}}\n",
+		"name: d\nversion: '1'\ncapabilities: {shell: {allow: [py], interpreter_runtime: [{binary: py, dirs: [{path: /l, list_dir: true}]}], staged_runtime: [{binary: py, source_path: /s, pin: p}]}}\n",
+		"name: d\nversion: '1'\nartifacts: [{name: h, version: '1', runtime: hook, on_overflow: block, capabilities: {network: {allow: []}, resources: {cgroup_cpu_percent: 5}}}]\n",
+		"name: d\nversion: '1'\nlifecycle: {task_acceptance: queue, queue_depth: 3}\nnetwork: {internal_port: 80}\ntrace: {include_tool_output: true}\ncontext: {max_tokens: 9}\n",
+		"name: d\nversion: '1'\nobservability: {otel_endpoint: x, eval: {dataset_id: s, scorers: [{type: max_turns, max: 3}, {type: tool_sequence, expected: [a]}, {type: z}]}}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -35,6 +40,12 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		if m.Inference != nil && m.Inference.MaxTurns == 0 {
 			t.Fatalf("accepted max_turns 0")
+		}
+		if c := m.Inference; c != nil && c.Compaction != nil && !(c.Compaction.Threshold > 0 && c.Compaction.Threshold <= 1) {
+			t.Fatalf("accepted compaction threshold %v", c.Compaction.Threshold)
+		}
+		if m.Observability.Eval != nil {
+			_ = m.Observability.Eval.JSON()
 		}
 	})
 }

@@ -3,10 +3,6 @@ package capsule
 import (
 	"encoding/json"
 	"fmt"
-	"net"
-	"net/url"
-	"regexp"
-	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -31,7 +27,6 @@ const (
 )
 
 // Inference is the manifest's inference block (§1.5) with defaults applied.
-// Compaction is not read yet.
 type Inference struct {
 	Transport Transport
 	Endpoint  string // http only; https, or http to a loopback host
@@ -50,6 +45,8 @@ type Inference struct {
 	SystemPrompt         string
 	SystemPromptFile     string // relative to the manifest's directory
 	SystemPromptArtifact string // names an artifact with PromptPayload
+
+	Compaction *Compaction // nil when absent
 }
 
 type rawInference struct {
@@ -58,6 +55,7 @@ type rawInference struct {
 	systemPrompt, systemPromptFile, systemPromptArt scalar
 	driver, provider                                *rawDriver
 	maxTurns, maxTaskReopens, maxTokens             optUint
+	compaction                                      *rawCompaction
 }
 
 type rawDriver struct {
@@ -80,6 +78,7 @@ func decodeInference(m *mapping) (*rawInference, error) {
 	r.maxTurns = errs.uint(m, "max_turns", 32, "u32")
 	r.maxTaskReopens = errs.uint(m, "max_task_reopens", 32, "u32")
 	r.maxTokens = errs.uint(m, "max_tokens", 32, "u32")
+	r.compaction = decodeCompaction(&errs, m)
 	for _, key := range []string{"driver", "provider"} {
 		c, err := m.child(key)
 		if errs.add(err) || c == nil {
@@ -120,6 +119,18 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 	if t := r.transport.trimmed(); t != "" {
 		inf.Transport = Transport(t)
 	}
+	var err error
+	if inf.Compaction, err = lowerCompaction(r.compaction, invalid); err != nil {
+		return nil, err
+	}
+	// done fills in what depends on the transport's fields: the compaction
+	// model defaults to the primary model.
+	done := func() (*Inference, error) {
+		if inf.Compaction != nil && r.compaction.model.node == nil {
+			inf.Compaction.Model = inf.Model
+		}
+		return inf, nil
+	}
 	set := 0
 	for _, s := range []string{inf.SystemPrompt, inf.SystemPromptFile, inf.SystemPromptArtifact} {
 		if s != "" {
@@ -147,7 +158,6 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 			}
 			return s.trimmed(), nil
 		}
-		var err error
 		if inf.Endpoint, err = required(r.endpoint, "endpoint"); err != nil {
 			return nil, err
 		}
@@ -188,7 +198,7 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 		if r.maxTokens.node != nil {
 			inf.MaxTokens = uint32(r.maxTokens.val)
 		}
-		return inf, nil
+		return done()
 
 	case TransportProcess:
 		notValid := func(n *yaml.Node, field string) error {
@@ -210,7 +220,7 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 		}
 		inf.Command = r.command.trimmed()
 		inf.Model = r.model.trimmed()
-		return inf, nil
+		return done()
 	}
 	return nil, invalid(r.transport.node, "inference.transport", "unknown value '%s'", inf.Transport)
 }
@@ -220,75 +230,4 @@ func orNode(a, b *yaml.Node) *yaml.Node {
 		return a
 	}
 	return b
-}
-
-// envRef matches the one interpolation murmur supports: a whole value `${NAME}`.
-var envRef = regexp.MustCompile(`^\$\{([A-Z_][A-Z0-9_]*)\}$`)
-
-// resolveAPIKey resolves a trimmed api_key that is exactly `${NAME}`; any other
-// value (`${lower}`, `Bearer ${X}`, `$X`) is a literal.
-func resolveAPIKey(d *decoder, n *yaml.Node, key string, lookupEnv func(string) (string, bool)) (string, error) {
-	m := envRef.FindStringSubmatch(key)
-	if m == nil {
-		return key, nil
-	}
-	v, ok := lookupEnv(m[1])
-	if !ok {
-		return "", errcode.New(errcode.ManifestInvalid,
-			"inference.api_key references %s but the environment variable is not set", key).
-			At(d.where(n)).WithHint("set %s in the environment or in the project's .env file", m[1])
-	}
-	return v, nil
-}
-
-// checkEndpoint applies murmur's endpoint rule and returns its message, or "".
-// Like murmur, an IPv6 host keeps its brackets and so is never loopback.
-func checkEndpoint(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err == nil && u.Scheme == "" {
-		err = fmt.Errorf("relative URL without a base")
-	}
-	if err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
-		err = fmt.Errorf("empty host")
-	}
-	if err != nil {
-		return fmt.Sprintf("failed to parse '%s' as a URL: %v", endpoint, err)
-	}
-	switch u.Scheme {
-	case "https":
-		return ""
-	case "http":
-		host := strings.ToLower(u.Hostname())
-		if strings.Contains(host, ":") {
-			host = "[" + host + "]"
-		}
-		if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.To4() != nil && ip.IsLoopback()) {
-			return ""
-		}
-		return fmt.Sprintf("'%s' uses plain http:// with non-loopback host '%s' — use https:// for remote endpoints, or http://localhost or a loopback IP literal for local inference", endpoint, host)
-	}
-	return fmt.Sprintf("unsupported scheme '%s' in '%s' — expected http or https", u.Scheme, endpoint)
-}
-
-// checkPromptArtifact requires inference.system_prompt_artifact to name a
-// declared artifact whose payload may be bound as the system prompt.
-func checkPromptArtifact(d *decoder, r *rawInference, m *Manifest) error {
-	if m.Inference == nil || m.Inference.SystemPromptArtifact == "" {
-		return nil
-	}
-	name := m.Inference.SystemPromptArtifact
-	for _, a := range m.Artifacts {
-		if a.Name != name {
-			continue
-		}
-		if a.PromptPayload {
-			return nil
-		}
-		return errcode.New(errcode.ManifestInvalid,
-			"invalid inference config for 'inference.system_prompt_artifact': artifact '%s' (runtime: %s) does not declare 'prompt_payload: true', which system_prompt_artifact requires",
-			name, a.Runtime).At(d.where(r.systemPromptArt.node))
-	}
-	return errcode.New(errcode.ManifestInvalid,
-		"invalid inference config for 'inference.system_prompt_artifact': artifact '%s' is not declared in artifacts:",
-		name).At(d.where(r.systemPromptArt.node))
 }

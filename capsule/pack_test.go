@@ -36,12 +36,13 @@ func TestPackPublishResolveRoundTrip(t *testing.T) {
 		"docs/usage.md": "usage",
 		"ignored.txt":   "not packed",
 	})
-	zipBytes, am, err := Pack(src)
+	packed, err := Pack(src)
 	if err != nil {
 		t.Fatalf("Pack: %v", err)
 	}
-	again, _, err := Pack(src)
-	if err != nil || !bytes.Equal(zipBytes, again) {
+	zipBytes, am := packed.Zip, packed.Manifest
+	again, err := Pack(src)
+	if err != nil || !bytes.Equal(zipBytes, again.Zip) {
 		t.Fatalf("Pack is not deterministic (err %v)", err)
 	}
 
@@ -125,7 +126,7 @@ func TestPackErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := Pack(writeTree(t, tt.files))
+			_, err := Pack(writeTree(t, tt.files))
 			if got := errcode.Code(err); got != tt.code {
 				t.Errorf("code = %q, want %q (error: %v)", got, tt.code, err)
 			}
@@ -136,17 +137,18 @@ func TestPackErrors(t *testing.T) {
 	if err := os.Symlink("real.wasm", filepath.Join(dir, "link.wasm")); err != nil {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
-	if _, _, err := Pack(dir); errcode.Code(err) != errcode.BuildFiles {
+	if _, err := Pack(dir); errcode.Code(err) != errcode.BuildFiles {
 		t.Errorf("symlink: code = %q, want %q (error: %v)", errcode.Code(err), errcode.BuildFiles, err)
 	}
 }
 
 func TestPackSkillAndPublishReserved(t *testing.T) {
 	dir := writeTree(t, map[string]string{"murmur.yaml": "name: guide\nversion: latest\nruntime: skill\n", "skill.md": "# Guide"})
-	zipBytes, am, err := Pack(dir)
+	packed, err := Pack(dir)
 	if err != nil {
 		t.Fatalf("Pack: %v", err)
 	}
+	zipBytes, am := packed.Zip, packed.Manifest
 	a, err := ReadArchive("guide", "latest", zipBytes, 0)
 	if err != nil || string(a.Payload) != "# Guide" {
 		t.Fatalf("ReadArchive = %+v, %v", a, err)

@@ -9,19 +9,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
-// storeMeta is the <name>-<version>.meta.json document (§4.2).
-type storeMeta struct {
-	Meta struct {
-		Name            string     `json:"name"`
-		Version         string     `json:"version"`
-		Runtime         Execution  `json:"runtime"`
-		ArtifactRuntime string     `json:"artifact_runtime"`
-		Platforms       [][]string `json:"platforms"`
-		Description     *string    `json:"description"`
-		Tags            []string   `json:"tags"`
-	} `json:"meta"`
-}
-
 // Publish writes an artifact's archive into the store at storeRoot:
 // <root>/<name>/<version>/<name>-<version>.mur.zip, its .sha256 sidecar
 // (lowercase hex and a newline) and .meta.json, each through a temporary
@@ -41,10 +28,8 @@ func Publish(storeRoot string, zipBytes []byte, m *ArtifactManifest) (string, er
 		return "", errcode.New(errcode.RegistryReserved, "version '%s' of %s is reserved and cannot be published", m.Version, m.Name).
 			WithHint("publish a concrete version such as 0.1.0")
 	}
-	var meta storeMeta
-	meta.Meta.Name, meta.Meta.Version = m.Name, m.Version
-	meta.Meta.Runtime, meta.Meta.ArtifactRuntime = m.Packaging(), m.Runtime
-	meta.Meta.Platforms, meta.Meta.Tags = [][]string{}, []string{}
+	meta := metaFile{Meta{Name: m.Name, Version: m.Version, Runtime: m.Packaging(), ArtifactRuntime: m.Runtime,
+		Platforms: [][]string{}, Tags: []string{}}}
 	if m.Description != "" {
 		meta.Meta.Description = &m.Description
 	}

@@ -20,6 +20,10 @@ import (
 // concurrent use.
 type Registry struct {
 	Stores []string // store roots, first wins
+	// MaxEntryBytes is zip_guard's per-entry ceiling for archives from
+	// these stores, passed on in every Resolved; <= 0 means
+	// DefaultMaxEntryBytes. See MaxEntryBytes.
+	MaxEntryBytes int64
 }
 
 // ProjectStore returns the project store root: <project dir>/.murmur/artifacts.
@@ -50,6 +54,7 @@ type Resolved struct {
 	Store         string // root of the store it came from
 	ZipPath       string
 	SidecarSHA256 string // the .sha256 sidecar's content, trimmed
+	MaxEntryBytes int64  // the Registry's; pass it to ReadArchive
 }
 
 // CurrentPlatform returns murmur's platform string for this host:
@@ -80,14 +85,17 @@ func (r *Registry) Resolve(name, version, platform string) (*Resolved, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
+		if res != nil {
+			res.MaxEntryBytes = r.MaxEntryBytes
+		}
 		return res, err
 	}
 	return nil, notFound(name, version)
 }
 
-func notFound(name, version string) error {
+func notFound(name, version string) *errcode.Error {
 	return errcode.New(errcode.RegistryNotFound, "artifact %s@%s not found", name, version).
-		WithHint("run `mur install` (or `murmur-eval pack`) to put it in the project store")
+		WithHint("run `mur install` (or `murmur-eval pack ARTIFACT_DIR --store <project>/.murmur/artifacts`) to put it in the project store")
 }
 
 // checkRef refuses names and versions that would leave the store directory.

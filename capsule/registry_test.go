@@ -3,6 +3,7 @@ package capsule
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -192,14 +193,20 @@ func TestResolveAll(t *testing.T) {
 		t.Errorf("pins mismatch (-want +got):\n%s", diff)
 	}
 
-	// Without a lock the manifest's versions are used: echo@1.0.0 is missing.
+	// Without a lock the manifest's versions are used: echo@1.0.0 is
+	// missing, reported as murmur's staging does (E-REG-001, the first one),
+	// at the entry's position in the manifest.
+	m.Artifacts[0].where = "murmur.yaml:3:5"
 	m.Artifacts = append(m.Artifacts, ArtifactDecl{Name: "ghost", Version: "9.0.0"})
 	_, err = ResolveAll(m, nil, reg, "linux-x86_64")
-	if got := errcode.Code(err); got != errcode.RunNotInstalled {
-		t.Fatalf("code = %q, want %q (error: %v)", got, errcode.RunNotInstalled, err)
+	if got := errcode.Code(err); got != errcode.RegistryNotFound {
+		t.Fatalf("code = %q, want %q (error: %v)", got, errcode.RegistryNotFound, err)
 	}
-	if got, want := asError(err).Msg, "missing artifacts: echo@1.0.0, ghost@9.0.0"; got != want {
-		t.Errorf("message = %q, want %q", got, want)
+	if got := whereOf(asError(err)); got != "murmur.yaml:3:5" {
+		t.Errorf("where = %q, want murmur.yaml:3:5", got)
+	}
+	if h := asError(err).Hint; !strings.Contains(h, "mur install") || !strings.Contains(h, "ghost@9.0.0") {
+		t.Errorf("hint = %q, want `mur install` and the other missing artifact", h)
 	}
 
 	// A locked project needs an entry for every registry artifact.

@@ -17,17 +17,17 @@ type Pinned struct {
 }
 
 // ResolveAll pins and resolves every registry artifact of m, in manifest
-// order, the way `mur run` does before staging. Artifacts with a local source
+// order, the way `mur eval run` stages them. Artifacts with a local source
 // are skipped, as murmur never locks or resolves them.
 //
 // With a lock, every artifact needs an entry (else E-RUN-003) and the lock's
-// resolved_version replaces the manifest's. Artifacts missing from every store
-// are collected and reported together as murmur's pre-flight does:
-// E-RUN-008 "missing artifacts: a@1.0.0, b@2.0.0", whatever their number
-// (Registry.Resolve alone reports E-REG-001, as murmur's staging does). Any
-// other resolution error is returned at once.
+// resolved_version replaces the manifest's. An artifact no store has is
+// E-REG-001 at its manifest entry, as murmur's staging reports the first one
+// (mur eval run has no pre-flight E-RUN-008); the hint names any others.
+// Any other resolution error is returned at once.
 func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinned, error) {
 	var pins []Pinned
+	var decls []ArtifactDecl
 	for _, a := range m.Artifacts {
 		if a.IsLocal() {
 			continue
@@ -43,12 +43,19 @@ func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinn
 			p.Version, p.LockSHA256 = e.ResolvedVersion, e.SHA256
 		}
 		pins = append(pins, p)
+		decls = append(decls, a)
 	}
-	var missing []string
+	var first *errcode.Error
+	var others []string
 	for i := range pins {
 		res, err := reg.Resolve(pins[i].Name, pins[i].Version, platform)
 		if errcode.Is(err, errcode.RegistryNotFound) {
-			missing = append(missing, pins[i].Name+"@"+pins[i].Version)
+			if first == nil {
+				first = notFound(pins[i].Name, pins[i].Version).At(decls[i].Where())
+				first.Msg += " (looked in " + strings.Join(reg.Stores, ", ") + ")"
+			} else {
+				others = append(others, pins[i].Name+"@"+pins[i].Version)
+			}
 			continue
 		}
 		if err != nil {
@@ -56,9 +63,11 @@ func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinn
 		}
 		pins[i].Resolved = res
 	}
-	if len(missing) > 0 {
-		return nil, errcode.New(errcode.RunNotInstalled, "missing artifacts: %s", strings.Join(missing, ", ")).
-			WithHint("run `mur install` (or `murmur-eval pack`) to install all manifest dependencies")
+	if first != nil {
+		if len(others) > 0 {
+			first.Hint += "; also missing: " + strings.Join(others, ", ")
+		}
+		return nil, first
 	}
 	return pins, nil
 }

@@ -34,7 +34,7 @@ func TestStageConformance(t *testing.T) {
 	}{
 		{resolve.New(resolve.Options{Dir: t.TempDir()}), resolve.Name, true},
 		{verify.New(verify.Options{StagedDir: t.TempDir()}), verify.Name, true},
-		{staging.Stage{}, staging.Name, true},
+		{staging.New(), staging.Name, true},
 		{contain.New(nil), contain.Name, true},
 		{launch.New(src, time.Now), launch.Name, true},
 		{loop.Stage{}, loop.Name, true},

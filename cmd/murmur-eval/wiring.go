@@ -35,7 +35,7 @@ func (w wiring) graph() (*pipeline.Graph, func(), error) {
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}), Shared: true},
 		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
-		pipeline.Node{Stage: staging.Stage{}, Requires: []string{verify.Name}},
+		pipeline.Node{Stage: staging.New(), Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
 		pipeline.Node{Stage: launch.New(w.source, time.Now), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},

@@ -1,7 +1,8 @@
-// Package resolve is the Resolve stage: it reads the capsule project
-// (murmur.yaml, murmur.lock) and finds every registry artifact in the
-// project store, then the global store. The work is the same for every
-// case, so it is done once per run and shared.
+// Package resolve is the Resolve stage: it reads the capsule project as
+// `mur eval run` does (.env, murmur.yaml, murmur.lock), finds every registry
+// artifact in the project store, then the global store, and checks that
+// every local-source skill can be read. The work is the same for every case,
+// so it is done once per run and shared.
 package resolve
 
 import (
@@ -17,10 +18,13 @@ const Name = "resolve"
 
 // Options locate the capsule project and the environment it is read with.
 type Options struct {
-	Dir       string                      // the capsule project folder
-	LookupEnv func(string) (string, bool) // for ${VAR} in inference.api_key
-	Home      string                      // for the global store; "" for none
-	Platform  string                      // murmur's platform string
+	Dir string // the capsule project folder
+	// LookupEnv is the process environment. It resolves a ${VAR}
+	// inference.api_key, with <Dir>/.env filling in names it does not set
+	// (never overriding it), and MURMUR_MAX_ARTIFACT_DECOMPRESSED_BYTES.
+	LookupEnv func(string) (string, bool)
+	Home      string // for the global store; "" for none
+	Platform  string // murmur's platform string
 }
 
 // Stage is the Resolve stage. It is safe for concurrent use.
@@ -42,8 +46,16 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	return err
 }
 
+// resolve follows `mur eval run`: .env (E-IO-003), the manifest (E-MAN-*),
+// the lock (E-RUN-003), the stores (E-REG-001, E-RUN-003), then the local
+// sources (E-IO-001), all before any case stages anything.
 func (s *Stage) resolve(context.Context) (*pipeline.Capsule, error) {
-	m, err := capsule.LoadManifest(filepath.Join(s.opts.Dir, capsule.ManifestFile), s.opts.LookupEnv)
+	dotenv, err := capsule.ReadDotEnv(s.opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	lookup := capsule.WithDotEnv(s.opts.LookupEnv, dotenv)
+	m, err := capsule.LoadManifest(filepath.Join(s.opts.Dir, capsule.ManifestFile), lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +63,13 @@ func (s *Stage) resolve(context.Context) (*pipeline.Capsule, error) {
 	if err != nil {
 		return nil, err
 	}
-	pins, err := capsule.ResolveAll(m, lock, capsule.NewRegistry(m.Dir, s.opts.Home), s.opts.Platform)
+	reg := capsule.NewRegistry(m.Dir, s.opts.Home)
+	reg.MaxEntryBytes = capsule.MaxEntryBytes(s.opts.LookupEnv)
+	pins, err := capsule.ResolveAll(m, lock, reg, s.opts.Platform)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := capsule.ReadLocalSkills(m); err != nil {
 		return nil, err
 	}
 	return &pipeline.Capsule{Manifest: m, Pins: pins}, nil

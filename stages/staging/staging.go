@@ -1,7 +1,10 @@
 // Package staging is the Stage stage (named staging so nobody writes
 // stage.Stage). Per case it creates the session folder in murmur's layout:
 // tools/<name>/ with the tool's murmur.yaml and module (hard links to the
-// run-level copies Verify wrote, not copies), task.md, logs/ and out/.
+// run-level copies Verify wrote, not copies), each local-source skill's
+// skill.md, task.md, logs/ and out/. After the run's first successful
+// staging it writes murmur.lock if the project has none, as `mur eval run`
+// does.
 package staging
 
 import (
@@ -9,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
@@ -16,16 +20,28 @@ import (
 // Name is the stage's name in the graph.
 const Name = "stage"
 
-// Stage is the Stage stage. It holds no state.
-type Stage struct{}
+// Stage is the Stage stage. It is safe for concurrent use. Build it with
+// New: the zero Stage stages sessions but keeps no run state, so it writes
+// no lock and reads local skills for every case.
+type Stage struct {
+	run *runState
+}
+
+// New returns a Stage for one run.
+func New() Stage { return Stage{run: &runState{}} }
 
 // Name returns "stage".
 func (Stage) Name() string { return Name }
 
-// Run creates the case's session folder.
-func (Stage) Run(_ context.Context, c *pipeline.Case) error {
-	if c.Toolset == nil || c.SessionDir == "" {
+// Run creates the case's session folder, then, on the run's first success,
+// the project's murmur.lock if there is none.
+func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
+	if c.Toolset == nil || c.SessionDir == "" || c.Capsule == nil {
 		return errcode.New(errcode.Internal, "stage: verify did not run")
+	}
+	skills, err := s.localSkills(ctx, c.Capsule.Manifest)
+	if err != nil {
+		return err
 	}
 	for _, d := range []string{"logs", "out", "tools"} {
 		if err := os.MkdirAll(filepath.Join(c.SessionDir, d), 0o755); err != nil {
@@ -43,6 +59,15 @@ func (Stage) Run(_ context.Context, c *pipeline.Case) error {
 			}
 		}
 	}
+	for _, sk := range skills {
+		dir := filepath.Join(c.SessionDir, "tools", sk.Name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return errcode.Wrap(errcode.IO, err, "create %s", dir)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "skill.md"), sk.Text, 0o644); err != nil {
+			return errcode.Wrap(errcode.IO, err, "stage tools/%s/skill.md", sk.Name)
+		}
+	}
 	task, err := c.Input.ReadTask()
 	if err != nil {
 		return err
@@ -50,7 +75,32 @@ func (Stage) Run(_ context.Context, c *pipeline.Case) error {
 	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o644); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write task.md")
 	}
+	if s.run != nil {
+		s.run.lock.write(c)
+	}
 	return nil
+}
+
+// Lock reports whether this run wrote the project's murmur.lock, and the
+// last failure to write it (murmur ignores those: the case still counts).
+func (s Stage) Lock() (written bool, err error) {
+	if s.run == nil {
+		return false, nil
+	}
+	return s.run.lock.result()
+}
+
+func (s Stage) localSkills(ctx context.Context, m *capsule.Manifest) ([]capsule.LocalSkill, error) {
+	read := func(context.Context) ([]capsule.LocalSkill, error) { return capsule.ReadLocalSkills(m) }
+	if s.run == nil {
+		return read(ctx)
+	}
+	return s.run.skills.Get(ctx, read)
+}
+
+type runState struct {
+	skills pipeline.Memo[[]capsule.LocalSkill]
+	lock   lockWriter
 }
 
 // linkOrCopy hard-links src to dst, copying when the two are on different

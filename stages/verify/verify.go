@@ -85,7 +85,7 @@ func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
 		if err := capsule.Verify(p.Name, p.Version, zip, p.Resolved.SidecarSHA256, p.LockSHA256); err != nil {
 			return nil, err
 		}
-		ar, err := capsule.ReadArchive(p.Name, p.Version, zip, 0)
+		ar, err := capsule.ReadArchive(p.Name, p.Version, zip, p.Resolved.MaxEntryBytes)
 		if err != nil {
 			return nil, err
 		}
