@@ -27,9 +27,12 @@ const (
 	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime
 	RunNotInstalled      = "E-RUN-008"  // required artifact not installed locally
 	RunSystemPrompt      = "E-RUN-009"  // system prompt file or prompt artifact unreadable
+	RunResourceLimit     = "E-RUN-011"  // native subprocess killed for exceeding a capabilities.resources limit
+	RunWorkdirSize       = "E-RUN-013"  // session workdir exceeded workdir_max_bytes
 	CapNetworkEntry      = "E-CAP-001"  // unparseable network.allow entry
 	CapScope             = "E-CAP-002"  // filesystem.scope absolute or escaping
 	CapContainment       = "E-CAP-003"  // declared containment floor not achievable
+	CapEgressNamespace   = "E-CAP-005"  // no network namespace for a subprocess-capable capsule
 	IONotFound           = "E-IO-001"   // file or directory not found
 	IOPermission         = "E-IO-002"   // host permission denied
 	IO                   = "E-IO-003"   // general I/O error, archive read error

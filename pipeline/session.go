@@ -35,6 +35,11 @@ type LoopConfig struct {
 	Containment string
 	// DeclaredContainment is the manifest's floor ("advisory" when absent).
 	DeclaredContainment string
+	// Capabilities, WorkdirExec and EffectiveGrants are session_start's
+	// fields of the same names (murmur-session.md §3).
+	Capabilities    []string
+	WorkdirExec     bool
+	EffectiveGrants map[string]any
 }
 
 // ToolReply is a tool call's answer as the model will see it.
@@ -42,6 +47,9 @@ type ToolReply struct {
 	Text    string // data, else summary, else "tool returned no data"
 	IsError bool   // status was not "passed"
 	Skill   bool   // the "tool" was a skill: its guidance, traced as skill_call
+	// Shell is the shell event to trace after the tool_call (Turn unset),
+	// for a shell tool that ran.
+	Shell *trace.Shell
 }
 
 // Toolbox runs one case's tools. It belongs to one case and is used from

@@ -29,6 +29,13 @@ type Toolset struct {
 	Engine    *sandbox.Engine
 	Tools     map[string]*Tool
 	Inventory []inference.Tool // sorted by name, as murmur's inventory.rs
+	// Host is the run's host probe, made once; Spawner runs shell and
+	// native tools (nil when the capsule has neither).
+	Host    sandbox.Host
+	Spawner *sandbox.Spawner
+	// Warnings are murmur's W-SEC warnings for this capsule on this host,
+	// as "warning[W-SEC-NNN]: text" lines: the run prints them once.
+	Warnings []string
 }
 
 // Tool is one staged, model-visible artifact.
@@ -36,6 +43,11 @@ type Tool struct {
 	Name   string
 	Module *sandbox.Module // WASM tools; nil for skills
 	Skill  string          // skill.md text of skills
+	Native bool            // a native tool: tools/<name>/<name> in the session
+	Shell  bool            // a capabilities.shell.allow binary
+	// Scope is the artifact's own filesystem.scope ("" for the whole
+	// session dir), validated before any case runs.
+	Scope string
 	// Files maps a file name under the session's tools/<name>/ to the
 	// run-level copy it is linked from.
 	Files map[string]string
@@ -48,4 +60,16 @@ type Policy struct {
 	Root     string // the host folder a guest sees as "/": the session dir
 	Env      []string
 	Deadline time.Duration // per tool call: capabilities.limits.deadline_seconds
+
+	// ShellEnv and NativeEnv are the whole environments of shell tools
+	// (with the MURMUR_* values) and of native tools (without).
+	ShellEnv, NativeEnv []string
+	// Resources bound every subprocess (rlimits, workdir guard).
+	Resources   capsule.Resources
+	WorkdirExec bool
+	// Isolate: network.allow is empty, so subprocesses get their own
+	// network namespace.
+	Isolate bool
+	// Grants is murmur's effective_grants object for session_start.
+	Grants map[string]any
 }

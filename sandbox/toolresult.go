@@ -74,6 +74,16 @@ func (r ToolResult) Meta(key string) (string, bool) {
 // would mislead whoever reads it. Invalid UTF-8 is replaced by U+FFFD, as
 // Rust's from_utf8_lossy does. A nil out reads as empty output, exit 0.
 func ParseToolResult(toolName string, out *Output) ToolResult {
+	return parseResult("tool '"+toolName+"'", out)
+}
+
+// ParseNativeToolResult is ParseToolResult for a native tool (a bin/<name>
+// subprocess), with murmur's own words: "native tool '<n>' completed".
+func ParseNativeToolResult(toolName string, out *Output) ToolResult {
+	return parseResult("native tool '"+toolName+"'", out)
+}
+
+func parseResult(label string, out *Output) ToolResult {
 	if out == nil {
 		out = &Output{}
 	}
@@ -85,13 +95,13 @@ func ParseToolResult(toolName string, out *Output) ToolResult {
 	switch {
 	case stdout == "":
 		r := ToolResult{Status: byExit, HasSummary: true,
-			Summary: "tool '" + toolName + "' exited with " + strconv.FormatUint(uint64(out.ExitCode), 10)}
+			Summary: label + " exited with " + strconv.FormatUint(uint64(out.ExitCode), 10)}
 		if len(out.Stderr) > 0 {
 			r.Data, r.HasData = lossy(out.Stderr), true
 		}
 		return r
 	case !json.Valid([]byte(stdout)):
-		return ToolResult{Status: byExit, Summary: "tool '" + toolName + "' completed", HasSummary: true,
+		return ToolResult{Status: byExit, Summary: label + " completed", HasSummary: true,
 			Data: stdout, HasData: true}
 	}
 	return fromJSON(stdout)

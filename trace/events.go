@@ -95,3 +95,20 @@ type SkillCall struct {
 	DurationMS  int64  `json:"duration_ms"`
 	Status      string `json:"status"`
 }
+
+// TypeShell is the event written after the tool_call of a shell tool.
+const TypeShell = "shell"
+
+// Shell is written after the tool_call of a shell tool that ran.
+// ResourceLimit names the capabilities.resources limit whose signal ended
+// the command (cpu_seconds, max_file_size_bytes), when one did.
+type Shell struct {
+	Turn          int    `json:"turn"`
+	Binary        string `json:"binary"`
+	Command       string `json:"command"`
+	ExitCode      int32  `json:"exit_code"`
+	StdoutBytes   int    `json:"stdout_bytes"`
+	StderrBytes   int    `json:"stderr_bytes"`
+	DurationMS    int64  `json:"duration_ms"`
+	ResourceLimit string `json:"resource_limit,omitempty"`
+}

@@ -72,6 +72,12 @@ func (w *Writer) ToolCall(e ToolCall) error {
 // SkillCall writes a skill_call event; it does not count as a tool call.
 func (w *Writer) SkillCall(e SkillCall) error { return w.write(TypeSkillCall, &e.Turn, e.SkillName, e) }
 
+// Shell writes a shell event and counts it as a shell call.
+func (w *Writer) Shell(e Shell) error {
+	w.totals.TotalShellCalls++
+	return w.write(TypeShell, &e.Turn, "", e)
+}
+
 // SessionEnd writes a session_end event with the running totals.
 func (w *Writer) SessionEnd(exitStatus string) error {
 	w.ended = true

@@ -1,13 +1,21 @@
 // Package contain is the Contain stage: it decides what the case's sandbox
-// allows. For now every case runs in class advisory: WASM guests see only
-// their session folder, get no host environment beyond capabilities.env.allow
-// (credential-shaped names stripped) and murmur's MURMUR_* identity
-// variables, and no sockets. A declared scoped or sealed floor is refused
-// with E-CAP-003, as murmur refuses a floor the host cannot meet.
+// allows. The class comes from the run's host probe (Verify made it once,
+// before anything was unpacked, and refused an unmet floor there): scoped
+// where Landlock is really enforced, advisory otherwise or with
+// workdir_exec, never sealed. WASM guests see only their session folder (or
+// their artifact's filesystem.scope inside it), get no host environment
+// beyond capabilities.env.allow (credential-shaped and strip_env names
+// removed) and murmur's MURMUR_* identity variables, and no sockets. Shell
+// and native tools get murmur's rebuilt subprocess environments, the
+// capsule's resources, and their own network namespace when network.allow
+// is empty.
 package contain
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -19,16 +27,13 @@ import (
 // Name is the stage's name in the graph.
 const Name = "contain"
 
-// achieved is the class murmur-eval provides today.
-const achieved = "advisory"
-
 // Stage is the Contain stage. It is safe for concurrent use.
 type Stage struct {
 	hostEnv map[string]string
 }
 
 // New returns a Contain stage; hostEnv is the evaluator's environment, the
-// only source of capabilities.env.allow values.
+// only source of capabilities.env.allow and baseline values.
 func New(hostEnv map[string]string) *Stage { return &Stage{hostEnv: hostEnv} }
 
 // Name returns "contain".
@@ -36,25 +41,59 @@ func (s *Stage) Name() string { return Name }
 
 // Run sets c.Policy, or refuses the case's containment floor.
 func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
-	if c.Capsule == nil {
-		return errcode.New(errcode.Internal, "contain: resolve did not run")
+	if c.Capsule == nil || c.Toolset == nil {
+		return errcode.New(errcode.Internal, "contain: resolve or verify did not run")
 	}
 	m := c.Capsule.Manifest
-	declared := string(m.Capabilities.Containment)
-	if declared == "" {
-		declared = achieved
+	caps := m.Capabilities
+	cls := sandbox.Classify(c.Toolset.Host, caps)
+	if err := cls.Err(); err != nil {
+		return err
 	}
-	if declared != achieved {
-		return errcode.New(errcode.CapContainment,
-			"declared containment class '%s' is not achievable on this host (achieved: '%s'): murmur-eval does not enforce Landlock containment yet", declared, achieved).
-			WithHint("lower capabilities.containment to 'advisory' for the evaluation, or run the capsule with mur")
+	home := filepath.Join(c.SessionDir, ".capsule-home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return errcode.Wrap(errcode.IO, err, "create %s", home)
 	}
+	if err := bootstrapLog(c.SessionDir, c.Toolset.Warnings); err != nil {
+		return err
+	}
+	identity := identityEnv(m, c.SessionID)
 	c.Policy = &pipeline.Policy{
-		Declared: declared,
-		Achieved: achieved,
-		Root:     c.SessionDir,
-		Env:      append(sandbox.FilterEnv(s.hostEnv, m.Capabilities.Env.Allow, nil), identityEnv(m, c.SessionID)...),
-		Deadline: time.Duration(m.Capabilities.Limits.DeadlineSeconds) * time.Second,
+		Declared:    string(cls.Declared),
+		Achieved:    string(cls.Achieved),
+		Root:        c.SessionDir,
+		Env:         append(sandbox.FilterEnv(s.hostEnv, caps.Env.Allow, caps.Shell.StripEnv), identity...),
+		Deadline:    time.Duration(caps.Limits.DeadlineSeconds) * time.Second,
+		ShellEnv:    sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home),
+		NativeEnv:   sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home),
+		Resources:   caps.Resources,
+		WorkdirExec: caps.Filesystem.WorkdirExec,
+		Isolate:     caps.Network == nil || len(caps.Network.Allow) == 0,
+		Grants:      grants(cls, caps, c.Toolset.Spawner != nil),
+	}
+	return nil
+}
+
+// bootstrapLog appends the run's warnings to the session's
+// logs/bootstrap.log, as murmur does for its launch-time warnings.
+func bootstrapLog(sessionDir string, warnings []string) error {
+	if len(warnings) == 0 {
+		return nil
+	}
+	p := filepath.Join(sessionDir, "logs", "bootstrap.log")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return errcode.Wrap(errcode.IO, err, "create %s", filepath.Dir(p))
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return errcode.Wrap(errcode.IO, err, "open %s", p)
+	}
+	_, err = f.WriteString(strings.Join(warnings, "\n") + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return errcode.Wrap(errcode.IO, err, "write %s", p)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
 func caseFor(t *testing.T, manifest string) *pipeline.Case {
@@ -19,7 +20,8 @@ func caseFor(t *testing.T, manifest string) *pipeline.Case {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pipeline.Case{SessionID: "ses_1", SessionDir: "/runs/r/sessions/ses_1", Capsule: &pipeline.Capsule{Manifest: m}}
+	return &pipeline.Case{SessionID: "ses_1", SessionDir: t.TempDir(), Capsule: &pipeline.Capsule{Manifest: m},
+		Toolset: &pipeline.Toolset{}}
 }
 
 const base = `name: qs
@@ -28,11 +30,22 @@ inference: {endpoint: "https://api.example.com", model: m, driver: {artifact: d}
 `
 
 func TestContainRefusesFloorsItCannotMeet(t *testing.T) {
-	for _, class := range []string{"scoped", "sealed"} {
-		c := caseFor(t, base+"capabilities: {containment: "+class+"}\n")
+	for _, tc := range []struct {
+		caps     string
+		landlock bool
+		want     string // "" for accepted, else the achieved class
+	}{
+		{"{containment: scoped}", false, errcode.CapContainment},
+		{"{containment: sealed}", false, errcode.CapContainment},
+		{"{containment: scoped}", true, ""},
+		{"{containment: sealed}", true, errcode.CapContainment},
+		{"{containment: scoped, filesystem: {workdir_exec: true}}", true, errcode.CapContainment},
+	} {
+		c := caseFor(t, base+"capabilities: "+tc.caps+"\n")
+		c.Toolset.Host = sandbox.Host{Landlock: tc.landlock}
 		err := New(nil).Run(context.Background(), c)
-		if got := errcode.Code(err); got != errcode.CapContainment {
-			t.Errorf("%s: code %q, want %q (%v)", class, got, errcode.CapContainment, err)
+		if got := errcode.Code(err); got != tc.want {
+			t.Errorf("%s landlock=%v: code %q, want %q (%v)", tc.caps, tc.landlock, got, tc.want, err)
 		}
 	}
 	c := caseFor(t, base+"capabilities: {containment: advisory}\n")

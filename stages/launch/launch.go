@@ -80,7 +80,26 @@ func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, err
 		Workdir:             c.SessionDir,
 		Containment:         c.Policy.Achieved,
 		DeclaredContainment: c.Policy.Declared,
+		Capabilities:        capabilityNames(m.Capabilities),
+		WorkdirExec:         c.Policy.WorkdirExec,
+		EffectiveGrants:     c.Policy.Grants,
 	}, nil
+}
+
+// capabilityNames is session_start's capabilities: which of network,
+// filesystem and shell have a non-empty policy.
+func capabilityNames(caps capsule.Capabilities) []string {
+	out := []string{}
+	if caps.Network != nil && len(caps.Network.Allow) > 0 {
+		out = append(out, "network")
+	}
+	if caps.Filesystem.Scope != "" {
+		out = append(out, "filesystem")
+	}
+	if len(caps.Shell.Allow) > 0 {
+		out = append(out, "shell")
+	}
+	return out
 }
 
 // inferenceConfig is what the model providers need of the manifest's

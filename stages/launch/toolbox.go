@@ -9,8 +9,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
-// toolbox runs a case's tools: the run's shared compiled modules under the
-// case's policy. It belongs to one case.
+// toolbox runs a case's tools: the run's shared compiled modules and the
+// subprocess launcher under the case's policy. It belongs to one case.
 type toolbox struct {
 	set    *pipeline.Toolset
 	policy *pipeline.Policy
@@ -25,25 +25,54 @@ type toolInput struct {
 	LogPath *string `json:"log_path"`
 }
 
-// Call dispatches in murmur's order for the kinds murmur-eval stages today:
-// a skill answers with its guidance; a WASM tool runs in a fresh instance.
-// Every failure of the tool itself becomes an error reply the model sees;
-// only the case's own context ending stops the loop.
+// Call dispatches in murmur's order (murmur-session.md §1.5): a native
+// tool, a shell binary, a skill's guidance, a WASM tool in a fresh
+// instance. Every failure of the tool itself becomes an error reply the
+// model sees; the case stops only when its context ends or its session dir
+// has grown past workdir_max_bytes (E-RUN-013), which is checked before and
+// after every call.
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
 	tool, ok := t.set.Tools[name]
 	if !ok {
 		return pipeline.ToolReply{Text: "tool '" + name + "' is not available in this session", IsError: true}, nil
 	}
-	if tool.Module == nil {
+	if tool.Module == nil && !tool.Native && !tool.Shell {
 		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil
 	}
+	if err := t.guard(); err != nil {
+		return pipeline.ToolReply{}, err
+	}
+	var reply pipeline.ToolReply
+	var err error
+	switch {
+	case tool.Native:
+		reply, err = t.native(ctx, name, input)
+	case tool.Shell:
+		reply, err = t.shell(ctx, name, input)
+	default:
+		reply, err = t.wasm(ctx, tool, input)
+	}
+	if err != nil {
+		return reply, err
+	}
+	return reply, t.guard()
+}
+
+// guard is the workdir size guard.
+func (t *toolbox) guard() error {
+	return sandbox.CheckWorkdir(t.policy.Root, t.policy.Resources.WorkdirMaxBytes)
+}
+
+// wasm runs a WASM tool; a tool with its own filesystem.scope sees only
+// that folder of the session (created if missing).
+func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawMessage) (pipeline.ToolReply, error) {
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	out, err := t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
-		Dir:      t.policy.Root,
+		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
 		Env:      t.policy.Env,
 		Stdin:    stdin,
 		Deadline: t.policy.Deadline,
-		Args:     []string{name},
+		Args:     []string{tool.Name},
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -51,6 +80,6 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		}
 		return pipeline.ToolReply{Text: err.Error(), IsError: true}, nil
 	}
-	res := sandbox.ParseToolResult(name, out)
+	res := sandbox.ParseToolResult(tool.Name, out)
 	return pipeline.ToolReply{Text: res.Text(), IsError: res.IsError()}, nil
 }

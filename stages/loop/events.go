@@ -55,33 +55,47 @@ func sessionStart(cfg pipeline.LoopConfig, tools []string) trace.SessionStart {
 	if tools == nil {
 		tools = []string{}
 	}
+	capabilities := cfg.Capabilities
+	if capabilities == nil {
+		capabilities = []string{}
+	}
+	grants := cfg.EffectiveGrants
+	if grants == nil {
+		grants = defaultGrants(cfg)
+	}
 	return trace.SessionStart{
 		CapsuleName:         cfg.CapsuleName,
 		CapsuleVersion:      cfg.CapsuleVersion,
 		Model:               cfg.Model,
 		MaxTurns:            cfg.MaxTurns,
-		Capabilities:        []string{},
+		Capabilities:        capabilities,
 		ToolsDeclared:       tools,
 		ContainmentDeclared: cfg.DeclaredContainment,
 		ContainmentAchieved: cfg.Containment,
-		WorkdirExec:         false,
-		EffectiveGrants: map[string]any{
-			"declared_containment":       cfg.DeclaredContainment,
-			"achieved_containment":       cfg.Containment,
-			"floor_met":                  true,
-			"enforcement_tier":           "wasm-only",
-			"filesystem_scope":           nil,
-			"workdir_exec":               false,
-			"network_allow":              []string{},
-			"unix_sockets":               false,
-			"shell_allow":                []string{},
-			"spawn_allow":                []string{},
-			"env_allow":                  []string{},
-			"interpreter_runtime_grants": []string{},
-			"staged_runtime_grants":      []string{},
-		},
-		SystemPromptSource: source,
-		SystemPromptSHA256: sum,
+		WorkdirExec:         cfg.WorkdirExec,
+		EffectiveGrants:     grants,
+		SystemPromptSource:  source,
+		SystemPromptSHA256:  sum,
+	}
+}
+
+// defaultGrants is murmur's effective_grants object for a session whose
+// Contain stage recorded none (a test's hand-made case).
+func defaultGrants(cfg pipeline.LoopConfig) map[string]any {
+	return map[string]any{
+		"declared_containment":       cfg.DeclaredContainment,
+		"achieved_containment":       cfg.Containment,
+		"floor_met":                  true,
+		"enforcement_tier":           "wasm-only",
+		"filesystem_scope":           nil,
+		"workdir_exec":               cfg.WorkdirExec,
+		"network_allow":              []string{},
+		"unix_sockets":               false,
+		"shell_allow":                []string{},
+		"spawn_allow":                []string{},
+		"env_allow":                  []string{},
+		"interpreter_runtime_grants": []string{},
+		"staged_runtime_grants":      []string{},
 	}
 }
 

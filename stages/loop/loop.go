@@ -210,6 +210,11 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 			Status:      status,
 		})
 	}
+	if err == nil && reply.Shell != nil {
+		ev := *reply.Shell
+		ev.Turn = turn
+		err = l.tr.Shell(ev)
+	}
 	if err != nil {
 		return inference.Message{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}

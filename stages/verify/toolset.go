@@ -22,8 +22,9 @@ import (
 // sessions to link, and the inventory the model sees.
 //
 // Drivers are not staged: murmur-eval serves model providers natively (see
-// RATIONALE.md). Hooks and native tools are refused until the sandbox and
-// loop issues bring them, rather than silently ignored.
+// RATIONALE.md). Hooks are refused until the hooks issue brings them,
+// rather than silently ignored. Native tools are staged executable; they
+// and shell tools run through the Spawner that finish makes.
 func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sandbox.Config) (*pipeline.Toolset, error) {
 	ts := &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}
 	for _, a := range arts {
@@ -65,9 +66,17 @@ func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sa
 			if err := writeShared(t, dir, path.Base(a.Archive.PayloadEntry), a.Archive.Payload); err != nil {
 				return nil, err
 			}
+		case capsule.ExecutionNative:
+			// Installed as tools/<name>/<name>, executable (§3.2).
+			t.Native = true
+			p := filepath.Join(dir, a.Name)
+			_ = os.Remove(p)
+			if err := os.WriteFile(p, a.Archive.Payload, 0o555); err != nil {
+				return nil, errcode.Wrap(errcode.IO, err, "write %s", p)
+			}
+			t.Files[a.Name] = p
 		default:
-			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s is a native tool; murmur-eval runs WASM tools only for now", a.Name, a.Version).
-				WithHint("rebuild the tool as a WASI preview 1 module (GOOS=wasip1 GOARCH=wasm)")
+			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s has an unknown packaging type %q", a.Name, a.Version, a.Archive.Packaging)
 		}
 		ts.Tools[a.Name] = t
 		ts.Inventory = append(ts.Inventory, inventoryEntry(a.Name, a.Archive, role))

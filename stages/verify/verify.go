@@ -52,25 +52,42 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	cap := c.Capsule
 	v, err := s.memo.Get(ctx, func(ctx context.Context) (verified, error) {
+		host, scopes, err := preflight(ctx, cap.Manifest)
+		if err != nil {
+			return verified{}, err
+		}
 		arts, err := verifyAll(cap.Pins)
 		if err != nil {
 			return verified{}, err
 		}
 		limits := cap.Manifest.Capabilities.Limits
 		ts, err := prepare(ctx, s.opts, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		if err != nil {
+			return verified{arts, ts}, err
+		}
+		err = finish(ts, cap.Manifest, host, scopes)
 		return verified{arts, ts}, err
 	})
 	c.Artifacts, c.Toolset = v.artifacts, v.tools
 	return err
 }
 
-// Close closes the WASM engine, if one was made.
+// Close closes the WASM engine and the subprocess launcher, if made.
 func (s *Stage) Close(ctx context.Context) error {
 	v, err := s.memo.Get(ctx, func(context.Context) (verified, error) { return verified{}, nil })
-	if err != nil || v.tools == nil || v.tools.Engine == nil {
+	if err != nil || v.tools == nil {
 		return nil
 	}
-	return v.tools.Engine.Close(ctx)
+	var cerr error
+	if v.tools.Spawner != nil {
+		cerr = v.tools.Spawner.Close()
+	}
+	if v.tools.Engine != nil {
+		if err := v.tools.Engine.Close(ctx); err != nil {
+			cerr = err
+		}
+	}
+	return cerr
 }
 
 // verifyAll checks every artifact before returning any, so a run with one

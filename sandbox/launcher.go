@@ -1,0 +1,105 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// LauncherArg is the hidden first argument that turns the murmur-eval
+// binary into the subprocess launcher.
+const LauncherArg = "__murmur-eval-launch"
+
+// launcherFailed is the launcher's exit status when it could not set up the
+// sandbox; it then never execs the tool (fail closed). The parent tells it
+// from the tool's own 125 by the marker on stderr.
+const launcherFailed = 125
+
+// launcherMarker starts every message the launcher writes.
+const launcherMarker = "murmur-eval-launcher: "
+
+// launchSpec is what the parent hands the launcher, as JSON in argv[2].
+type launchSpec struct {
+	Path     string        `json:"path"` // absolute path of the binary to exec
+	Argv     []string      `json:"argv"`
+	Env      []string      `json:"env"`
+	Dir      string        `json:"dir"`
+	Rlimits  []rlimit      `json:"rlimits"`
+	Landlock *landlockSpec `json:"landlock,omitempty"`
+}
+
+type rlimit struct {
+	Resource int    `json:"resource"`
+	Max      uint64 `json:"max"`
+}
+
+// LauncherMain runs the launcher when args (os.Args) start with
+// LauncherArg, and reports handled=false otherwise. main calls it first:
+//
+//	if handled, code := sandbox.LauncherMain(os.Args); handled { os.Exit(code) }
+//
+// The launcher, already inside the subprocess's namespaces, sets no_new_privs,
+// the Landlock rule set and hard rlimits on its own thread, marks every
+// descriptor above stderr close-on-exec, and execs the tool. It returns only
+// on failure.
+func LauncherMain(args []string) (handled bool, exitCode int) {
+	if len(args) < 2 || args[1] != LauncherArg {
+		return false, 0
+	}
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, launcherMarker+"usage: LAUNCHER "+LauncherArg+" SPEC_JSON")
+		return true, launcherFailed
+	}
+	var spec launchSpec
+	if err := json.Unmarshal([]byte(args[2]), &spec); err != nil {
+		fmt.Fprintln(os.Stderr, launcherMarker+"bad spec: "+err.Error())
+		return true, launcherFailed
+	}
+	err := launch(spec)
+	fmt.Fprintln(os.Stderr, launcherMarker+err.Error())
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, 127
+	}
+	return true, launcherFailed
+}
+
+// launch applies spec and execs; it returns only an error.
+func launch(spec launchSpec) error {
+	// no_new_privs and Landlock belong to the thread; exec keeps the
+	// calling thread's, so everything happens on this one.
+	runtime.LockOSThread()
+	if err := os.Chdir(spec.Dir); err != nil {
+		return err
+	}
+	if err := noNewPrivs(); err != nil {
+		return err
+	}
+	if spec.Landlock != nil {
+		if err := restrictThread(*spec.Landlock); err != nil {
+			return err
+		}
+	}
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("close inherited descriptors: %w", err)
+	}
+	// rlimits last: RLIMIT_NPROC and RLIMIT_AS would stop the Go runtime
+	// itself from starting threads or mapping memory before the exec.
+	for _, r := range spec.Rlimits {
+		lim := syscall.Rlimit{Cur: r.Max, Max: r.Max}
+		var cur syscall.Rlimit
+		if syscall.Getrlimit(r.Resource, &cur) == nil && cur.Max < r.Max {
+			lim = syscall.Rlimit{Cur: cur.Max, Max: cur.Max} // clamp to the inherited hard limit
+		}
+		if err := syscall.Setrlimit(r.Resource, &lim); err != nil {
+			return fmt.Errorf("setrlimit(%d): %w", r.Resource, err)
+		}
+	}
+	err := syscall.Exec(spec.Path, spec.Argv, spec.Env)
+	return fmt.Errorf("exec %s: %w", spec.Path, err)
+}

@@ -1,0 +1,76 @@
+package contain
+
+import (
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// grants is murmur's effective_grants object (murmur-formats.md §5.2) for
+// session_start, plus murmur-eval's subprocess_egress: "none" when
+// subprocesses get their own network namespace, "unconstrained" when
+// network.allow is not empty (murmur-eval has no egress proxy), and
+// "no-subprocesses" when the capsule runs none.
+func grants(cls sandbox.Containment, caps capsule.Capabilities, subprocesses bool) map[string]any {
+	g := map[string]any{
+		"declared_containment":       string(cls.Declared),
+		"achieved_containment":       string(cls.Achieved),
+		"floor_met":                  cls.FloorMet,
+		"enforcement_tier":           cls.Tier,
+		"filesystem_scope":           nil,
+		"workdir_exec":               caps.Filesystem.WorkdirExec,
+		"network_allow":              orEmpty(nil),
+		"unix_sockets":               false,
+		"shell_allow":                orEmpty(caps.Shell.Allow),
+		"spawn_allow":                orEmpty(caps.Spawn.Allow),
+		"env_allow":                  orEmpty(caps.Env.Allow),
+		"interpreter_runtime_grants": interpreterGrants(caps.Shell.InterpreterRuntime),
+		"staged_runtime_grants":      stagedGrants(caps.Shell.StagedRuntime),
+		"subprocess_egress":          "no-subprocesses",
+	}
+	if cls.Shortfall != "" {
+		g["shortfall_reason"] = cls.Shortfall
+	}
+	if caps.Filesystem.Scope != "" {
+		g["filesystem_scope"] = caps.Filesystem.Scope
+	}
+	if n := caps.Network; n != nil {
+		g["network_allow"] = orEmpty(n.Allow)
+		g["unix_sockets"] = n.UnixSockets
+	}
+	if subprocesses {
+		g["subprocess_egress"] = "none"
+		if caps.Network != nil && len(caps.Network.Allow) > 0 {
+			g["subprocess_egress"] = "unconstrained"
+		}
+	}
+	return g
+}
+
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func interpreterGrants(gs []capsule.InterpreterGrant) []string {
+	out := []string{}
+	for _, g := range gs {
+		for _, d := range g.Dirs {
+			s := g.Binary + ": " + d.Path
+			if d.ListDir {
+				s += " (list_dir)"
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func stagedGrants(gs []capsule.StagedGrant) []string {
+	out := []string{}
+	for _, g := range gs {
+		out = append(out, g.Binary+": "+g.SourcePath+" (pin: "+g.Pin+")")
+	}
+	return out
+}

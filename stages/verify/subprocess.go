@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// shellSchema is the input schema murmur gives a shell.allow binary that has
+// no artifact of its own: a required string command.
+const shellSchema = `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`
+
+// finish completes the run's toolset once the artifacts are staged: the
+// host probe, per-artifact scopes, a tool for every shell.allow binary
+// without an artifact, the Spawner when anything runs as a subprocess, and
+// the W-SEC warnings.
+func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string) error {
+	ts.Host = host
+	native := false
+	for name, t := range ts.Tools {
+		t.Scope = scopes[name]
+		native = native || t.Native
+	}
+	for _, bin := range m.Capabilities.Shell.Allow {
+		if _, ok := ts.Tools[bin]; ok {
+			continue
+		}
+		ts.Tools[bin] = &pipeline.Tool{Name: bin, Shell: true, Files: map[string]string{}}
+		ts.Inventory = append(ts.Inventory, inference.Tool{Name: bin, Parameters: json.RawMessage(shellSchema),
+			Description: "Run a command with " + bin + " in the session workdir"})
+	}
+	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
+	ts.Warnings = warnings(m, host, native)
+	if !native && !spawns(m) {
+		return nil
+	}
+	if !host.UserNS {
+		return egressError(host)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the subprocess launcher")
+	}
+	if exe, err = filepath.EvalSymlinks(exe); err != nil {
+		return errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the subprocess launcher")
+	}
+	sp, err := sandbox.NewSpawner(exe, host)
+	if err != nil {
+		return err
+	}
+	ts.Spawner = sp
+	return nil
+}
