@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
 // Case is the state of one case (one epoch of one dataset line) as it moves
@@ -33,6 +34,14 @@ type Case struct {
 	Policy    *Policy     // contain
 	Session   *Session    // launch: the open trace, the model and the tools
 	Loop      LoopOutcome // loop: how the session ended
+
+	// Scoring is the run's scoring plan (the manifest's scorers, how check
+	// commands run), shared read-only by every case and set when the case
+	// is built; nil scores with the default plan.
+	Scoring *scoring.Plan
+	// Scores are the case's scores, in scoring order, set by report for a
+	// case whose session ended and whose stages all ran; nil otherwise.
+	Scores []scoring.Score
 }
 
 // LoopOutcome is how the agent loop ended a case's session.

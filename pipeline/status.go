@@ -10,15 +10,17 @@ import (
 // Status is a finished case's verdict, as it appears in results.parquet.
 type Status string
 
-// The statuses. Until scorers exist, a session that ended ok passed, one that
-// ended failed or max_turns_reached failed (the model's fault), and error,
-// timeout and cancelled are the harness's or the environment's.
+// The statuses. passed and failed are verdicts on the model: the case ran to
+// the end and was scored. error, timeout and cancelled say the case got no
+// verdict: the harness, the sandbox, the provider or the clock stopped it.
+// Pass rates never count them as the model's failures.
 const (
-	StatusPassed    Status = "passed"
-	StatusFailed    Status = "failed"
-	StatusError     Status = "error"
-	StatusTimeout   Status = "timeout"
-	StatusCancelled Status = "cancelled"
+	StatusPassed    Status = "passed"    // scored, and every scorer passed
+	StatusFailed    Status = "failed"    // scored, and a scorer failed: the model's fault
+	StatusError     Status = "error"     // a stage failed; Verdict.Code and Stage say which
+	StatusTimeout   Status = "timeout"   // the case ran out of its --timeout
+	StatusCancelled Status = "cancelled" // the run was interrupted while the case ran
+	StatusSkipped   Status = "skipped"   // reserved: the case was not run (filtered, sharded out)
 )
 
 // Session exit statuses, as murmur writes them in session_end.
@@ -45,11 +47,14 @@ type Verdict struct {
 	Err    error
 }
 
-// Judge derives a case's verdict from its stage results and the session's
-// exit status. The first failed stage decides. When it failed because the
-// case's context ended, c.EndCause tells why: out of --timeout is a timeout,
-// an interrupted run is cancelled. Anything else is an error with the stage's
-// code (E-EVL-099 when the error carries none).
+// Judge derives a case's verdict from its stage results and its scores. The
+// first failed stage decides. When it failed because the case's context
+// ended, c.EndCause tells why: out of --timeout is a timeout, an interrupted
+// run is cancelled. Anything else is an error with the stage's code
+// (E-EVL-099 when the error carries none). With no failed stage, the case
+// passed when every score passed and failed when one did not; a case that
+// was not scored (Report has not run) falls back on the session's exit
+// status, which is what the default exit_ok scorer would say.
 func Judge(c *Case) Verdict {
 	for _, r := range c.Stages {
 		if r.Outcome != Failed {
@@ -68,6 +73,14 @@ func Judge(c *Case) Verdict {
 			v.Code = errcode.Internal
 		}
 		return v
+	}
+	if len(c.Scores) > 0 {
+		for _, s := range c.Scores {
+			if !s.Pass {
+				return Verdict{Status: StatusFailed}
+			}
+		}
+		return Verdict{Status: StatusPassed}
 	}
 	if c.ExitStatus() == ExitOK {
 		return Verdict{Status: StatusPassed}

@@ -134,6 +134,9 @@ func (s *Sink[T]) finish() error {
 	if err := s.w.Close(); err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish parquet file %s", tmp)
 	}
+	if err := s.tmp.Chmod(0o644); err != nil { // CreateTemp made it 0600
+		return errcode.Wrap(errcode.IO, err, "chmod %s", tmp)
+	}
 	if err := s.tmp.Sync(); err != nil {
 		return errcode.Wrap(errcode.IO, err, "sync %s", tmp)
 	}

@@ -2,22 +2,17 @@ package reports
 
 import (
 	"cmp"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
-	"unicode/utf8"
-
-	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
 // slowestShown is how many of the slowest cases the summary lists.
 const slowestShown = 3
 
-// messageWidth caps the first error message shown per error code, in runes.
-const messageWidth = 60
+// failedKept is how many failed cases a summary keeps (the first by case_id
+// and epoch); the rest are counted.
+const failedKept = 50
 
 // statusOrder returns the order of statuses in the headline; any other
 // status follows, sorted.
@@ -25,33 +20,44 @@ func statusOrder() []string {
 	return []string{StatusPassed, StatusFailed, StatusError, StatusTimeout, StatusCancelled, StatusSkipped}
 }
 
-// Summary aggregates ResultRows into the short plain-text report printed at
-// the end of a run. The zero value is ready to use.
+// Summary aggregates a run's rows into what the end-of-run reports show:
+// counts per status, pass rates over both denominators, pass rates per
+// scorer, error codes, the slowest and the failed cases. The zero value is
+// ready to use. Digest turns it into summary.json's content; WriteText,
+// WriteMarkdown and the JUnit writer render it.
 //
 // Summary is not safe for concurrent use: feed it from one goroutine, such as
-// the one that also sends the rows to the results Sink.
-//
-// Everything it prints is independent of the order rows arrive in, so the
-// same run prints the same summary whatever the worker schedule.
+// the collector that also sends the rows to the sinks. Everything it reports
+// is independent of the order rows arrive in.
 type Summary struct {
-	cases        int
-	byStatus     map[string]int
-	turns        int64
-	toolCalls    int64
-	inputTokens  int64
-	outputTokens int64
-	multiEpoch   bool
-	slowest      []caseRef // longest first, at most slowestShown
-	errors       map[string]*errorStat
+	runID          string
+	capsuleName    string
+	capsuleVersion string
+	cases          int
+	byStatus       map[string]int
+	turns          int64
+	toolCalls      int64
+	inputTokens    int64
+	outputTokens   int64
+	multiEpoch     bool
+	slowest        []caseRef // longest first, at most slowestShown
+	errors         map[string]*errorStat
+	scorers        map[string]*scorerStat
+	failed         []caseRef // by case_id then epoch, at most failedKept
+	failedTotal    int
+	firstStart     time.Time
+	lastEnd        time.Time
 }
 
 // caseRef names one case of a run and what the summary shows of it.
 type caseRef struct {
 	caseID   string
 	epoch    int32
+	status   string
 	duration float64 // ms
 	stage    string
 	message  string
+	reasons  []string // "scorer: reason" of each failed scorer
 }
 
 // errorStat counts the rows with one error code and keeps the first of them,
@@ -61,16 +67,30 @@ type errorStat struct {
 	first caseRef
 }
 
+// scorerStat counts one scorer's verdicts.
+type scorerStat struct {
+	typ    string
+	passed int
+	total  int
+}
+
 // before orders case references by case_id, then epoch.
 func (c caseRef) before(d caseRef) bool {
 	return cmp.Or(strings.Compare(c.caseID, d.caseID), cmp.Compare(c.epoch, d.epoch)) < 0
 }
 
-// Add counts one result row.
-func (s *Summary) Add(r ResultRow) {
+// Add counts one result row of a case without scores.
+func (s *Summary) Add(r ResultRow) { s.AddCase(r, nil) }
+
+// AddCase counts one case: its results row and its score rows.
+func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	if s.byStatus == nil {
 		s.byStatus = make(map[string]int)
 		s.errors = make(map[string]*errorStat)
+		s.scorers = make(map[string]*scorerStat)
+	}
+	if s.cases == 0 || r.RunID < s.runID {
+		s.runID, s.capsuleName, s.capsuleVersion = r.RunID, r.CapsuleName, r.CapsuleVersion
 	}
 	s.cases++
 	s.byStatus[r.Status]++
@@ -80,12 +100,12 @@ func (s *Summary) Add(r ResultRow) {
 	s.outputTokens += r.OutputTokens
 	s.multiEpoch = s.multiEpoch || r.Epoch > 1
 
-	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, duration: r.DurationMS,
+	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}
 	if r.Status != StatusSkipped {
 		s.addSlow(ref)
+		s.addSpan(r)
 	}
-
 	if r.ErrorCode != nil {
 		e := s.errors[*r.ErrorCode]
 		if e == nil {
@@ -95,6 +115,35 @@ func (s *Summary) Add(r ResultRow) {
 			e.first = ref
 		}
 		e.count++
+	}
+	for _, sc := range scores {
+		st := s.scorers[sc.Scorer]
+		if st == nil {
+			st = &scorerStat{typ: sc.ScorerType}
+			s.scorers[sc.Scorer] = st
+		}
+		st.total++
+		if sc.Passed() {
+			st.passed++
+		} else {
+			ref.reasons = append(ref.reasons, sc.Scorer+": "+sc.Reason)
+		}
+	}
+	if r.Status == StatusFailed {
+		s.addFailed(ref)
+	}
+}
+
+func (s *Summary) addSpan(r ResultRow) {
+	if r.StartedAt.IsZero() {
+		return
+	}
+	end := r.StartedAt.Add(msDuration(r.DurationMS))
+	if s.firstStart.IsZero() || r.StartedAt.Before(s.firstStart) {
+		s.firstStart = r.StartedAt
+	}
+	if end.After(s.lastEnd) {
+		s.lastEnd = end
 	}
 }
 
@@ -113,65 +162,49 @@ func (s *Summary) addSlow(ref caseRef) {
 	s.slowest = s.slowest[:min(len(s.slowest), slowestShown)]
 }
 
+// addFailed keeps ref if it is among the first failedKept failed cases.
+func (s *Summary) addFailed(ref caseRef) {
+	s.failedTotal++
+	i, _ := slices.BinarySearchFunc(s.failed, ref, func(a, b caseRef) int {
+		return cmp.Or(strings.Compare(a.caseID, b.caseID), cmp.Compare(a.epoch, b.epoch))
+	})
+	if i >= failedKept {
+		return
+	}
+	s.failed = slices.Insert(s.failed, i, ref)
+	s.failed = s.failed[:min(len(s.failed), failedKept)]
+}
+
 // Total returns the number of rows added.
 func (s *Summary) Total() int { return s.cases }
 
 // Count returns the number of rows added with the given status.
 func (s *Summary) Count(status string) int { return s.byStatus[status] }
 
-// WriteText writes the summary to w: a headline with the counts per status,
-// totals, one line per error code with its first case, the slowest cases and
-// the paths of the Parquet files (an empty path is left out). wall is the
-// run's wall-clock time. A write failure is returned with code errcode.IO.
-func (s *Summary) WriteText(w io.Writer, resultsPath, eventsPath string, wall time.Duration) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s", plural(s.cases, "case"), formatDuration(wall))
-	sep := ": "
-	for _, st := range s.statuses() {
-		fmt.Fprintf(&b, "%s%d %s", sep, s.byStatus[st], clean(st))
-		sep = ", "
-	}
-	fmt.Fprintf(&b, "\ntotals: %s, %s, %d input tokens, %d output tokens\n",
-		plural(int(s.turns), "turn"), plural(int(s.toolCalls), "tool call"), s.inputTokens, s.outputTokens)
+// PassRate is the pass rate over the scored cases (passed and failed): the
+// model's score, with harness errors and timeouts left out.
+func (s *Summary) PassRate() Rate {
+	p := s.byStatus[StatusPassed]
+	return NewRate(p, p+s.byStatus[StatusFailed])
+}
 
-	if len(s.errors) > 0 {
-		b.WriteString("\nerrors:\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		for _, code := range s.errorCodes() {
-			e := s.errors[code]
-			fmt.Fprintf(tw, "  %s\t%d\tfirst %s\t%s\t%s\n", clean(code), e.count,
-				s.name(e.first), clean(e.first.stage), truncate(clean(e.first.message), messageWidth))
-		}
-		tw.Flush() // writes to a strings.Builder cannot fail
-	}
+// Ran is the number of cases that were run: every row but skipped ones.
+func (s *Summary) Ran() int { return s.cases - s.byStatus[StatusSkipped] }
 
-	if len(s.slowest) > 0 {
-		b.WriteString("\nslowest:\n")
-		width := 0
-		for _, c := range s.slowest {
-			width = max(width, utf8.RuneCountInString(formatDuration(msDuration(c.duration))))
-		}
-		for _, c := range s.slowest {
-			fmt.Fprintf(&b, "  %*s  %s\n", width, formatDuration(msDuration(c.duration)), s.name(c))
-		}
-	}
+// PassRateAll is the pass rate over every case that ran, errors, timeouts
+// and cancelled cases included: the second denominator.
+func (s *Summary) PassRateAll() Rate { return NewRate(s.byStatus[StatusPassed], s.Ran()) }
 
-	if resultsPath != "" || eventsPath != "" {
-		b.WriteString("\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', 0)
-		if resultsPath != "" {
-			fmt.Fprintf(tw, "results:\t%s\n", resultsPath)
-		}
-		if eventsPath != "" {
-			fmt.Fprintf(tw, "events:\t%s\n", eventsPath)
-		}
-		tw.Flush()
-	}
+// Unscored is the number of cases that ran but got no verdict because of
+// the harness or the clock: status error or timeout.
+func (s *Summary) Unscored() int { return s.byStatus[StatusError] + s.byStatus[StatusTimeout] }
 
-	if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write run summary")
+// ErrorRate is Unscored over the cases that ran; 0 when none ran.
+func (s *Summary) ErrorRate() float64 {
+	if s.Ran() == 0 {
+		return 0
 	}
-	return nil
+	return float64(s.Unscored()) / float64(s.Ran())
 }
 
 // statuses returns the statuses seen, known ones first in statusOrder.
@@ -202,80 +235,4 @@ func (s *Summary) errorCodes() []string {
 		return cmp.Or(cmp.Compare(s.errors[b].count, s.errors[a].count), strings.Compare(a, b))
 	})
 	return codes
-}
-
-// name formats a case for the summary, with its epoch when the run has more
-// than one.
-func (s *Summary) name(c caseRef) string {
-	if s.multiEpoch {
-		return fmt.Sprintf("%s epoch %d", clean(c.caseID), c.epoch)
-	}
-	return clean(c.caseID)
-}
-
-// msDuration converts float milliseconds to a Duration.
-func msDuration(ms float64) time.Duration {
-	return time.Duration(ms * float64(time.Millisecond))
-}
-
-// formatDuration rounds d to what a person reads at a glance: 10µs steps
-// below a millisecond, whole milliseconds below a second, hundredths of a
-// second below a minute, whole seconds above.
-func formatDuration(d time.Duration) string {
-	switch {
-	case d < time.Millisecond:
-		return d.Round(10 * time.Microsecond).String()
-	case d < time.Second:
-		return d.Round(time.Millisecond).String()
-	case d < time.Minute:
-		return d.Round(10 * time.Millisecond).String()
-	default:
-		return d.Round(time.Second).String()
-	}
-}
-
-// plural formats "1 case" or "3 cases".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// clean makes s safe for one tabwriter cell: control characters (tabs and
-// newlines among them) become spaces.
-func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
-}
-
-// truncate shortens s to at most n runes, marking a cut with "…".
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
-// trimLines removes the padding tabwriter leaves at the end of lines whose
-// last cells are empty.
-func trimLines(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n")
-}
-
-// deref returns *p, or "" for nil.
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -207,7 +208,7 @@ type result struct {
 func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	bin := e2eBinary(t)
-	if len(args) == 0 || args[0] != "pack" {
+	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show"}, args[0]) {
 		args = append(args, "--cache-dir", filepath.Join(buildDir, "wazero-cache"))
 	}
 	home := t.TempDir()

@@ -1,22 +1,32 @@
 package main
 
-// The process exit codes, in one place (documented in README.md).
+// The process exit codes, in one place (the table in README.md and
+// docs/exit-codes.md). When several apply, the first in this list wins:
+// output failure, interrupted, usage, error budget, gate.
 const (
-	// exitOK: the run finished and every case has its row, whatever the
-	// cases' own verdicts (passed or failed are the model's results).
+	// exitOK: the run finished, every case has its row, and every gate
+	// passed: the error budget held, and when asked for, the pass rate was
+	// not under --fail-under and no scorer regressed against --baseline.
+	// Failed cases alone never change the exit code; gates do.
 	exitOK = 0
-	// exitFailure: murmur-eval itself failed (it could not write its
-	// outputs); results may be incomplete.
+	// exitFailure: murmur-eval itself failed (it could not write or read
+	// back its outputs); results may be incomplete.
 	exitFailure = 1
-	// exitUsage: bad command line or configuration (flags, dataset, replay
-	// folder, output folder), or the capsule was refused (manifest, lock,
-	// artifact stores, integrity): no case ran. A refused capsule still
-	// writes a row per case carrying the refusal's code.
+	// exitUsage: bad command line or configuration (flags, dataset and its
+	// expected fields, observability.eval, replay folder, output folder, a
+	// baseline that cannot be read), or the capsule was refused (manifest,
+	// lock, artifact stores, integrity): no case ran. A refused capsule
+	// still writes a row per case carrying the refusal's code.
 	exitUsage = 2
-	// exitCaseErrors: the run finished, but one or more cases ended in
-	// status error (the harness, the sandbox, the capsule's artifacts or the
-	// model provider failed, not the model): a nightly job should look.
-	exitCaseErrors = 3
+	// exitErrorBudget: the run finished, but more cases than
+	// --max-error-rate allows (by default, any) ended without a verdict
+	// because of the harness, the sandbox, the provider or the clock
+	// (status error or timeout): its numbers do not measure the model.
+	exitErrorBudget = 3
+	// exitGateFailed: the run finished within its error budget, but a gate
+	// failed: the pass rate is under --fail-under, or a scorer regressed
+	// against --baseline (diff exits with it too on a regression).
+	exitGateFailed = 4
 	// exitInterrupted: the run was interrupted (SIGINT/SIGTERM); the rows of
 	// every case that finished were written.
 	exitInterrupted = 130

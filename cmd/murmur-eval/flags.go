@@ -11,22 +11,28 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
 const runUsage = `Usage: murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]
+       murmur-eval show RUN [--json | --markdown]
+       murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
        murmur-eval pack ARTIFACT_DIR... --store DIR
 
 Runs every case of a dataset through the murmur capsule in CAPSULE_DIR
-(default "."), each case in its own sandboxed session, and writes
-results.parquet, events.parquet and the session folders to --out.
+(default "."), each case in its own sandboxed session, scores it, and
+writes to --out: results.parquet, scores.parquet, events.parquet,
+summary.json, summary.md, junit.xml and the session folders.
 
 Every flag can also come from the environment variable named in its help;
 a flag on the command line wins over the environment, which wins over the
 default.
 
-Exit codes: 0 run finished; 1 murmur-eval failed to write its outputs;
-2 usage or configuration error, or the capsule was refused, nothing ran;
-3 run finished but some cases ended in status error; 130 interrupted.
+Exit codes: 0 success (every gate passed); 1 murmur-eval failed to write
+its outputs; 2 usage or configuration error, or the capsule was refused;
+3 error budget exceeded (cases in status error or timeout beyond
+--max-error-rate, by default any); 4 a gate failed (--fail-under, or a
+regression against --baseline); 130 interrupted.
 
 Flags:
 `
@@ -40,7 +46,11 @@ type options struct {
 	replay     string
 	timeout    time.Duration
 	cacheDir   string
-	version    bool
+	// checkTimeout bounds an expected check command without its own
+	// timeout_seconds.
+	checkTimeout time.Duration
+	gates        gateOptions
+	version      bool
 }
 
 // parseRunFlags parses args with env as the source of defaults. It returns
@@ -57,12 +67,14 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
+	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
+	o.gates.registerRun(fs, env, &envErrs)
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return o, exitOK, false
 		}
-		return o, exitUsage, false
+		return o, usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval --help")), false
 	}
 	if o.version {
 		return o, exitOK, true
@@ -92,12 +104,14 @@ func (o *options) validate() error {
 		return errcode.New(errcode.Usage, "--workers must be at least 1, got %d", o.workers)
 	case o.timeout < 0:
 		return errcode.New(errcode.Usage, "--timeout must not be negative, got %s", o.timeout)
+	case o.checkTimeout <= 0:
+		return errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)
 	case o.replay == "":
 		return errcode.New(errcode.Usage, "no model provider: murmur-eval serves models from recordings for now").
 			WithHint("pass --replay DIR (live HTTP and process transports are not built yet)")
 	}
 	o.capsuleDir = filepath.Clean(o.capsuleDir)
-	return nil
+	return o.gates.validate()
 }
 
 func usageError(stderr io.Writer, err error) int {

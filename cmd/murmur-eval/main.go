@@ -1,6 +1,7 @@
 // Command murmur-eval runs every case of a dataset through a murmur capsule,
-// each case in its own sandboxed session, and aggregates the traces into
-// Parquet. See README.md and docs/.
+// each case in its own sandboxed session, scores the cases, and aggregates
+// the traces and scores into Parquet and CI reports; `diff` compares two
+// runs and `show` summarises one. See README.md and docs/.
 package main
 
 import (
@@ -52,6 +53,10 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 		switch args[0] {
 		case "pack":
 			return runPack(args[1:], stdout, stderr)
+		case "diff":
+			return runDiff(args[1:], env, stdout, stderr)
+		case "show":
+			return runShow(args[1:], stdout, stderr)
 		case "run":
 			args = args[1:]
 		}

@@ -26,7 +26,7 @@ const (
 )
 
 // runEval is the run command: parse, validate, run every case, write the
-// outputs, print the summary.
+// outputs, apply the gates, print the summary.
 func runEval(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
 	o, code, ok := parseRunFlags(args, env, stderr)
 	if !ok {
@@ -39,6 +39,16 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	ds, err := datasets.Load(o.dataset)
 	if err != nil {
 		return usageError(stderr, err)
+	}
+	plan, err := scoringPlan(o, env, ds, stderr)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	var baseline *reports.RunData
+	if o.gates.baseline != "" {
+		if baseline, err = reports.ReadRun(o.gates.baseline); err != nil {
+			return usageError(stderr, err)
+		}
 	}
 	source, err := replay.Open(o.replay)
 	if err != nil {
@@ -66,11 +76,18 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	sinks, err := openSinks(outAbs, stopRun)
+	scores, err := newScoreSink(outAbs)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
+	sinks, err := openSinks(outAbs, stopRun)
+	if err != nil {
+		_ = scores.sink.Abort()
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	scores.start(stopRun)
 	runner := &pipeline.Runner{
 		Graph:   graph,
 		Workers: o.workers,
@@ -78,7 +95,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := newID("ses_")
 			return &pipeline.Case{RunID: runID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
-				SessionDir: filepath.Join(outAbs, "sessions", sid)}
+				SessionDir: filepath.Join(outAbs, "sessions", sid), Scoring: plan}
 		},
 	}
 	jobs := make([]pipeline.Job, len(ds.Cases))
@@ -100,49 +117,119 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
 	done := make(chan *pipeline.Case)
-	summary := &reports.Summary{}
+	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: &reports.Summary{}, junit: &reports.JUnit{}, stderr: stderr}
 	var collectWG sync.WaitGroup
-	collectWG.Go(func() { collect(done, outAbs, sinks, summary, stderr) })
+	collectWG.Go(func() { col.run(done) })
 	runErr := runner.Run(ctx, jobs, done)
 	close(done)
 	collectWG.Wait()
-	sinkErr := sinks.close()
+	sinkErr := errors.Join(sinks.close(), scores.close())
 
-	resultsPath := filepath.Join(o.out, "results.parquet")
-	eventsPath := filepath.Join(o.out, "events.parquet")
-	if err := summary.WriteText(stdout, resultsPath, eventsPath, time.Since(start)); err != nil {
-		sinkErr = errors.Join(sinkErr, err)
+	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline,
+		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr}
+	return end.finish(col, stdout, stderr)
+}
+
+// runEnd is what is known when the last case has finished.
+type runEnd struct {
+	opts     options
+	outAbs   string
+	start    time.Time
+	wall     time.Duration
+	baseline *reports.RunData
+	runErr   error // the run was interrupted
+	prepErr  error // the capsule was refused
+	sinkErr  error // a Parquet file could not be written
+}
+
+// finish compares with the baseline, applies the gates, writes the report
+// files, prints the summary and returns the exit code (exitcodes.go).
+func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
+	d := col.summary.Digest(e.wall)
+	completed := e.runErr == nil && e.prepErr == nil && e.sinkErr == nil
+	var diff *reports.DiffReport
+	if e.baseline != nil && completed {
+		head, err := reports.ReadRun(e.outAbs)
+		if err != nil {
+			e.sinkErr = err
+		} else {
+			diff = reports.Diff(e.baseline, head, e.opts.gates.diffOptions())
+			diff.Head.Path = e.opts.out
+			d.Baseline = diff
+		}
+	}
+	var v verdict
+	if completed && e.sinkErr == nil {
+		v = evaluateGates(&d, e.opts.gates, diff)
+		d.Gates = v.gates
+	}
+	if err := writeReports(e.outAbs, &d, col.junit, e.start); err != nil {
+		e.sinkErr = errors.Join(e.sinkErr, err)
+	}
+	if diff != nil {
+		if err := diff.WriteText(stdout); err != nil {
+			e.sinkErr = errors.Join(e.sinkErr, err)
+		}
+		fmt.Fprintln(stdout)
+	}
+	out := e.opts.out
+	files := []reports.OutputFile{
+		{Label: "results", Path: filepath.Join(out, reports.ResultsFile)},
+		{Label: "scores", Path: filepath.Join(out, reports.ScoresFile)},
+		{Label: "events", Path: filepath.Join(out, reports.EventsFile)},
+		{Label: "summary", Path: filepath.Join(out, summaryMDFile)},
+		{Label: "junit", Path: filepath.Join(out, junitFile)},
+	}
+	if err := d.WriteText(stdout, files); err != nil {
+		e.sinkErr = errors.Join(e.sinkErr, err)
 	}
 	switch {
-	case sinkErr != nil:
-		fmt.Fprintln(stderr, errcode.Format(sinkErr))
+	case e.sinkErr != nil: // first: a failed sink also stops the run
+		fmt.Fprintln(stderr, errcode.Format(e.sinkErr))
 		return exitFailure
-	case runErr != nil:
-		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", runErr, summary.Total())
+	case e.runErr != nil:
+		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", e.runErr, col.summary.Total())
 		return exitInterrupted
-	case prepErr != nil:
+	case e.prepErr != nil:
 		return exitUsage
-	case summary.Count(reports.StatusError) > 0:
-		return exitCaseErrors
+	case v.budgetExceeded:
+		return exitErrorBudget
+	case v.gateFailed:
+		return exitGateFailed
 	}
 	return exitOK
 }
 
-// collect is the one goroutine that turns finished cases into rows, feeds
-// the sinks and the summary, and prints the first error of each code.
-func collect(done <-chan *pipeline.Case, outDir string, sinks *sinkSet, summary *reports.Summary, stderr io.Writer) {
+// collector is the one goroutine that turns finished cases into rows, feeds
+// the sinks, the summary and the JUnit report, and prints the first error
+// of each code.
+type collector struct {
+	outDir  string
+	sinks   *sinkSet
+	scores  *scoreSink
+	summary *reports.Summary
+	junit   *reports.JUnit
+	stderr  io.Writer
+}
+
+func (col *collector) run(done <-chan *pipeline.Case) {
 	seen := map[string]bool{} // error codes already printed
 	for c := range done {
-		row, events := reports.FromCase(c, outDir)
-		sinks.results <- row
+		row, events := reports.FromCase(c, col.outDir)
+		scores := reports.ScoresFromCase(c)
+		col.sinks.results <- row
 		for _, e := range events {
-			sinks.events <- e
+			col.sinks.events <- e
 		}
-		summary.Add(row)
+		for _, s := range scores {
+			col.scores.rows <- s
+		}
+		col.summary.AddCase(row, scores)
+		col.junit.Add(row, scores)
 		if row.ErrorCode != nil && !seen[*row.ErrorCode] {
 			seen[*row.ErrorCode] = true
 			if v := pipeline.Judge(c); v.Err != nil {
-				fmt.Fprintf(stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
+				fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
 			}
 		}
 	}

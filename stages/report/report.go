@@ -1,8 +1,11 @@
 // Package report is the Report stage: it runs for every case, whatever
 // failed before it, and finishes the session's files: murmur's fallback
 // session_end when a session started but never ended, the trace flushed and
-// closed, and out/result.txt. The case's row is assembled from the Case
-// after this stage, so that the row can carry report_ms too.
+// closed, and out/result.txt. A case whose session ended and whose stages
+// all ran is then scored (scoring.Plan) and its scores written to the
+// session's eval.jsonl in murmur's record format. The case's row is
+// assembled from the Case after this stage, so that the row can carry
+// report_ms too.
 package report
 
 import (
@@ -18,15 +21,18 @@ import (
 // Name is the stage's name in the graph.
 const Name = "report"
 
-// Stage is the Report stage. It holds no state.
+// Stage is the Report stage. It holds no state: the run's scoring plan
+// comes with each case (pipeline.Case.Scoring).
 type Stage struct{}
 
 // Name returns "report".
 func (Stage) Name() string { return Name }
 
-// Run finishes the case's session files. It writes nothing when the case
-// never got a session directory (a failure before Stage).
-func (Stage) Run(_ context.Context, c *pipeline.Case) error {
+// Run finishes the case's session files and scores the case. It writes
+// nothing when the case never got a session directory (a failure before
+// Stage). A scorer that cannot run (a check command that does not start)
+// fails the stage, so the case is an error, not the model's failure.
+func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	var errs []error
 	if s := c.Session; s != nil && s.Trace != nil {
 		if s.Trace.Started() && !s.Trace.Ended() {
@@ -44,7 +50,25 @@ func (Stage) Run(_ context.Context, c *pipeline.Case) error {
 	if err := errors.Join(errs...); err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish session files")
 	}
-	return nil
+	if !scorable(c) {
+		return nil
+	}
+	return score(ctx, c)
+}
+
+// scorable reports whether the case gets a verdict from its scorers: its
+// session ended and no stage before Report failed (a failed stage makes it
+// an error, a timeout or cancelled, whatever the trace says).
+func scorable(c *pipeline.Case) bool {
+	if c.Loop.ExitStatus == "" || c.Session == nil || c.Session.Trace == nil {
+		return false
+	}
+	for _, r := range c.Stages {
+		if r.Outcome == pipeline.Failed {
+			return false
+		}
+	}
+	return true
 }
 
 // writeResult writes out/result.txt: the loop's text, or for a case that

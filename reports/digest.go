@@ -1,0 +1,142 @@
+package reports
+
+import (
+	"slices"
+	"time"
+)
+
+// Digest is a run's summary as summary.json holds it and the Markdown and
+// terminal reports show it. Its JSON field names are a contract for CI
+// scripts (docs/output-columns.md): fields are added, never renamed.
+type Digest struct {
+	RunID   string        `json:"run_id"`
+	Capsule CapsuleDigest `json:"capsule"`
+	Cases   int           `json:"cases"`
+	// Statuses counts the cases of every status, zeros included.
+	Statuses map[string]int `json:"statuses"`
+	// PassRate is over the scored cases (passed + failed): the model's
+	// score. PassRateAll is over every case that ran: errors, timeouts and
+	// cancelled cases count as not passed.
+	PassRate    Rate `json:"pass_rate"`
+	PassRateAll Rate `json:"pass_rate_all"`
+	// Unscored is the cases in status error or timeout; ErrorRate is their
+	// share of the cases that ran (what --max-error-rate checks).
+	Unscored  int            `json:"unscored"`
+	ErrorRate float64        `json:"error_rate"`
+	Scorers   []ScorerDigest `json:"scorers"`
+	Totals    TotalsDigest   `json:"totals"`
+	WallMS    float64        `json:"wall_ms"`
+	Slowest   []CaseDigest   `json:"slowest"`
+	Failed    []CaseDigest   `json:"failed"` // the first 50 by case_id and epoch
+	FailedAll int            `json:"failed_total"`
+	Errors    []ErrorDigest  `json:"errors"`
+	// MultiEpoch is set when a case ran more than once: reports then name
+	// cases with their epoch.
+	MultiEpoch bool         `json:"multi_epoch"`
+	Gates      []GateResult `json:"gates"`              // set by the run command
+	Baseline   *DiffReport  `json:"baseline,omitempty"` // the diff against --baseline
+}
+
+// CapsuleDigest names the capsule under test.
+type CapsuleDigest struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// ScorerDigest is one scorer's pass rate over the cases it scored.
+type ScorerDigest struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Rate
+}
+
+// TotalsDigest sums the cases' counters.
+type TotalsDigest struct {
+	Turns        int64 `json:"turns"`
+	ToolCalls    int64 `json:"tool_calls"`
+	InputTokens  int64 `json:"input_tokens"`
+	OutputTokens int64 `json:"output_tokens"`
+}
+
+// CaseDigest is one case as the reports list it.
+type CaseDigest struct {
+	CaseID     string   `json:"case_id"`
+	Epoch      int32    `json:"epoch"`
+	Status     string   `json:"status"`
+	DurationMS float64  `json:"duration_ms"`
+	Reasons    []string `json:"reasons,omitempty"` // "scorer: reason" of each failed scorer
+	Stage      string   `json:"error_stage,omitempty"`
+	Message    string   `json:"error_message,omitempty"`
+}
+
+// ErrorDigest counts one error code and names its first case.
+type ErrorDigest struct {
+	Code  string     `json:"code"`
+	Count int        `json:"count"`
+	First CaseDigest `json:"first"`
+}
+
+// GateResult is one gate's decision (docs/exit-codes.md).
+type GateResult struct {
+	Gate   string `json:"gate"` // fail_under, max_error_rate, baseline
+	Passed bool   `json:"passed"`
+	Detail string `json:"detail"`
+}
+
+// Digest returns the summary's content; wall is the run's wall-clock time
+// (0: the span from the first case's start to the last case's end).
+func (s *Summary) Digest(wall time.Duration) Digest {
+	if wall == 0 && !s.firstStart.IsZero() {
+		wall = s.lastEnd.Sub(s.firstStart)
+	}
+	d := Digest{
+		RunID:       s.runID,
+		Capsule:     CapsuleDigest{Name: s.capsuleName, Version: s.capsuleVersion},
+		Cases:       s.cases,
+		Statuses:    map[string]int{},
+		PassRate:    s.PassRate(),
+		PassRateAll: s.PassRateAll(),
+		Unscored:    s.Unscored(),
+		ErrorRate:   s.ErrorRate(),
+		Scorers:     []ScorerDigest{},
+		Totals:      TotalsDigest{s.turns, s.toolCalls, s.inputTokens, s.outputTokens},
+		WallMS:      float64(wall.Nanoseconds()) / 1e6,
+		Slowest:     []CaseDigest{},
+		Failed:      []CaseDigest{},
+		FailedAll:   s.failedTotal,
+		Errors:      []ErrorDigest{},
+		MultiEpoch:  s.multiEpoch,
+		Gates:       []GateResult{},
+	}
+	for _, st := range statusOrder() {
+		d.Statuses[st] = 0
+	}
+	for st, n := range s.byStatus {
+		d.Statuses[st] = n
+	}
+	names := make([]string, 0, len(s.scorers))
+	for n := range s.scorers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		st := s.scorers[n]
+		d.Scorers = append(d.Scorers, ScorerDigest{Name: n, Type: st.typ, Rate: NewRate(st.passed, st.total)})
+	}
+	for _, c := range s.slowest {
+		d.Slowest = append(d.Slowest, c.digest())
+	}
+	for _, c := range s.failed {
+		d.Failed = append(d.Failed, c.digest())
+	}
+	for _, code := range s.errorCodes() {
+		e := s.errors[code]
+		d.Errors = append(d.Errors, ErrorDigest{Code: code, Count: e.count, First: e.first.digest()})
+	}
+	return d
+}
+
+func (c caseRef) digest() CaseDigest {
+	return CaseDigest{CaseID: c.caseID, Epoch: c.epoch, Status: c.status, DurationMS: c.duration,
+		Reasons: c.reasons, Stage: c.stage, Message: c.message}
+}

@@ -1,0 +1,173 @@
+package reports
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// JUnit collects one test case per case of a run for junit.xml, the report
+// GitHub, GitLab and Jenkins render: a failed case is a <failure> carrying
+// its scorers' reasons, a harness error or a timeout an <error> carrying its
+// code, stage and message, a cancelled or skipped case <skipped>. The zero
+// value is ready to use; like Summary, feed it from one goroutine.
+type JUnit struct {
+	cases []junitCase
+}
+
+// junitCase is what junit.xml says of one case.
+type junitCase struct {
+	key      CaseKey
+	status   string
+	seconds  float64
+	code     string
+	stage    string
+	message  string
+	failures []string // "scorer: reason" of each failed scorer
+	scores   []string // every scorer: "scorer: pass (reason)"
+}
+
+// Add records one case.
+func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
+	c := junitCase{key: CaseKey{row.CaseID, row.Epoch}, status: row.Status, seconds: row.DurationMS / 1000,
+		code: deref(row.ErrorCode), stage: deref(row.ErrorStage), message: deref(row.ErrorMessage)}
+	for _, s := range scores {
+		c.scores = append(c.scores, fmt.Sprintf("%s: %s (%s)", s.Scorer, s.Result, s.Reason))
+		if !s.Passed() {
+			c.failures = append(c.failures, s.Scorer+": "+s.Reason)
+		}
+	}
+	j.cases = append(j.cases, c)
+}
+
+// The XML elements, in the shape of the Ant/Surefire JUnit format.
+type (
+	xmlSuites struct {
+		XMLName  xml.Name `xml:"testsuites"`
+		Name     string   `xml:"name,attr"`
+		Tests    int      `xml:"tests,attr"`
+		Failures int      `xml:"failures,attr"`
+		Errors   int      `xml:"errors,attr"`
+		Time     string   `xml:"time,attr"`
+		Suite    xmlSuite `xml:"testsuite"`
+	}
+	xmlSuite struct {
+		Name       string        `xml:"name,attr"`
+		Tests      int           `xml:"tests,attr"`
+		Failures   int           `xml:"failures,attr"`
+		Errors     int           `xml:"errors,attr"`
+		Skipped    int           `xml:"skipped,attr"`
+		Time       string        `xml:"time,attr"`
+		Timestamp  string        `xml:"timestamp,attr,omitempty"`
+		Properties []xmlProperty `xml:"properties>property"`
+		Cases      []xmlCase     `xml:"testcase"`
+	}
+	xmlProperty struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	}
+	xmlCase struct {
+		Name      string      `xml:"name,attr"`
+		Classname string      `xml:"classname,attr"`
+		Time      string      `xml:"time,attr"`
+		Failure   *xmlProblem `xml:"failure,omitempty"`
+		Error     *xmlProblem `xml:"error,omitempty"`
+		Skipped   *xmlProblem `xml:"skipped,omitempty"`
+		SystemOut *xmlText    `xml:"system-out,omitempty"`
+	}
+	xmlProblem struct {
+		Message string `xml:"message,attr"`
+		Type    string `xml:"type,attr,omitempty"`
+		Text    string `xml:",cdata"`
+	}
+	xmlText struct {
+		Text string `xml:",cdata"`
+	}
+)
+
+// Write writes junit.xml: one <testsuite> named after the capsule, test
+// cases sorted by case id and epoch. d gives the suite's name, time and
+// properties (run id, pass rates); started is the run's start.
+func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
+	cases := slices.Clone(j.cases)
+	slices.SortFunc(cases, func(a, b junitCase) int { return a.key.compare(b.key) })
+	class := strings.TrimSpace(d.Capsule.Name)
+	if class == "" {
+		class = "murmur-eval"
+	}
+	suite := xmlSuite{
+		Name:  strings.TrimSpace(class + " " + d.Capsule.Version),
+		Tests: len(cases), Time: seconds(d.WallMS / 1000),
+		Properties: []xmlProperty{
+			{"run_id", d.RunID},
+			{"pass_rate", strconv.FormatFloat(d.PassRate.Rate, 'f', 4, 64)},
+			{"scored", strconv.Itoa(d.PassRate.Total)},
+			{"pass_rate_all", strconv.FormatFloat(d.PassRateAll.Rate, 'f', 4, 64)},
+			{"cases_run", strconv.Itoa(d.PassRateAll.Total)},
+		},
+	}
+	if !started.IsZero() {
+		suite.Timestamp = started.UTC().Format("2006-01-02T15:04:05")
+	}
+	for _, c := range cases {
+		x := xmlCase{Name: c.key.String(), Classname: class, Time: seconds(c.seconds)}
+		if len(c.scores) > 0 {
+			x.SystemOut = &xmlText{xmlChars(strings.Join(c.scores, "\n"))}
+		}
+		switch c.status {
+		case StatusPassed:
+		case StatusFailed:
+			suite.Failures++
+			msg := "failed"
+			if len(c.failures) > 0 {
+				msg = truncate(c.failures[0], 200)
+			}
+			x.Failure = &xmlProblem{Message: msg, Type: "scorer", Text: xmlChars(strings.Join(c.failures, "\n"))}
+		case StatusError, StatusTimeout:
+			suite.Errors++
+			x.Error = &xmlProblem{Message: truncate(c.status+": "+c.message, 200), Type: c.code,
+				Text: xmlChars(fmt.Sprintf("status %s, error %s at stage %s: %s", c.status, c.code, c.stage, c.message))}
+		default: // cancelled, skipped
+			suite.Skipped++
+			x.Skipped = &xmlProblem{Message: c.status + ": " + c.message}
+		}
+		suite.Cases = append(suite.Cases, x)
+	}
+	doc := xmlSuites{Name: "murmur-eval", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Time: suite.Time, Suite: suite}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write junit.xml")
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write junit.xml")
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write junit.xml")
+	}
+	return nil
+}
+
+// seconds formats a duration in seconds as JUnit readers expect: plain
+// digits with a decimal point, no exponent.
+func seconds(s float64) string { return strconv.FormatFloat(max(0, s), 'f', 3, 64) }
+
+// xmlChars replaces what XML 1.0 cannot hold (control characters, invalid
+// UTF-8) with U+FFFD: encoding/xml escapes attributes that way but writes
+// CDATA sections as given.
+func xmlChars(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}

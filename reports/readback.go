@@ -1,0 +1,210 @@
+package reports
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// The file names of a run folder.
+const (
+	ResultsFile = "results.parquet"
+	EventsFile  = "events.parquet"
+	ScoresFile  = "scores.parquet"
+)
+
+// RunData is a finished run read back from its Parquet files.
+type RunData struct {
+	Path    string      // what was read: a run folder or a Parquet file
+	Results []ResultRow // nil when only a scores file was given
+	Scores  []ScoreRow  // nil for a run written before scoring existed
+}
+
+// ReadRun reads a run back: a run folder (results.parquet and, when
+// present, scores.parquet), or one of its Parquet files. A results.parquet
+// or scores.parquet given by path brings its sibling of the other kind when
+// that exists; a Parquet file of another name is taken alone, its kind told
+// by its columns. A missing or unreadable run is E-IO-001 or E-IO-003.
+func ReadRun(path string) (*RunData, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, openErr(path, err)
+	}
+	r := &RunData{Path: path}
+	var resultsPath, scoresPath string
+	switch {
+	case fi.IsDir():
+		resultsPath = filepath.Join(path, ResultsFile)
+		if _, err := os.Stat(resultsPath); err != nil {
+			return nil, errcode.New(errcode.IONotFound, "%s has no %s", path, ResultsFile).
+				WithHint("give a run folder written by murmur-eval, or the path of its %s", ScoresFile)
+		}
+		scoresPath = sibling(path, ScoresFile)
+	default:
+		kind, err := parquetKind(path)
+		if err != nil {
+			return nil, err
+		}
+		if kind == ResultsFile {
+			resultsPath = path
+			if filepath.Base(path) == ResultsFile {
+				scoresPath = sibling(filepath.Dir(path), ScoresFile)
+			}
+		} else {
+			scoresPath = path
+			if filepath.Base(path) == ScoresFile {
+				resultsPath = sibling(filepath.Dir(path), ResultsFile)
+			}
+		}
+	}
+	if resultsPath != "" {
+		if r.Results, err = readRows[ResultRow](resultsPath); err != nil {
+			return nil, err
+		}
+	}
+	if scoresPath != "" {
+		if r.Scores, err = readRows[ScoreRow](scoresPath); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// sibling returns dir/name when it exists, "" otherwise.
+func sibling(dir, name string) string {
+	p := filepath.Join(dir, name)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// parquetKind tells a results file from a scores file by its columns.
+func parquetKind(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", openErr(path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", openErr(path, err)
+	}
+	pf, err := parquet.OpenFile(f, fi.Size())
+	if err != nil {
+		return "", errcode.Wrap(errcode.IO, err, "%s is not a Parquet file", path)
+	}
+	schema := pf.Schema()
+	switch {
+	case hasColumn(schema, "scorer") && hasColumn(schema, "result"):
+		return ScoresFile, nil
+	case hasColumn(schema, "status") && hasColumn(schema, "case_id"):
+		return ResultsFile, nil
+	}
+	return "", errcode.New(errcode.IO, "%s is neither a results.parquet nor a scores.parquet", path)
+}
+
+func hasColumn(s *parquet.Schema, name string) bool {
+	return slices.ContainsFunc(s.Fields(), func(f parquet.Field) bool { return f.Name() == name })
+}
+
+func readRows[T any](path string) ([]T, error) {
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "read %s", path)
+	}
+	return rows, nil
+}
+
+func openErr(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return errcode.Wrap(errcode.IONotFound, err, "no run at %s", path).
+			WithHint("give a run folder (the --out of a run) or one of its Parquet files")
+	}
+	return errcode.Wrap(errcode.IO, err, "read run %s", path)
+}
+
+// ref names the run for a diff.
+func (r *RunData) ref() RunRef {
+	ref := RunRef{Path: r.Path, Cases: len(r.caseKeys())}
+	for _, row := range r.Results {
+		ref.RunID = row.RunID
+		break
+	}
+	if ref.RunID == "" {
+		for _, row := range r.Scores {
+			ref.RunID = row.RunID
+			break
+		}
+	}
+	return ref
+}
+
+// caseKeys are the run's cases: its results rows, else its scored cases.
+func (r *RunData) caseKeys() map[CaseKey]bool {
+	keys := map[CaseKey]bool{}
+	for _, row := range r.Results {
+		keys[CaseKey{row.CaseID, row.Epoch}] = true
+	}
+	if r.Results == nil {
+		for _, s := range r.Scores {
+			keys[CaseKey{s.CaseID, s.Epoch}] = true
+		}
+	}
+	return keys
+}
+
+// outcomes maps each scorer, and OverallScorer, to whether each case it
+// scored passed. overall comes from the results' status (passed or failed;
+// other statuses are unscored), else from the scores (all passed).
+func (r *RunData) outcomes() map[string]map[CaseKey]bool {
+	out := map[string]map[CaseKey]bool{OverallScorer: {}}
+	for _, s := range r.Scores {
+		name := s.Scorer
+		if name == OverallScorer { // a scorer the manifest named "overall"
+			name += " (scorer)"
+		}
+		m := out[name]
+		if m == nil {
+			m = map[CaseKey]bool{}
+			out[name] = m
+		}
+		m[CaseKey{s.CaseID, s.Epoch}] = s.Passed()
+	}
+	overall := out[OverallScorer]
+	if r.Results != nil {
+		for _, row := range r.Results {
+			if row.Status == StatusPassed || row.Status == StatusFailed {
+				overall[CaseKey{row.CaseID, row.Epoch}] = row.Status == StatusPassed
+			}
+		}
+		return out
+	}
+	for _, s := range r.Scores {
+		k := CaseKey{s.CaseID, s.Epoch}
+		prev, seen := overall[k]
+		overall[k] = (prev || !seen) && s.Passed()
+	}
+	return out
+}
+
+// Summary aggregates the run's rows as the run did at its end. It needs the
+// results file; wall time is the span of the cases' own times.
+func (r *RunData) Summary() *Summary {
+	byCase := map[CaseKey][]ScoreRow{}
+	for _, s := range r.Scores {
+		k := CaseKey{s.CaseID, s.Epoch}
+		byCase[k] = append(byCase[k], s)
+	}
+	var s Summary
+	for _, row := range r.Results {
+		s.AddCase(row, byCase[CaseKey{row.CaseID, row.Epoch}])
+	}
+	return &s
+}

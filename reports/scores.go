@@ -1,0 +1,41 @@
+package reports
+
+import "github.com/murmur-nexus/murmur-eval/pipeline"
+
+// Results of ScoreRow.Result, as murmur writes them in eval.jsonl.
+const (
+	ResultPass = "pass"
+	ResultFail = "fail"
+)
+
+// ScoreRow is one row of scores.parquet: one scorer's verdict on one case
+// (one epoch of it). Only scored cases (status passed or failed) have rows.
+// Like ResultRow, the parquet tags are a contract (docs/output-columns.md):
+// never rename or reorder a column, only append.
+type ScoreRow struct {
+	RunID      string  `parquet:"run_id,dict"`
+	CaseID     string  `parquet:"case_id"`
+	Epoch      int32   `parquet:"epoch"`
+	SessionID  string  `parquet:"session_id"`
+	Scorer     string  `parquet:"scorer,dict"`
+	ScorerType string  `parquet:"scorer_type,dict"`
+	Result     string  `parquet:"result,dict"` // ResultPass or ResultFail
+	Score      float64 `parquet:"score"`       // in [0, 1]
+	Reason     string  `parquet:"reason"`
+}
+
+// ScoresFromCase returns the score rows of a finished case, in scoring
+// order; none when the case was not scored.
+func ScoresFromCase(c *pipeline.Case) []ScoreRow {
+	rows := make([]ScoreRow, len(c.Scores))
+	for i, s := range c.Scores {
+		rows[i] = ScoreRow{
+			RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
+			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason,
+		}
+	}
+	return rows
+}
+
+// Passed reports whether the row's scorer passed.
+func (r ScoreRow) Passed() bool { return r.Result == ResultPass }

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package scoring
+
+import "os/exec"
+
+func ownProcessGroup(*exec.Cmd)  {}
+func killProcessGroup(*exec.Cmd) {}

@@ -1,0 +1,94 @@
+package scoring
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Plan is a run's scoring setup, shared read-only by every case: the
+// manifest's scorers and how check commands run. The zero value scores with
+// no manifest scorers and the default check settings.
+type Plan struct {
+	Config Config
+	// CheckTimeout bounds a check command without its own timeout_seconds;
+	// 0 means DefaultCheckTimeout.
+	CheckTimeout time.Duration
+	// PATH is the check command's PATH; "" means DefaultPATH.
+	PATH string
+}
+
+// Input is what one case's scorers read.
+type Input struct {
+	CaseID     string
+	SessionID  string
+	SessionDir string          // absolute: file checks and the check command run here
+	Trace      TraceSummary    // the case's trace
+	ResultText string          // out/result.txt
+	Expected   json.RawMessage // the dataset line's expected value, verbatim
+}
+
+// Expected parses a case's expected value (ParseExpected) and checks that
+// none of its scorer names is also a manifest scorer's name. ok=false means
+// the value is not for murmur-eval.
+func (p *Plan) Expected(raw json.RawMessage) (e *Expected, ok bool, err error) {
+	e, ok, err = ParseExpected(raw)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	for _, name := range e.Names() {
+		if slices.ContainsFunc(p.Config.Scorers, func(s ScorerSpec) bool { return s.Name == name }) {
+			return nil, true, errcode.New(errcode.EvalDataset, "expected: scorer %q is also the name of a scorer in murmur.yaml", name).
+				WithHint("rename the scorer in observability.eval.scorers")
+		}
+	}
+	return e, true, nil
+}
+
+// Score runs every scorer of one case whose session ended, in order: the
+// manifest's scorers, then the expected ones (result_*, files by path,
+// check). When no scorer applies at all, the case is scored by exit_ok
+// alone, so that every scored case has a verdict (RATIONALE.md).
+//
+// A scorer that cannot run (the check command does not start, the session
+// folder cannot be opened) is the harness's or the dataset's error, not the
+// model's: Score returns the scores it has and that error.
+func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
+	var scores []Score
+	for _, spec := range p.Config.Scorers {
+		if s, ok := Builtin(spec, in.Trace); ok {
+			scores = append(scores, s)
+		}
+	}
+	e, _, err := p.Expected(in.Expected)
+	if err != nil {
+		return scores, err // validated when the dataset loaded; only a bug gets here
+	}
+	if e != nil {
+		scores = append(scores, e.resultScores(in.ResultText)...)
+		files, err := e.fileScores(in.SessionDir)
+		scores = append(scores, files...)
+		if err != nil {
+			return scores, err
+		}
+		if e.Check != nil {
+			s, err := runCheck(ctx, *e.Check, checkEnv{
+				dir: in.SessionDir, caseID: in.CaseID, sessionID: in.SessionID,
+				path: cmp.Or(p.PATH, DefaultPATH), timeout: cmp.Or(p.CheckTimeout, DefaultCheckTimeout),
+			})
+			if err != nil {
+				return scores, err
+			}
+			scores = append(scores, s)
+		}
+	}
+	if len(scores) == 0 {
+		s, _ := Builtin(ScorerSpec{Type: TypeExitOK, Name: TypeExitOK}, in.Trace)
+		scores = append(scores, s)
+	}
+	return scores, nil
+}

@@ -1,0 +1,62 @@
+package scoring
+
+// Results of a score, as murmur writes them in eval.jsonl.
+const (
+	Pass = "pass"
+	Fail = "fail"
+)
+
+// Overall verdicts of a case, as in murmur's dataset_run record.
+const (
+	OverallPass     = "pass"
+	OverallFail     = "fail"
+	OverallNoScores = "no_scores"
+)
+
+// Score is one scorer's verdict on one case.
+type Score struct {
+	Name   string  // the scorer's name: unique within a case
+	Type   string  // exit_ok, max_turns, ..., result_contains, file, check
+	Pass   bool    // whether the case passed this scorer
+	Value  float64 // in [0, 1]: 1 or 0, or the fraction met (tool_sequence, lists)
+	Reason string  // why, in murmur's words where murmur has a scorer
+}
+
+// Result returns "pass" or "fail".
+func (s Score) Result() string {
+	if s.Pass {
+		return Pass
+	}
+	return Fail
+}
+
+// Overall is murmur's rule: fail if any scorer failed, no_scores if none
+// scored, pass otherwise.
+func Overall(scores []Score) string {
+	if len(scores) == 0 {
+		return OverallNoScores
+	}
+	for _, s := range scores {
+		if !s.Pass {
+			return OverallFail
+		}
+	}
+	return OverallPass
+}
+
+// fraction returns n/d, or 1 when d is 0 (nothing was asked for).
+func fraction(n, d int) float64 {
+	if d == 0 {
+		return 1
+	}
+	return float64(n) / float64(d)
+}
+
+// passFail is a 0/1 score.
+func passFail(name, typ string, pass bool, reason string) Score {
+	v := 0.0
+	if pass {
+		v = 1
+	}
+	return Score{Name: name, Type: typ, Pass: pass, Value: v, Reason: reason}
+}

@@ -1,0 +1,127 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+// endedCase is a case whose loop ran two turns and ended the session with
+// exit, answering answer.
+func endedCase(t *testing.T, exit, answer, expected string) *pipeline.Case {
+	t.Helper()
+	dir := t.TempDir()
+	clock := time.UnixMilli(1_700_000_000_000)
+	tw, err := trace.Create(filepath.Join(dir, "trace.jsonl"), "ses_x", func() time.Time { return clock })
+	if err != nil {
+		t.Fatal(err)
+	}
+	calc := "calc"
+	for _, e := range []error{
+		tw.SessionStart(trace.SessionStart{}),
+		tw.Inference(trace.Inference{Turn: 0, InputTokens: 100, OutputTokens: 10, Decision: "tool_call", ToolName: &calc}),
+		tw.ToolCall(trace.ToolCall{Turn: 0, ToolName: "calc", Input: json.RawMessage(`{}`), Status: "ok"}),
+		tw.Inference(trace.Inference{Turn: 1, InputTokens: 200, OutputTokens: 20, Decision: "end_turn"}),
+		tw.SessionEnd(exit),
+	} {
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	c := &pipeline.Case{
+		Input:      datasets.Case{ID: "case-1", Expected: json.RawMessage(expected)},
+		SessionID:  "ses_x",
+		SessionDir: dir,
+		Session:    &pipeline.Session{Trace: tw},
+		Loop:       pipeline.LoopOutcome{ExitStatus: exit, ResultText: answer},
+		Stages:     []pipeline.StageResult{{Stage: "loop", Outcome: pipeline.Ran}},
+	}
+	return c
+}
+
+func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
+	c := endedCase(t, pipeline.ExitOK, "6 times 7 is 42.", `{"result_contains": "42"}`)
+	ds := "qs"
+	c.Scoring = &scoring.Plan{Config: scoring.Config{DatasetID: &ds, Scorers: []scoring.ScorerSpec{{Type: scoring.TypeMaxTurns, Name: "turns", Max: 1}}}}
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	want := []scoring.Score{
+		{Name: "turns", Type: scoring.TypeMaxTurns, Pass: false, Value: 0, Reason: "turns=2 max=1"},
+		{Name: "result_contains", Type: scoring.TypeResultContains, Pass: true, Value: 1, Reason: `result contains "42"`},
+	}
+	if diff := cmp.Diff(want, c.Scores); diff != "" {
+		t.Errorf("scores (-want +got):\n%s", diff)
+	}
+	if v := pipeline.Judge(c); v.Status != pipeline.StatusFailed {
+		t.Errorf("status %s, want failed", v.Status)
+	}
+	f, err := os.Open(filepath.Join(c.SessionDir, scoring.EvalFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := scoring.ReadEvalRecords(f)
+	if err != nil {
+		t.Fatalf("eval.jsonl does not parse as murmur's: %v", err)
+	}
+	if len(recs) != 3 || recs[0].Turn != 2 || recs[0].TS != 1_700_000_000_000 || recs[2].Overall != "fail" || *recs[2].DatasetID != "qs" {
+		t.Errorf("eval.jsonl records: %+v", recs)
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.SessionDir, "out", "result.txt")); string(got) != "6 times 7 is 42." {
+		t.Errorf("result.txt = %q", got)
+	}
+}
+
+func TestReportDoesNotScoreAFailedCase(t *testing.T) {
+	c := endedCase(t, pipeline.ExitOK, "42", "")
+	c.Stages = append(c.Stages, pipeline.StageResult{Stage: "loop", Outcome: pipeline.Failed, Err: errcode.New(errcode.RunAgentLoop, "x")})
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Scores != nil {
+		t.Errorf("scores %v, want none for a case with a failed stage", c.Scores)
+	}
+	if _, err := os.Stat(filepath.Join(c.SessionDir, scoring.EvalFile)); err == nil {
+		t.Errorf("eval.jsonl written for an unscored case")
+	}
+}
+
+func TestReportDefaultsToExitOK(t *testing.T) {
+	c := endedCase(t, pipeline.ExitMaxTurnsReached, "error: inference loop exceeded 2 turns", "")
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Scores) != 1 || c.Scores[0].Name != "exit_ok" || c.Scores[0].Pass {
+		t.Errorf("scores %+v, want exit_ok failing", c.Scores)
+	}
+}
+
+func TestReportCheckThatCannotStartIsAnError(t *testing.T) {
+	c := endedCase(t, pipeline.ExitOK, "42", `{"result_contains": "42", "check": ["no-such-check-binary"]}`)
+	err := (Stage{}).Run(context.Background(), c)
+	if !errcode.Is(err, errcode.IONotFound) {
+		t.Fatalf("Run = %v, want %s", err, errcode.IONotFound)
+	}
+	c.Stages = append(c.Stages, pipeline.StageResult{Stage: Name, Outcome: pipeline.Failed, Err: err})
+	if v := pipeline.Judge(c); v.Status != pipeline.StatusError || v.Stage != Name {
+		t.Errorf("verdict %+v, want error at report", v)
+	}
+	if c.Scores != nil {
+		t.Errorf("scores %+v, want none for a case that got no verdict", c.Scores)
+	}
+	if _, err := os.Stat(filepath.Join(c.SessionDir, scoring.EvalFile)); err == nil {
+		t.Errorf("eval.jsonl written for a case whose check could not start")
+	}
+}
