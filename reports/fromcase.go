@@ -48,10 +48,19 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 			row.Model = &model
 		}
 	}
+	if c.Policy != nil {
+		row.ContainmentAchieved = c.Policy.Achieved
+	}
 	var events []EventRow
 	if c.Session != nil && c.Session.Trace != nil {
 		t := c.Session.Trace.Totals()
 		row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
+		ec := c.Session.Trace.EvalCounts()
+		row.InferenceRetries, row.ReplayDivergences = int32(ec.Retries), int32(ec.Divergences)
+		if ec.FirstDivergedTurn != nil {
+			turn := int32(*ec.FirstDivergedTurn)
+			row.ReplayFirstDivergentTurn = &turn
+		}
 		lines := c.Session.Trace.Lines()
 		events = make([]EventRow, len(lines))
 		for i, l := range lines {

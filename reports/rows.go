@@ -65,6 +65,17 @@ type ResultRow struct {
 	Model          *string `parquet:"model,dict"`
 	// SessionDir is relative to the run folder.
 	SessionDir string `parquet:"session_dir"`
+
+	// InferenceRetries counts the model requests retried (429, 5xx,
+	// connection failures); ReplayDivergences the replayed turns whose
+	// request differed from the recording, the first of them at
+	// ReplayFirstDivergentTurn (nil when none).
+	InferenceRetries         int32  `parquet:"inference_retries"`
+	ReplayDivergences        int32  `parquet:"replay_divergences"`
+	ReplayFirstDivergentTurn *int32 `parquet:"replay_first_divergent_turn"`
+	// ContainmentAchieved is the class the case's sandbox had (advisory,
+	// scoped); "" when the Contain stage did not run.
+	ContainmentAchieved string `parquet:"containment_achieved,dict"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

@@ -47,6 +47,8 @@ func TestResultRowColumns(t *testing.T) {
 		{"report_ms", "float64", true},
 		{"capsule_name", "utf8", false}, {"capsule_version", "utf8", false}, {"model", "utf8", true},
 		{"session_dir", "utf8", false},
+		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
+		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -76,7 +78,8 @@ func resultValues(r ResultRow) []any {
 		r.Turns, r.InputTokens, r.OutputTokens, r.ToolCalls, ms(r.StartedAt), r.DurationMS,
 		opt(r.ResolveMS), opt(r.VerifyMS), opt(r.StageMS), opt(r.ContainMS), opt(r.LaunchMS),
 		opt(r.LoopMS), opt(r.ReportMS),
-		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir}
+		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
+		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.

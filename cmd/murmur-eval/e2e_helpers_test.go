@@ -452,6 +452,8 @@ var (
 		{"report_ms", "float64", true},
 		{"capsule_name", "utf8", false}, {"capsule_version", "utf8", false}, {"model", "utf8", true},
 		{"session_dir", "utf8", false},
+		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
+		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},

@@ -44,6 +44,8 @@ type options struct {
 	out        string
 	workers    int
 	replay     string
+	record     string
+	maxConns   int
 	timeout    time.Duration
 	cacheDir   string
 	// checkTimeout bounds an expected check command without its own
@@ -65,6 +67,8 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.StringVar(&o.out, "out", env["MURMUR_EVAL_OUT"], "run folder to create (must not exist or be empty; env MURMUR_EVAL_OUT) (default runs/<run id>)")
 	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases run at once (env MURMUR_EVAL_WORKERS)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
+	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "also write every model response to this folder, for --replay (env MURMUR_EVAL_RECORD)")
+	fs.IntVar(&o.maxConns, "max-connections", envInt(env, "MURMUR_EVAL_MAX_CONNECTIONS", 0, &envErrs), "model requests in flight per endpoint across all cases, 0 for no bound beyond --workers (env MURMUR_EVAL_MAX_CONNECTIONS)")
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
@@ -106,9 +110,8 @@ func (o *options) validate() error {
 		return errcode.New(errcode.Usage, "--timeout must not be negative, got %s", o.timeout)
 	case o.checkTimeout <= 0:
 		return errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)
-	case o.replay == "":
-		return errcode.New(errcode.Usage, "no model provider: murmur-eval serves models from recordings for now").
-			WithHint("pass --replay DIR (live HTTP and process transports are not built yet)")
+	case o.maxConns < 0:
+		return errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", o.maxConns)
 	}
 	o.capsuleDir = filepath.Clean(o.capsuleDir)
 	return o.gates.validate()

@@ -13,12 +13,18 @@ import (
 	"syscall"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// A shell or native tool starts as murmur-eval re-executed with a hidden
+	// argument: the launcher applies the sandbox, then execs the tool.
+	if handled, code := sandbox.LauncherMain(os.Args); handled {
+		os.Exit(code)
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/inference/replay"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
@@ -50,10 +49,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 			return usageError(stderr, err)
 		}
 	}
-	source, err := replay.Open(o.replay)
+	source, closeModels, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	defer closeModels()
 	runID := newID("run_")
 	if o.out == "" {
 		o.out = filepath.Join("runs", runID)
@@ -67,7 +67,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 
 	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source}
-	graph, closeStages, err := w.graph()
+	graph, warnings, closeStages, err := w.graph()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
@@ -111,13 +111,18 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	// in its row (no case does any work of its own), and the run exits with
 	// the configuration code.
 	took, prepErr := graph.Prepare(ctx)
+	printed := map[string]bool{}
 	if prepErr != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, errcode.Format(prepErr))
+		printed[errcode.Code(prepErr)] = true
 	} else if prepErr == nil {
+		for _, warn := range warnings() {
+			fmt.Fprintln(stderr, warn)
+		}
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
 	done := make(chan *pipeline.Case)
-	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: &reports.Summary{}, junit: &reports.JUnit{}, stderr: stderr}
+	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: &reports.Summary{}, junit: &reports.JUnit{}, stderr: stderr, printed: printed}
 	var collectWG sync.WaitGroup
 	collectWG.Go(func() { col.run(done) })
 	runErr := runner.Run(ctx, jobs, done)
@@ -210,10 +215,16 @@ type collector struct {
 	summary *reports.Summary
 	junit   *reports.JUnit
 	stderr  io.Writer
+	// printed holds the error codes already shown (the refusal printed
+	// at preparation among them), so each is shown once.
+	printed map[string]bool
 }
 
 func (col *collector) run(done <-chan *pipeline.Case) {
-	seen := map[string]bool{} // error codes already printed
+	seen := col.printed
+	if seen == nil {
+		seen = map[string]bool{}
+	}
 	for c := range done {
 		row, events := reports.FromCase(c, col.outDir)
 		scores := reports.ScoresFromCase(c)

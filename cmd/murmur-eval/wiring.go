@@ -27,9 +27,10 @@ type wiring struct {
 }
 
 // graph builds the run's stage table: the seven stages, their edges, and
-// Report running despite failures. It returns a func that releases what
-// the stages hold (the WASM engine).
-func (w wiring) graph() (*pipeline.Graph, func(), error) {
+// Report running despite failures. It also returns the run's security
+// warnings (to read once Graph.Prepare succeeded) and a func that releases
+// what the stages hold (the WASM engine).
+func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
@@ -42,5 +43,5 @@ func (w wiring) graph() (*pipeline.Graph, func(), error) {
 		pipeline.Node{Stage: report.Stage{}, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()) }
-	return g, closeFn, err
+	return g, ver.Warnings, closeFn, err
 }

@@ -8,6 +8,7 @@ package verify
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -70,6 +71,30 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	})
 	c.Artifacts, c.Toolset = v.artifacts, v.tools
 	return err
+}
+
+// Warnings returns murmur's W-SEC warnings for the capsule on this host,
+// as "[capsule-runtime] warning[W-SEC-NNN]: text (link)" lines, for the run
+// to print once. Call it only after a successful preparation.
+func (s *Stage) Warnings() []string {
+	v, err := s.memo.Get(context.Background(), func(context.Context) (verified, error) { return verified{}, nil })
+	if err != nil || v.tools == nil {
+		return nil
+	}
+	out := make([]string, len(v.tools.Warnings))
+	for i, w := range v.tools.Warnings {
+		out[i] = "[capsule-runtime] " + w + " (" + diagnosticsLink(w) + ")"
+	}
+	return out
+}
+
+// diagnosticsLink is murmur's documentation anchor for a W-SEC warning.
+func diagnosticsLink(warning string) string {
+	const base = "https://docs.murmur.nexus/murmur-nexus/murmur/reference/diagnostics/"
+	if i := strings.Index(warning, "W-SEC-"); i >= 0 && len(warning) >= i+9 {
+		return base + "#" + strings.ToLower(warning[i:i+9])
+	}
+	return base
 }
 
 // Close closes the WASM engine and the subprocess launcher, if made.
