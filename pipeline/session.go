@@ -40,6 +40,9 @@ type LoopConfig struct {
 	Capabilities    []string
 	WorkdirExec     bool
 	EffectiveGrants map[string]any
+	// IncludeToolOutput is trace.include_tool_output: tool_call events
+	// carry the tool's output.
+	IncludeToolOutput bool
 }
 
 // ToolReply is a tool call's answer as the model will see it.
@@ -47,6 +50,9 @@ type ToolReply struct {
 	Text    string // data, else summary, else "tool returned no data"
 	IsError bool   // status was not "passed"
 	Skill   bool   // the "tool" was a skill: its guidance, traced as skill_call
+	// Code is the stable code of a dispatch failure (a trap, the tool's
+	// deadline, its memory limit, a sandbox refusal), "" otherwise.
+	Code string
 	// Shell is the shell event to trace after the tool_call (Turn unset),
 	// for a shell tool that ran.
 	Shell *trace.Shell

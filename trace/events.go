@@ -51,6 +51,9 @@ type ToolCall struct {
 	OutputBytes int             `json:"output_bytes"`
 	DurationMS  int64           `json:"duration_ms"`
 	Status      string          `json:"status"`
+	// ErrorCode is murmur-eval's addition: the stable code of a dispatch
+	// failure (E-RUN-001 for a trap, a deadline or the memory limit, ...).
+	ErrorCode string `json:"error_code,omitempty"`
 }
 
 // SessionEnd is written when an attempt ends. Totals are cumulative over the

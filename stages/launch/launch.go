@@ -83,6 +83,7 @@ func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, err
 		Capabilities:        capabilityNames(m.Capabilities),
 		WorkdirExec:         c.Policy.WorkdirExec,
 		EffectiveGrants:     c.Policy.Grants,
+		IncludeToolOutput:   m.Trace.IncludeToolOutput,
 	}, nil
 }
 

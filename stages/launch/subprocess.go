@@ -89,7 +89,7 @@ func (t *toolbox) failed(ctx context.Context, err error) (pipeline.ToolReply, er
 	if ctx.Err() != nil || errcode.Is(err, errcode.RunWorkdirSize) {
 		return pipeline.ToolReply{}, err
 	}
-	return pipeline.ToolReply{Text: err.Error(), IsError: true}, nil
+	return pipeline.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 }
 
 // lookPath finds bin in the PATH the subprocess gets, as murmur resolves

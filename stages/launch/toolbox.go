@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
@@ -78,7 +79,7 @@ func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawM
 		if ctx.Err() != nil {
 			return pipeline.ToolReply{}, err
 		}
-		return pipeline.ToolReply{Text: err.Error(), IsError: true}, nil
+		return pipeline.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 	}
 	res := sandbox.ParseToolResult(tool.Name, out)
 	return pipeline.ToolReply{Text: res.Text(), IsError: res.IsError()}, nil

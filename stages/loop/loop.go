@@ -200,7 +200,7 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 	if reply.Skill {
 		err = l.tr.SkillCall(trace.SkillCall{Turn: turn, SkillName: call.Name, OutputBytes: len(reply.Text), DurationMS: took, Status: status})
 	} else {
-		err = l.tr.ToolCall(trace.ToolCall{
+		ev := trace.ToolCall{
 			Turn:        turn,
 			ToolName:    call.Name,
 			Input:       call.Input,
@@ -208,7 +208,13 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 			OutputBytes: len(reply.Text),
 			DurationMS:  took,
 			Status:      status,
-		})
+			ErrorCode:   reply.Code,
+		}
+		if l.cfg.IncludeToolOutput {
+			out := reply.Text
+			ev.Output = &out
+		}
+		err = l.tr.ToolCall(ev)
 	}
 	if err == nil && reply.Shell != nil {
 		ev := *reply.Shell
