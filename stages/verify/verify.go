@@ -8,6 +8,7 @@ package verify
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -66,7 +67,9 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err != nil {
 			return verified{arts, ts}, err
 		}
-		err = finish(ts, cap.Manifest, host, scopes)
+		if err = finish(ts, cap.Manifest, host, scopes); err == nil && ts.Spawner != nil && host.UserNS {
+			err = searchable(filepath.Dir(s.opts.StagedDir))
+		}
 		return verified{arts, ts}, err
 	})
 	c.Artifacts, c.Toolset = v.artifacts, v.tools
