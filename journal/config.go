@@ -25,6 +25,10 @@ type Run struct {
 	ConfigSHA256 string `json:"config_sha256"`
 	// Config holds the named parts the hash was made of, for messages.
 	Config map[string]string `json:"config"`
+	// Inputs says where the run's inputs were (dataset path, epochs,
+	// selection), for merge to find the cases a set of shards misses. It
+	// is not part of the hash: a run may resume from another folder.
+	Inputs map[string]string `json:"inputs,omitempty"`
 }
 
 // Fingerprint hashes named parts (each already a digest or a small value)

@@ -131,3 +131,18 @@ func Exists(path string) bool {
 	_, err := os.Stat(path)
 	return !errors.Is(err, fs.ErrNotExist)
 }
+
+// Read returns the complete entries of the journal at path without
+// repairing it, for readers such as merge that must not write.
+func Read(path string) ([]Entry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+	}
+	defer f.Close()
+	entries, _, err := read(f)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "read journal %s", path)
+	}
+	return entries, nil
+}

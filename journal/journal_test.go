@@ -89,3 +89,34 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+func TestReadLeavesATornTailInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	w, _, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Entry{entry("a", 1, 1), entry("b", 1, 2)} {
+		if err := w.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"case_id":"c","epo`)
+	f.Close()
+	before, _ := os.ReadFile(path)
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Entry{entry("a", 1, 1), entry("b", 1, 2)}, got); diff != "" {
+		t.Errorf("Read (-want +got):\n%s", diff)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("Read changed the file")
+	}
+	if _, err := Read(filepath.Join(t.TempDir(), "none.jsonl")); err == nil {
+		t.Error("Read of a missing journal: no error")
+	}
+}

@@ -15,9 +15,15 @@ type Case struct {
 	RunID      string
 	Input      datasets.Case
 	Epoch      int       // 1-based
+	Attempt    int       // 1-based; a case that ended in error may be retried (Runner.Retries)
 	SessionID  string    // ses_<uuidv7 hex>, murmur's form
 	SessionDir string    // absolute path of the case's session directory
 	StartedAt  time.Time // when the case's first stage started
+
+	// Earlier holds the attempts before this one, oldest first: each ended
+	// in status error and was retried. Set by the runner on the final
+	// attempt only; their rows are kept, but only this attempt is scored.
+	Earlier []*Case
 
 	// Stages holds the executor's record of each stage, in execution order.
 	Stages []StageResult
@@ -42,6 +48,10 @@ type Case struct {
 	// Scores are the case's scores, in scoring order, set by report for a
 	// case whose session ended and whose stages all ran; nil otherwise.
 	Scores []scoring.Score
+
+	// observed is set once the session's model and tools are wrapped with
+	// spans (observe.go).
+	observed bool
 }
 
 // LoopOutcome is how the agent loop ended a case's session.

@@ -26,7 +26,9 @@ const tracerName = "github.com/murmur-nexus/murmur-eval/pipeline"
 //
 // Each stage that runs gets an OpenTelemetry span, a child of the span in
 // ctx (the runner's case span), from that span's tracer provider; with no
-// span in ctx the spans are no-ops.
+// span in ctx the spans are no-ops. Once Launch has opened the session, its
+// model and tools are wrapped so each inference and tool call gets a span
+// under the stage that makes it (Loop).
 func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
 	for _, n := range g.order {
@@ -50,6 +52,7 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			continue
 		}
 		spanCtx, span := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(stageCtx, "stage "+name)
+		observeSession(spanCtx, c)
 		start := time.Now()
 		err := runStage(spanCtx, n.Stage, c)
 		r := StageResult{Stage: name, Outcome: Ran, Duration: time.Since(start)}

@@ -26,6 +26,12 @@ type Runner struct {
 	// Tracer, when set, gets a span per case with the stages' spans under
 	// it; nil means no spans.
 	Tracer oteltrace.Tracer
+	// Retries is how many times a case that ended in status error (a
+	// harness failure: provider, sandbox, I/O) is run again; failed and
+	// timeout are verdicts and never retried.
+	Retries int
+	// Backoff is the wait before retry n (1-based); nil means none.
+	Backoff func(n int) time.Duration
 	// NewCase builds a job's Case (run id, session id and dir). It is called
 	// on the worker goroutine, concurrently, and must be safe for that.
 	NewCase func(Job) *Case
@@ -48,7 +54,7 @@ func (r *Runner) Run(ctx context.Context, jobs []Job, done chan<- *Case) error {
 			if ctx.Err() != nil { // interrupted while this job waited for a worker
 				return nil
 			}
-			done <- r.runOne(ctx, job)
+			done <- r.runAttempts(ctx, job)
 			return nil
 		})
 	}
@@ -59,7 +65,58 @@ func (r *Runner) Run(ctx context.Context, jobs []Job, done chan<- *Case) error {
 	return nil
 }
 
-func (r *Runner) runOne(ctx context.Context, job Job) *Case {
+// runAttempts runs job until it ends in anything but error, or the retries
+// are spent, or the run is interrupted; the last attempt carries the
+// earlier ones.
+func (r *Runner) runAttempts(ctx context.Context, job Job) *Case {
+	var earlier []*Case
+	for attempt := 1; ; attempt++ {
+		c := r.runOne(ctx, job, attempt)
+		if attempt > r.Retries || Judge(c).Status != StatusError || ctx.Err() != nil {
+			c.Earlier = earlier
+			cutShort(ctx, c, attempt <= r.Retries)
+			return c
+		}
+		earlier = append(earlier, c)
+		if r.Backoff != nil {
+			t := time.NewTimer(r.Backoff(attempt))
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			c.Earlier = earlier[:len(earlier)-1]
+			cutShort(ctx, c, true)
+			return c
+		}
+	}
+}
+
+// cutShort records on a case in error that the interrupt, not its
+// retries running out, ended it: EndCause tells a resumed run to run it
+// again. Its status stays error (Judge reads EndCause only for a stage that
+// failed because its context ended).
+func cutShort(ctx context.Context, c *Case, retriesLeft bool) {
+	if retriesLeft && ctx.Err() != nil && c.EndCause == nil && Judge(c).Status == StatusError {
+		c.EndCause = context.Cause(ctx)
+	}
+}
+
+// ExpBackoff returns a backoff that starts at base and doubles per retry,
+// capped at limit.
+func ExpBackoff(base, limit time.Duration) func(int) time.Duration {
+	return func(n int) time.Duration {
+		d := base
+		for i := 1; i < n && d < limit; i++ {
+			d *= 2
+		}
+		return min(d, limit)
+	}
+}
+
+func (r *Runner) runOne(ctx context.Context, job Job, attempt int) *Case {
 	var caseCtx context.Context
 	var cancel context.CancelFunc
 	if r.Timeout > 0 {
@@ -69,19 +126,35 @@ func (r *Runner) runOne(ctx context.Context, job Job) *Case {
 	}
 	defer cancel()
 	c := r.NewCase(job)
+	c.Attempt = attempt
 	c.StartedAt = time.Now()
 	if r.Tracer != nil {
 		var span oteltrace.Span
 		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(
 			attribute.String("murmur_eval.case_id", c.Input.ID),
 			attribute.Int("murmur_eval.epoch", c.Epoch),
+			attribute.Int("murmur_eval.attempt", c.Attempt),
 			attribute.String("murmur_eval.session_id", c.SessionID),
 		))
-		defer func() {
-			span.SetAttributes(attribute.String("murmur_eval.status", string(Judge(c).Status)))
-			span.End()
-		}()
+		defer func() { endCaseSpan(span, c) }()
 	}
 	r.Graph.Execute(caseCtx, c)
 	return c
+}
+
+// endCaseSpan records a case's verdict and counters on its span and ends it.
+func endCaseSpan(span oteltrace.Span, c *Case) {
+	v := Judge(c)
+	attrs := []attribute.KeyValue{attribute.String("murmur_eval.status", string(v.Status))}
+	if v.Code != "" {
+		attrs = append(attrs, attribute.String("murmur_eval.code", v.Code), attribute.String("murmur_eval.error_stage", v.Stage))
+	}
+	if c.Session != nil && c.Session.Trace != nil {
+		t := c.Session.Trace.Totals()
+		attrs = append(attrs, attribute.Int64("murmur_eval.input_tokens", t.TotalInputTokens),
+			attribute.Int64("murmur_eval.output_tokens", t.TotalOutputTokens),
+			attribute.Int("murmur_eval.turns", t.TotalTurns))
+	}
+	span.SetAttributes(attrs...)
+	span.End()
 }

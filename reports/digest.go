@@ -32,9 +32,16 @@ type Digest struct {
 	Errors    []ErrorDigest  `json:"errors"`
 	// MultiEpoch is set when a case ran more than once: reports then name
 	// cases with their epoch.
-	MultiEpoch bool         `json:"multi_epoch"`
-	Gates      []GateResult `json:"gates"`              // set by the run command
-	Baseline   *DiffReport  `json:"baseline,omitempty"` // the diff against --baseline
+	MultiEpoch bool `json:"multi_epoch"`
+	// PassAtK holds the unbiased pass@k for each k of --pass-at;
+	// CasePasses every case's passes across epochs (multi-epoch runs).
+	PassAtK    []PassAtK    `json:"pass_at_k"`
+	CasePasses []CasePasses `json:"case_passes,omitempty"`
+	// TraceID is the OpenTelemetry trace of the run ("" without
+	// --otel-endpoint); set by the run command.
+	TraceID  string       `json:"trace_id,omitempty"`
+	Gates    []GateResult `json:"gates"`              // set by the run command
+	Baseline *DiffReport  `json:"baseline,omitempty"` // the diff against --baseline
 }
 
 // CapsuleDigest names the capsule under test.
@@ -106,6 +113,8 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		FailedAll:   s.failedTotal,
 		Errors:      []ErrorDigest{},
 		MultiEpoch:  s.multiEpoch,
+		PassAtK:     s.passAtK(),
+		CasePasses:  s.casePasses(),
 		Gates:       []GateResult{},
 	}
 	for _, st := range statusOrder() {

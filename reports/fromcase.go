@@ -18,6 +18,7 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		SessionID: c.SessionID,
 		Status:    string(v.Status),
 		StartedAt: c.StartedAt.UTC(),
+		Attempt:   attempt(c),
 	}
 	if rel, err := filepath.Rel(outDir, c.SessionDir); err == nil {
 		row.SessionDir = filepath.ToSlash(rel)
@@ -66,7 +67,7 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		for i, l := range lines {
 			e := EventRow{
 				RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
-				Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON),
+				Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON), Attempt: attempt(c),
 			}
 			if l.Turn != nil {
 				turn := int32(*l.Turn)

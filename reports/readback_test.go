@@ -83,15 +83,16 @@ func TestScoreRowColumns(t *testing.T) {
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
 		{"session_id", "utf8", false}, {"scorer", "utf8", false}, {"scorer_type", "utf8", false},
 		{"result", "utf8", false}, {"score", "float64", false}, {"reason", "utf8", false},
+		{"attempt", "int32", false},
 	}
 	path := filepath.Join(t.TempDir(), ScoresFile)
-	rows := []ScoreRow{{RunID: "r", CaseID: "c", Epoch: 1, SessionID: "s", Scorer: "seq", ScorerType: "tool_sequence", Result: ResultFail, Score: 0.5, Reason: `observed=["a"]`}}
+	rows := []ScoreRow{{RunID: "r", CaseID: "c", Epoch: 1, SessionID: "s", Scorer: "seq", ScorerType: "tool_sequence", Result: ResultFail, Score: 0.5, Reason: `observed=["a"]`, Attempt: 2}}
 	writeAll(t, path, 10, rows)
 	got := readParquet(t, path)
 	if diff := cmp.Diff(want, got.Columns); diff != "" {
 		t.Errorf("scores.parquet columns (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]any{{"r", "c", int32(1), "s", "seq", "tool_sequence", "fail", 0.5, `observed=["a"]`}}, got.Rows); diff != "" {
+	if diff := cmp.Diff([][]any{{"r", "c", int32(1), "s", "seq", "tool_sequence", "fail", 0.5, `observed=["a"]`, int32(2)}}, got.Rows); diff != "" {
 		t.Errorf("scores.parquet rows read by arrow (-want +got):\n%s", diff)
 	}
 }

@@ -76,6 +76,9 @@ type ResultRow struct {
 	// ContainmentAchieved is the class the case's sandbox had (advisory,
 	// scoped); "" when the Contain stage did not run.
 	ContainmentAchieved string `parquet:"containment_achieved,dict"`
+	// Attempt is 1-based: a case that ended in error and was retried
+	// (--retries) has a row per attempt; only the highest counts.
+	Attempt int32 `parquet:"attempt"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.
@@ -95,4 +98,6 @@ type EventRow struct {
 	ToolName  *string   `parquet:"tool_name,dict"`
 	// EventJSON is the verbatim trace line, so nothing of the trace is lost.
 	EventJSON string `parquet:"event_json"`
+	// Attempt is the attempt of the case the event belongs to (1-based).
+	Attempt int32 `parquet:"attempt"`
 }

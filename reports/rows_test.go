@@ -49,6 +49,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"session_dir", "utf8", false},
 		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
+		{"attempt", "int32", false},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -63,6 +64,7 @@ func TestEventRowColumns(t *testing.T) {
 		{"session_id", "utf8", false}, {"seq", "int32", false},
 		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
 		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
+		{"attempt", "int32", false},
 	}
 	path := filepath.Join(t.TempDir(), "events.parquet")
 	writeAll(t, path, 10, []EventRow{{}})
@@ -79,13 +81,13 @@ func resultValues(r ResultRow) []any {
 		opt(r.ResolveMS), opt(r.VerifyMS), opt(r.StageMS), opt(r.ContainMS), opt(r.LaunchMS),
 		opt(r.LoopMS), opt(r.ReportMS),
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
-		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved}
+		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
 func eventValues(e EventRow) []any {
 	return []any{e.RunID, e.CaseID, e.Epoch, e.SessionID, e.Seq, ms(e.Timestamp), e.EventType,
-		opt(e.Turn), opt(e.ToolName), e.EventJSON}
+		opt(e.Turn), opt(e.ToolName), e.EventJSON, e.Attempt}
 }
 
 // sampleResults returns n varied results: every third has all nullable

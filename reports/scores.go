@@ -22,6 +22,7 @@ type ScoreRow struct {
 	Result     string  `parquet:"result,dict"` // ResultPass or ResultFail
 	Score      float64 `parquet:"score"`       // in [0, 1]
 	Reason     string  `parquet:"reason"`
+	Attempt    int32   `parquet:"attempt"` // the case's attempt (1-based)
 }
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
@@ -31,7 +32,7 @@ func ScoresFromCase(c *pipeline.Case) []ScoreRow {
 	for i, s := range c.Scores {
 		rows[i] = ScoreRow{
 			RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
-			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason,
+			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason, Attempt: attempt(c),
 		}
 	}
 	return rows
@@ -39,3 +40,6 @@ func ScoresFromCase(c *pipeline.Case) []ScoreRow {
 
 // Passed reports whether the row's scorer passed.
 func (r ScoreRow) Passed() bool { return r.Result == ResultPass }
+
+// attempt is a case's attempt number, 1 for a case built without one.
+func attempt(c *pipeline.Case) int32 { return int32(max(1, c.Attempt)) }

@@ -40,7 +40,9 @@ type Summary struct {
 	inputTokens    int64
 	outputTokens   int64
 	multiEpoch     bool
-	slowest        []caseRef // longest first, at most slowestShown
+	passAt         []int                 // the k values of pass@k (SetPassAt)
+	perCase        map[string]*passCount // verdicts per case_id across epochs
+	slowest        []caseRef             // longest first, at most slowestShown
 	errors         map[string]*errorStat
 	scorers        map[string]*scorerStat
 	failed         []caseRef // by case_id then epoch, at most failedKept
@@ -99,6 +101,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.inputTokens += r.InputTokens
 	s.outputTokens += r.OutputTokens
 	s.multiEpoch = s.multiEpoch || r.Epoch > 1
+	s.countPass(r)
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

@@ -52,6 +52,13 @@ func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 	if d.Cases > 0 {
 		fmt.Fprintf(&b, "pass rate: %s\n", d.passRateLine())
 	}
+	for _, p := range d.PassAtK {
+		fmt.Fprintf(&b, "pass@%d: %s over %s", p.K, percent(p.Value), plural(p.Cases, "case"))
+		if p.Excluded > 0 {
+			fmt.Fprintf(&b, " (%d with fewer than %d scored epochs left out)", p.Excluded, p.K)
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "totals: %s, %s, %d input tokens, %d output tokens\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
 

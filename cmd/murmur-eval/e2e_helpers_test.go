@@ -208,7 +208,7 @@ type result struct {
 func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	bin := e2eBinary(t)
-	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show"}, args[0]) {
+	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show", "merge"}, args[0]) {
 		args = append(args, "--cache-dir", filepath.Join(buildDir, "wazero-cache"))
 	}
 	home := t.TempDir()
@@ -454,12 +454,14 @@ var (
 		{"session_dir", "utf8", false},
 		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
+		{"attempt", "int32", false},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
 		{"session_id", "utf8", false}, {"seq", "int32", false},
 		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
 		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
+		{"attempt", "int32", false},
 	}
 	stageColumns = []string{"resolve_ms", "verify_ms", "stage_ms", "contain_ms", "launch_ms", "loop_ms", "report_ms"}
 )

@@ -22,6 +22,7 @@ var scoresColumns = []column{
 	{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
 	{"session_id", "utf8", false}, {"scorer", "utf8", false}, {"scorer_type", "utf8", false},
 	{"result", "utf8", false}, {"score", "float64", false}, {"reason", "utf8", false},
+	{"attempt", "int32", false},
 }
 
 // checkScoringOutputs checks a finished quickstart run's scoring outputs

@@ -17,12 +17,15 @@ import (
 const runUsage = `Usage: murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]
        murmur-eval show RUN [--json | --markdown]
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
+       murmur-eval merge -o OUT SHARD_RUN...
        murmur-eval pack ARTIFACT_DIR... --store DIR
 
 Runs every case of a dataset through the murmur capsule in CAPSULE_DIR
 (default "."), each case in its own sandboxed session, scores it, and
 writes to --out: results.parquet, scores.parquet, events.parquet,
-summary.json, summary.md, junit.xml and the session folders.
+summary.json, summary.md, junit.xml, the session folders, and run.json
+and journal.jsonl, from which --resume finishes an interrupted run
+(docs/long-runs.md).
 
 Every flag can also come from the environment variable named in its help;
 a flag on the command line wins over the environment, which wins over the
@@ -52,6 +55,7 @@ type options struct {
 	// timeout_seconds.
 	checkTimeout time.Duration
 	gates        gateOptions
+	batch        batchOptions
 	version      bool
 }
 
@@ -73,6 +77,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	o.gates.registerRun(fs, env, &envErrs)
+	o.batch.register(fs, env, &envErrs)
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -94,13 +99,13 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	default:
 		return o, usageError(stderr, errcode.New(errcode.Usage, "expected one CAPSULE_DIR, got %d arguments", fs.NArg())), false
 	}
-	if err := o.validate(); err != nil {
+	if err := o.validate(env); err != nil {
 		return o, usageError(stderr, err), false
 	}
 	return o, exitOK, true
 }
 
-func (o *options) validate() error {
+func (o *options) validate(env map[string]string) error {
 	switch {
 	case o.dataset == "":
 		return errcode.New(errcode.Usage, "--dataset is required").WithHint("murmur-eval CAPSULE_DIR --dataset cases.jsonl")
@@ -113,7 +118,17 @@ func (o *options) validate() error {
 	case o.maxConns < 0:
 		return errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", o.maxConns)
 	}
+	if o.batch.resume != "" {
+		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.batch.resume) {
+			return errcode.New(errcode.Usage, "--resume %s and --out %s name different folders", o.batch.resume, o.out).
+				WithHint("--resume writes into the run it resumes; drop --out")
+		}
+		o.out = o.batch.resume
+	}
 	o.capsuleDir = filepath.Clean(o.capsuleDir)
+	if err := o.batch.validate(env); err != nil {
+		return err
+	}
 	return o.gates.validate()
 }
 

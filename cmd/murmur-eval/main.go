@@ -59,6 +59,8 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 		switch args[0] {
 		case "pack":
 			return runPack(args[1:], stdout, stderr)
+		case "merge":
+			return runMerge(args[1:], env, stdout, stderr)
 		case "diff":
 			return runDiff(args[1:], env, stdout, stderr)
 		case "show":

@@ -26,7 +26,7 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 		t.Skip("--record is not wired into the run command yet")
 	}
 	dir := quickstart(t)
-	srv := anthropicFromRecordings(t, dir)
+	srv := anthropicFromRecordings(t, dir, nil)
 	manifest := filepath.Join(dir, "murmur.yaml")
 	yaml, err := os.ReadFile(manifest)
 	if err != nil {
@@ -89,7 +89,8 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 // anthropicFromRecordings serves the capsule's recordings/ as Anthropic
 // Messages answers: the case is found by its task text, the turn by the
 // assistant messages so far. direct-answer's first request gets a 429.
-func anthropicFromRecordings(t *testing.T, dir string) *apitest.Server {
+// fail, when set, may answer a request instead.
+func anthropicFromRecordings(t *testing.T, dir string, fail func(caseID string, turn int) *apitest.Reply) *apitest.Server {
 	t.Helper()
 	byTask := map[string][]replay.Turn{}
 	var taskOf = map[string]string{}
@@ -140,6 +141,11 @@ func anthropicFromRecordings(t *testing.T, dir string) *apitest.Server {
 		for _, m := range req.Messages {
 			if m.Role == "assistant" {
 				turn++
+			}
+		}
+		if fail != nil {
+			if reply := fail(taskOf[task], turn); reply != nil {
+				return *reply
 			}
 		}
 		if taskOf[task] == "direct-answer" {

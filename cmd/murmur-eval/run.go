@@ -15,7 +15,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/telemetry"
 )
 
 // Row-group sizes: results rows are small and few; events are many.
@@ -24,8 +26,9 @@ const (
 	eventsPerGroup  = 50_000
 )
 
-// runEval is the run command: parse, validate, run every case, write the
-// outputs, apply the gates, print the summary.
+// runEval is the run command: parse, validate, run every selected case
+// (and epoch) not yet journaled, write the outputs, apply the gates, print
+// the summary.
 func runEval(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
 	o, code, ok := parseRunFlags(args, env, stderr)
 	if !ok {
@@ -39,6 +42,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	cases := o.batch.selection().Apply(ds.Cases)
 	plan, err := scoringPlan(o, env, ds, stderr)
 	if err != nil {
 		return usageError(stderr, err)
@@ -54,13 +58,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer closeModels()
-	runID := newID("run_")
-	if o.out == "" {
-		o.out = filepath.Join("runs", runID)
-	}
-	if err := createRunDir(o.out); err != nil {
+	folder, err := openRunFolder(&o)
+	if err != nil {
 		return usageError(stderr, err)
 	}
+	runID := folder.runID
 	outAbs, err := filepath.Abs(o.out)
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
@@ -76,35 +78,6 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	scores, err := newScoreSink(outAbs)
-	if err != nil {
-		fmt.Fprintln(stderr, errcode.Format(err))
-		return exitFailure
-	}
-	sinks, err := openSinks(outAbs, stopRun)
-	if err != nil {
-		_ = scores.sink.Abort()
-		fmt.Fprintln(stderr, errcode.Format(err))
-		return exitFailure
-	}
-	scores.start(stopRun)
-	runner := &pipeline.Runner{
-		Graph:   graph,
-		Workers: o.workers,
-		Timeout: o.timeout,
-		NewCase: func(j pipeline.Job) *pipeline.Case {
-			sid := newID("ses_")
-			return &pipeline.Case{RunID: runID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
-				SessionDir: filepath.Join(outAbs, "sessions", sid), Scoring: plan}
-		},
-	}
-	jobs := make([]pipeline.Job, len(ds.Cases))
-	for i, c := range ds.Cases {
-		jobs[i] = pipeline.Job{Input: c, Epoch: 1}
-	}
-
-	start := time.Now()
-	fmt.Fprintf(stderr, "murmur-eval %s: %d cases from %s on %d workers -> %s\n", runID, len(jobs), o.dataset, o.workers, o.out)
 	// The run-wide work (manifest, lock, artifact hashes, WASM compilation)
 	// is done before the first case, so no case's --timeout pays for it. A
 	// failure refuses the capsule: it is printed once, every case records it
@@ -121,17 +94,72 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		}
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
-	done := make(chan *pipeline.Case)
-	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: &reports.Summary{}, junit: &reports.JUnit{}, stderr: stderr, printed: printed}
+	jw, records, done, err := openJournal(o, env, folder, outAbs)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer jw.Close()
+	jobs := planJobs(cases, o.batch.epochs, done)
+
+	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: version})
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer shutdownTelemetry(tel, stderr)
+	ctx, runSpan := startRunSpan(ctx, tel, runID, o, len(jobs))
+
+	scores, err := newScoreSink(outAbs)
+	if err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	sinks, err := openSinks(outAbs, stopRun)
+	if err != nil {
+		_ = scores.sink.Abort()
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	scores.start(stopRun)
+	runner := &pipeline.Runner{
+		Graph: graph, Workers: o.workers, Timeout: o.timeout,
+		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
+		Tracer: tel.Tracer(),
+		NewCase: func(j pipeline.Job) *pipeline.Case {
+			sid := newID("ses_")
+			return &pipeline.Case{RunID: runID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
+				SessionDir: filepath.Join(outAbs, "sessions", sid), Scoring: plan}
+		},
+	}
+	if !tel.Enabled() {
+		runner.Tracer = nil
+	}
+
+	start := time.Now()
+	verb := "cases"
+	if folder.prev != nil {
+		verb = fmt.Sprintf("cases to resume (%d finished)", len(records))
+	}
+	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %d workers -> %s\n", runID, len(jobs), verb, o.dataset, o.workers, o.out)
+	summary := &reports.Summary{}
+	summary.SetPassAt(o.batch.passAt)
+	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: summary, junit: &reports.JUnit{},
+		stderr: stderr, printed: printed, journal: jw, keep: o.batch.keepSessions, onFail: stopRun,
+		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), len(jobs))}
+	for _, r := range records {
+		col.emit(r)
+	}
+	doneCh := make(chan *pipeline.Case)
 	var collectWG sync.WaitGroup
-	collectWG.Go(func() { col.run(done) })
-	runErr := runner.Run(ctx, jobs, done)
-	close(done)
+	collectWG.Go(func() { col.run(doneCh) })
+	runErr := runner.Run(ctx, jobs, doneCh)
+	close(doneCh)
 	collectWG.Wait()
-	sinkErr := errors.Join(sinks.close(), scores.close())
+	col.progress.Close()
+	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
+	endRunSpan(runSpan, col.summary)
 
 	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline,
-		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr}
+		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr, traceID: traceID(runSpan)}
 	return end.finish(col, stdout, stderr)
 }
 
@@ -145,12 +173,14 @@ type runEnd struct {
 	runErr   error // the run was interrupted
 	prepErr  error // the capsule was refused
 	sinkErr  error // a Parquet file could not be written
+	traceID  string
 }
 
 // finish compares with the baseline, applies the gates, writes the report
 // files, prints the summary and returns the exit code (exitcodes.go).
 func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 	d := col.summary.Digest(e.wall)
+	d.TraceID = e.traceID
 	completed := e.runErr == nil && e.prepErr == nil && e.sinkErr == nil
 	var diff *reports.DiffReport
 	if e.baseline != nil && completed {
@@ -203,47 +233,6 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		return exitGateFailed
 	}
 	return exitOK
-}
-
-// collector is the one goroutine that turns finished cases into rows, feeds
-// the sinks, the summary and the JUnit report, and prints the first error
-// of each code.
-type collector struct {
-	outDir  string
-	sinks   *sinkSet
-	scores  *scoreSink
-	summary *reports.Summary
-	junit   *reports.JUnit
-	stderr  io.Writer
-	// printed holds the error codes already shown (the refusal printed
-	// at preparation among them), so each is shown once.
-	printed map[string]bool
-}
-
-func (col *collector) run(done <-chan *pipeline.Case) {
-	seen := col.printed
-	if seen == nil {
-		seen = map[string]bool{}
-	}
-	for c := range done {
-		row, events := reports.FromCase(c, col.outDir)
-		scores := reports.ScoresFromCase(c)
-		col.sinks.results <- row
-		for _, e := range events {
-			col.sinks.events <- e
-		}
-		for _, s := range scores {
-			col.scores.rows <- s
-		}
-		col.summary.AddCase(row, scores)
-		col.junit.Add(row, scores)
-		if row.ErrorCode != nil && !seen[*row.ErrorCode] {
-			seen[*row.ErrorCode] = true
-			if v := pipeline.Judge(c); v.Err != nil {
-				fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
-			}
-		}
-	}
 }
 
 // newID returns prefix + a UUIDv7 in murmur's simple (32 hex) form, so ids

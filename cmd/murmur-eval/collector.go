@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/progress"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// collector is the one goroutine that turns finished cases into rows,
+// journals them, feeds the sinks, the summary and the JUnit report, reports
+// progress, prunes session folders and prints the first error of each code.
+type collector struct {
+	outDir  string
+	sinks   *sinkSet
+	scores  *scoreSink
+	summary *reports.Summary
+	junit   *reports.JUnit
+	stderr  io.Writer
+	// printed holds the error codes already shown (the refusal printed
+	// at preparation among them), so each is shown once.
+	printed map[string]bool
+
+	journal  *journal.Writer   // nil: nothing journaled
+	progress progress.Reporter // nil: no progress
+	keep     string            // --keep-sessions; "" keeps all
+	// onFail stops the run when the journal cannot be written: a case that
+	// is not journaled would be lost to --resume.
+	onFail     func(error)
+	journalErr error
+}
+
+func (col *collector) run(done <-chan *pipeline.Case) {
+	if col.printed == nil {
+		col.printed = map[string]bool{}
+	}
+	for c := range done {
+		rec := recordFromCase(c, col.outDir)
+		journaled := false
+		if col.journal != nil && col.journalErr == nil && col.finished(c) {
+			if err := col.append(rec); err != nil {
+				col.journalErr = err
+				col.onFail(err)
+			} else {
+				journaled = true
+			}
+		}
+		col.emit(rec)
+		if col.progress != nil {
+			f := rec.final().Result
+			col.progress.Done(f.CaseID, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
+		}
+		col.printFirstError(c)
+		if journaled {
+			col.prune(rec)
+		}
+	}
+}
+
+// finished reports whether a case has its final verdict, so that --resume
+// does not run it again: not a case the interrupt cancelled, nor one in
+// error whose retries the interrupt cut short.
+func (col *collector) finished(c *pipeline.Case) bool {
+	switch pipeline.Judge(c).Status {
+	case pipeline.StatusCancelled:
+		return false
+	case pipeline.StatusError:
+		return !isCancelled(c) // the runner marks an error whose retries the interrupt cut short
+	}
+	return true
+}
+
+// isCancelled tells whether the run was interrupted while c ran.
+func isCancelled(c *pipeline.Case) bool {
+	return c.EndCause != nil && errcode.Is(c.EndCause, errcode.Cancelled)
+}
+
+// append journals a record, synced, before it counts.
+func (col *collector) append(rec caseRecord) error {
+	e, err := rec.entry()
+	if err != nil {
+		return err
+	}
+	return col.journal.Append(e)
+}
+
+// emit sends a record's rows to the sinks: every attempt's results and
+// events, and the final attempt to the scores, summary and JUnit report.
+func (col *collector) emit(rec caseRecord) {
+	for _, a := range rec.Attempts {
+		col.sinks.results <- a.Result
+		for _, e := range a.Events {
+			col.sinks.events <- e
+		}
+		for _, s := range a.Scores {
+			col.scores.rows <- s
+		}
+	}
+	f := rec.final()
+	col.summary.AddCase(f.Result, f.Scores)
+	col.junit.Add(f.Result, f.Scores)
+}
+
+// prune removes the session folders --keep-sessions does not keep: none
+// keeps no folder; failed keeps every attempt that did not pass.
+func (col *collector) prune(rec caseRecord) {
+	if col.keep == "" || col.keep == keepAll {
+		return
+	}
+	for _, a := range rec.Attempts {
+		if col.keep == keepNone || a.Result.Status == reports.StatusPassed {
+			_ = os.RemoveAll(filepath.Join(col.outDir, filepath.FromSlash(a.Result.SessionDir)))
+		}
+	}
+}
+
+func (col *collector) printFirstError(c *pipeline.Case) {
+	v := pipeline.Judge(c)
+	if v.Err == nil || v.Code == "" || col.printed[v.Code] {
+		return
+	}
+	col.printed[v.Code] = true
+	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// runWithEnv is runBinary with extra environment variables.
+func runWithEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, args...)
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		r.code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestShardsMergeIntoTheUnshardedRun runs the quickstart with two epochs
+// whole and as three shards (one from a Kubernetes Indexed Job's
+// JOB_COMPLETION_INDEX), merges the shards, and compares row for row; an
+// overlapping merge is refused and a shard short is reported.
+func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	ids := datasetIDs(t, filepath.Join(qs, "cases.jsonl"))
+	epochs := []string{"--epochs", "2", "--pass-at", "1,2", "--progress", "none"}
+	whole, r := evalRun(t, qs, epochs...)
+	if r.code != 0 {
+		t.Fatalf("unsharded run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "pass@2: ") {
+		t.Errorf("summary text lacks pass@2:\n%s", r.stdout)
+	}
+	var shards []string
+	for i, flags := range [][]string{{"--shard", "0/3"}, {"--shard", "1/3"}, nil} {
+		out := filepath.Join(t.TempDir(), "run") // named as the whole run: replayed token counts depend on the paths
+		args := append([]string{qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out}, append(flags, epochs...)...)
+		var env []string
+		if flags == nil {
+			args = append(args, "--shard-count", "3")
+			env = []string{"JOB_COMPLETION_INDEX=2"}
+		}
+		if r := runWithEnv(t, env, args...); r.code != 0 {
+			t.Fatalf("shard %d: exit %d\nstderr:\n%s", i, r.code, r.stderr)
+		}
+		if n := len(readParquet(t, filepath.Join(out, "results.parquet")).Rows); n == 0 || n == 2*len(ids) {
+			t.Errorf("shard %d has %d rows: not a proper shard of %d", i, n, 2*len(ids))
+		}
+		shards = append(shards, out)
+	}
+
+	merged := filepath.Join(t.TempDir(), "merged")
+	m := runBinary(t, append([]string{"merge", "-o", merged, "--pass-at", "1,2"}, shards...)...)
+	if m.code != 0 || strings.Contains(m.stderr, "missing") {
+		t.Fatalf("merge: exit %d\nstderr:\n%s", m.code, m.stderr)
+	}
+	want := stableRows(readParquet(t, filepath.Join(whole, "results.parquet")))
+	got := stableRows(readParquet(t, filepath.Join(merged, "results.parquet")))
+	checkOncePerPair(t, "merged", got, 2*len(ids))
+	if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("merged shards differ from the unsharded run (-want +got):\n%s", diff)
+	}
+	dw, dm := readDigest(t, whole), readDigest(t, merged)
+	if diff := gocmp.Diff(dw.PassAtK, dm.PassAtK); diff != "" || len(dw.PassAtK) != 2 {
+		t.Errorf("pass@k: unsharded %+v, merged (-whole +merged):\n%s", dw.PassAtK, diff)
+	}
+	if len(dw.CasePasses) != len(ids) || dw.CasePasses[0].Epochs != 2 {
+		t.Errorf("case passes: %+v, want %d cases of 2 epochs", dw.CasePasses, len(ids))
+	}
+
+	over := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "over"), shards[0], shards[1], shards[0])
+	if over.code != exitUsage || !strings.Contains(over.stderr, "is in both") {
+		t.Errorf("overlapping merge: exit %d, want %d\nstderr:\n%s", over.code, exitUsage, over.stderr)
+	}
+	short := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "short"), shards[0], shards[1])
+	if short.code != 0 || !strings.Contains(short.stderr, "(shard 2/3)") {
+		t.Errorf("merge without shard 2: exit %d, want 0 and the missing cases of shard 2\nstderr:\n%s", short.code, short.stderr)
+	}
+}

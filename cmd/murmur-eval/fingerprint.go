@@ -1,0 +1,107 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
+)
+
+// journalFile is the run folder's journal of finished cases.
+const journalFile = "journal.jsonl"
+
+// Fingerprint parts whose difference between two runs is only the shard;
+// merge compares every other part.
+const shardPart = "shard"
+
+// configParts names everything that decides a run's results, each as a
+// digest or a small value: --resume refuses a run whose parts changed and
+// says which (journal.Changed). Computed after the capsule is prepared, so
+// a lock written by the first run's staging is already there.
+func configParts(o options, env map[string]string) (map[string]string, error) {
+	parts := map[string]string{
+		"selection": fmt.Sprintf("filter=%q limit=%d", o.batch.filter, o.batch.limit),
+		shardPart:   o.batch.shard.String(),
+		"epochs":    strconv.Itoa(o.batch.epochs),
+		"flags": fmt.Sprintf("retries=%d timeout=%s check-timeout=%s record=%t",
+			o.batch.retries, o.timeout, o.checkTimeout, o.record != ""),
+	}
+	files := map[string]string{
+		"manifest": filepath.Join(o.capsuleDir, capsule.ManifestFile),
+		"lock":     filepath.Join(o.capsuleDir, capsule.LockFile),
+		"dataset":  o.dataset,
+	}
+	for name, path := range files {
+		d, err := journal.FileDigest(path)
+		if err != nil {
+			return nil, err
+		}
+		parts[name] = d
+	}
+	stores := []string{capsule.ProjectStore(o.capsuleDir)}
+	if h := env["HOME"]; h != "" {
+		stores = append(stores, capsule.GlobalStore(h))
+	}
+	var err error
+	if parts["artifacts"], err = treeDigest(stores, func(p string) bool { return strings.HasSuffix(p, ".sha256") }); err != nil {
+		return nil, err
+	}
+	if o.replay != "" {
+		if parts["recordings"], err = treeDigest([]string{o.replay}, func(string) bool { return true }); err != nil {
+			return nil, err
+		}
+	}
+	return parts, nil
+}
+
+// treeDigest hashes the relative path and content of the files under roots
+// that keep selects, in walk (lexical) order; a missing root hashes as empty.
+// For the stores it hashes the .sha256 sidecars, which name each
+// archive's digest, rather than the archives.
+func treeDigest(roots []string, keep func(string) bool) (string, error) {
+	h := sha256.New()
+	for i, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if os.IsNotExist(err) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() || !keep(path) {
+				return nil
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			sum := sha256.Sum256(b)
+			fmt.Fprintf(h, "%d %s %x\n", i, filepath.ToSlash(rel), sum)
+			return nil
+		})
+		if err != nil {
+			return "", errcode.Wrap(errcode.IO, err, "hash %s", root)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// checkResume compares the resumed run's configuration with the current
+// one, naming the parts that changed.
+func checkResume(dir string, prev journal.Run, cur map[string]string) error {
+	if prev.ConfigSHA256 == journal.Fingerprint(cur) {
+		return nil
+	}
+	changed := journal.Changed(prev.Config, cur)
+	return errcode.New(errcode.Usage, "--resume %s: the run's configuration changed since it started: %s", dir, strings.Join(changed, ", ")).
+		WithHint("resume with the same capsule, lock, artifacts, dataset, recordings and flags, or start a new run with --out")
+}

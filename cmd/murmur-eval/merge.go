@@ -1,0 +1,209 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+const mergeUsage = `Usage: murmur-eval merge -o OUT SHARD_RUN...
+
+Combines the run folders of the shards of one run (--shard I/N, or a
+Kubernetes Indexed Job, or a GitHub Actions matrix) into one run folder,
+as if the run had not been sharded: results, scores and events Parquet,
+summary.json, summary.md, junit.xml, journal.jsonl and run.json. Rows get
+the merged run's id; session_dir points into the shard folders.
+
+Refuses shards of different configurations (capsule, lock, artifacts,
+dataset, recordings, selection, epochs, flags) and shards that ran the same
+(case, epoch); lists the (case, epoch) pairs no shard ran. Applies the
+run's gates to the merged run (--fail-under, --max-error-rate, --baseline),
+with the run command's exit codes.
+
+Flags:
+`
+
+// shardRun is one shard's run folder as merge reads it.
+type shardRun struct {
+	dir     string
+	run     journal.Run
+	records []caseRecord
+}
+
+// runMerge is the merge command.
+func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) int {
+	var out string
+	var passAt []int
+	var gates gateOptions
+	var envErrs []error
+	fs := pflag.NewFlagSet("murmur-eval merge", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage); fs.PrintDefaults() }
+	fs.StringVarP(&out, "out", "o", "", "run folder to create for the merged run")
+	fs.IntSliceVar(&passAt, "pass-at", nil, "report the unbiased pass@k for these k")
+	gates.registerRun(fs, env, &envErrs)
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK
+		}
+		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval merge --help"))
+	}
+	if len(envErrs) > 0 {
+		return usageError(stderr, envErrs[0])
+	}
+	if err := gates.validate(); err != nil {
+		return usageError(stderr, err)
+	}
+	var baseline *reports.RunData
+	if gates.baseline != "" {
+		var err error
+		if baseline, err = reports.ReadRun(gates.baseline); err != nil {
+			return usageError(stderr, err)
+		}
+	}
+	if out == "" || fs.NArg() == 0 {
+		return usageError(stderr, errcode.New(errcode.Usage, "merge needs -o OUT and at least one SHARD_RUN").
+			WithHint("murmur-eval merge -o runs/merged runs/shard-0 runs/shard-1 runs/shard-2"))
+	}
+	shards := make([]shardRun, fs.NArg())
+	for i, dir := range fs.Args() {
+		s, err := readShard(dir)
+		if err != nil {
+			return usageError(stderr, err)
+		}
+		shards[i] = s
+	}
+	records, err := combineShards(shards)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	missing := missingPairs(shards, records)
+	for _, m := range missing[:min(len(missing), 20)] {
+		fmt.Fprintf(stderr, "murmur-eval merge: warning: missing %s\n", m)
+	}
+	if len(missing) > 20 {
+		fmt.Fprintf(stderr, "murmur-eval merge: warning: ... and %d more missing\n", len(missing)-20)
+	}
+	if err := createRunDir(out); err != nil {
+		return usageError(stderr, err)
+	}
+	outAbs := absPath(out)
+	runID := newID("run_")
+	for i := range records {
+		records[i].rebase(runID, func(abs string) string {
+			if rel, err := filepath.Rel(outAbs, filepath.FromSlash(abs)); err == nil {
+				return filepath.ToSlash(rel)
+			}
+			return abs
+		})
+	}
+	m := merged{outAbs: outAbs, out: out, runID: runID, first: shards[0].run, passAt: passAt, gates: gates, baseline: baseline}
+	return m.write(records, stdout, stderr)
+}
+
+// readShard reads a shard's run.json and journal.
+func readShard(dir string) (shardRun, error) {
+	run, err := journal.ReadRun(dir)
+	if err != nil {
+		return shardRun{}, err
+	}
+	entries, err := journal.Read(filepath.Join(dir, journalFile))
+	if err != nil {
+		return shardRun{}, err
+	}
+	records, _, err := journaled(entries)
+	if err != nil {
+		return shardRun{}, err
+	}
+	abs := absPath(dir)
+	for i := range records {
+		records[i].rebase(run.RunID, func(rel string) string { return filepath.ToSlash(filepath.Join(abs, filepath.FromSlash(rel))) })
+	}
+	return shardRun{dir: dir, run: run, records: records}, nil
+}
+
+// combineShards checks that the shards are of one configuration and do not
+// overlap, and returns their records by case and epoch.
+func combineShards(shards []shardRun) ([]caseRecord, error) {
+	first := shards[0]
+	owner := map[journal.Key]string{}
+	var all []caseRecord
+	for _, s := range shards {
+		cur := withoutShard(s.run.Config)
+		if changed := journal.Changed(withoutShard(first.run.Config), cur); len(changed) > 0 {
+			return nil, errcode.New(errcode.Usage, "merge: %s and %s are runs of different configurations: %s differ", first.dir, s.dir, strings.Join(changed, ", ")).
+				WithHint("merge only the shards of one run: same capsule, dataset, recordings and flags")
+		}
+		for _, r := range s.records {
+			f := r.final().Result
+			k := journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}
+			if prev, dup := owner[k]; dup {
+				return nil, errcode.New(errcode.Usage, "merge: case %q epoch %d is in both %s and %s", k.CaseID, k.Epoch, prev, s.dir).
+					WithHint("shards must not overlap: run each --shard I/N once, and merge each shard folder once")
+			}
+			owner[k] = s.dir
+			all = append(all, r)
+		}
+	}
+	slices.SortFunc(all, func(a, b caseRecord) int {
+		x, y := a.final().Result, b.final().Result
+		return cmp.Or(strings.Compare(x.CaseID, y.CaseID), cmp.Compare(x.Epoch, y.Epoch))
+	})
+	return all, nil
+}
+
+func withoutShard(parts map[string]string) map[string]string {
+	m := make(map[string]string, len(parts))
+	for k, v := range parts {
+		if k != shardPart {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// missingPairs lists the (case, epoch) pairs of the run's selection that no
+// shard ran: the shards' dataset read again (if unchanged), every shard
+// index of the run's shard count, every epoch.
+func missingPairs(shards []shardRun, records []caseRecord) []string {
+	first := shards[0].run
+	in := first.Inputs
+	if d, err := journal.FileDigest(in["dataset"]); err != nil || d != first.Config["dataset"] {
+		return []string{fmt.Sprintf("(cannot check: the dataset %q is gone or changed since the shards ran)", in["dataset"])}
+	}
+	ds, err := datasets.Load(in["dataset"])
+	if err != nil {
+		return []string{fmt.Sprintf("(cannot check: %v)", err)}
+	}
+	shard, _ := datasets.ParseShard(first.Config[shardPart])
+	epochs, _ := strconv.Atoi(in["epochs"])
+	limit, _ := strconv.Atoi(in["limit"])
+	have := map[journal.Key]bool{}
+	for _, r := range records {
+		f := r.final().Result
+		have[journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}] = true
+	}
+	var missing []string
+	for i := range max(1, shard.Count) {
+		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}
+		for _, c := range sel.Apply(ds.Cases) {
+			for e := 1; e <= max(1, epochs); e++ {
+				if !have[journal.Key{CaseID: c.ID, Epoch: e}] {
+					missing = append(missing, fmt.Sprintf("case %q epoch %d (shard %d/%d)", c.ID, e, i, shard.Count))
+				}
+			}
+		}
+	}
+	return missing
+}

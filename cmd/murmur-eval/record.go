@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// caseRecord is what the journal keeps of one finished (case, epoch): the
+// rows of every attempt, the last one final. It carries the events too, so a
+// resumed or merged run rebuilds events.parquet even when --keep-sessions
+// removed the session folders (RATIONALE.md, "Why does the journal carry
+// the events?").
+type caseRecord struct {
+	Attempts []attemptRows `json:"attempts"`
+}
+
+// attemptRows are the rows of one attempt of a case.
+type attemptRows struct {
+	Result reports.ResultRow  `json:"result"`
+	Scores []reports.ScoreRow `json:"scores,omitempty"`
+	Events []reports.EventRow `json:"events,omitempty"`
+}
+
+// final is the attempt that counts.
+func (r caseRecord) final() attemptRows { return r.Attempts[len(r.Attempts)-1] }
+
+// recordFromCase turns a finished case and its earlier attempts into rows.
+func recordFromCase(c *pipeline.Case, outDir string) caseRecord {
+	var rec caseRecord
+	for _, a := range append(append([]*pipeline.Case{}, c.Earlier...), c) {
+		row, events := reports.FromCase(a, outDir)
+		rec.Attempts = append(rec.Attempts, attemptRows{Result: row, Scores: reports.ScoresFromCase(a), Events: events})
+	}
+	return rec
+}
+
+// entry is the record as a journal line.
+func (r caseRecord) entry() (journal.Entry, error) {
+	f := r.final().Result
+	b, err := json.Marshal(r)
+	if err != nil {
+		return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
+	}
+	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b}, nil
+}
+
+// decodeRecord reads a journal line's record back.
+func decodeRecord(e journal.Entry) (caseRecord, error) {
+	var r caseRecord
+	if err := json.Unmarshal(e.Record, &r); err != nil || len(r.Attempts) == 0 {
+		return r, errcode.New(errcode.IO, "journal entry of %q epoch %d is not a case record", e.CaseID, e.Epoch)
+	}
+	return r, nil
+}
+
+// rebase sets every row's run id, for a resumed run (the original id) or a
+// merged one (the merge's id), and re-roots session_dir with rel.
+func (r *caseRecord) rebase(runID string, rel func(string) string) {
+	for i := range r.Attempts {
+		a := &r.Attempts[i]
+		a.Result.RunID = runID
+		if rel != nil {
+			a.Result.SessionDir = rel(a.Result.SessionDir)
+		}
+		for j := range a.Scores {
+			a.Scores[j].RunID = runID
+		}
+		for j := range a.Events {
+			a.Events[j].RunID = runID
+		}
+	}
+}
