@@ -20,11 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/murmur-nexus/murmur-eval/internal/parquettest"
 )
 
 // The end-to-end tests build the real murmur-eval binary and the WASM tools
@@ -260,79 +256,31 @@ func evalRun(t testing.TB, capsuleDir string, extra ...string) (string, result) 
 	return out, runBinary(t, args...)
 }
 
-// column is what a reader sees of one Parquet column.
+// column is what a reader sees of one Parquet column (a local copy of
+// parquettest.Column, so tests can write it unkeyed).
 type column struct {
 	Name     string
 	Type     string // arrow.DataType.String(), e.g. "timestamp[ms, tz=UTC]"
 	Nullable bool
 }
 
-// table is a Parquet file as arrow-go decodes it.
+// table is a Parquet file as arrow-go decodes it: rows by column name, to
+// string, int32, int64, float64, time.Time or nil.
 type table struct {
 	Columns []column
-	Rows    []map[string]any // column name to string, int32, int64, float64, time.Time or nil
+	Rows    []map[string]any
 }
 
 // readParquet decodes the file at path with apache/arrow-go, a reader
 // independent of murmur-eval's writer.
 func readParquet(t testing.TB, path string) table {
 	t.Helper()
-	rdr, err := file.OpenParquetFile(path, false)
-	if err != nil {
-		t.Fatalf("arrow: open %s: %v", path, err)
+	d := parquettest.Read(t, path)
+	tbl := table{Rows: d.Maps()}
+	for _, c := range d.Columns {
+		tbl.Columns = append(tbl.Columns, column(c))
 	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 1024}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatalf("arrow: reader for %s: %v", path, err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatalf("arrow: read %s: %v", path, err)
-	}
-	defer tbl.Release()
-
-	var d table
-	for _, f := range tbl.Schema().Fields() {
-		d.Columns = append(d.Columns, column{Name: f.Name, Type: f.Type.String(), Nullable: f.Nullable})
-	}
-	d.Rows = make([]map[string]any, tbl.NumRows())
-	for r := range d.Rows {
-		d.Rows[r] = map[string]any{}
-	}
-	for c := range int(tbl.NumCols()) {
-		name := d.Columns[c].Name
-		r := 0
-		for _, chunk := range tbl.Column(c).Data().Chunks() {
-			for i := range chunk.Len() {
-				d.Rows[r][name] = arrowValue(t, chunk, i)
-				r++
-			}
-		}
-	}
-	return d
-}
-
-// arrowValue converts element i of an arrow array to a plain Go value.
-func arrowValue(t testing.TB, a arrow.Array, i int) any {
-	if a.IsNull(i) {
-		return nil
-	}
-	switch a := a.(type) {
-	case *array.String:
-		return a.Value(i)
-	case *array.Int32:
-		return a.Value(i)
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Float64:
-		return a.Value(i)
-	case *array.Timestamp:
-		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC()
-	default:
-		t.Fatalf("arrow: unexpected array type %s", a.DataType())
-		return nil
-	}
+	return tbl
 }
 
 // rowsByCase indexes results rows by case_id, failing on a duplicate.
