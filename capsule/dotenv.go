@@ -99,3 +99,16 @@ func WithDotEnv(lookupEnv func(string) (string, bool), vars []EnvVar) func(strin
 		return v, ok
 	}
 }
+
+// LoadProjectManifest reads the capsule manifest of the project in dir the
+// way `mur eval run` does: the project's .env is read first and used, under
+// lookupEnv (the process environment, which always wins), to resolve
+// `${VAR}` in inference.api_key. Every reader of a project's manifest calls
+// this, so they cannot drift apart.
+func LoadProjectManifest(dir string, lookupEnv func(string) (string, bool)) (*Manifest, error) {
+	dotenv, err := ReadDotEnv(dir)
+	if err != nil {
+		return nil, err
+	}
+	return LoadManifest(filepath.Join(dir, ManifestFile), WithDotEnv(lookupEnv, dotenv))
+}

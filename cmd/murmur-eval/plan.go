@@ -62,15 +62,10 @@ func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, stderr 
 }
 
 // readManifest parses the capsule's manifest as the Resolve stage does
-// (.env under the process environment for ${VAR}); nil when it cannot, for
-// Resolve then refuses the capsule with the right code and a row per case.
+// (capsule.LoadProjectManifest); nil when it cannot, for Resolve then
+// refuses the capsule with the right code and a row per case.
 func readManifest(dir string, env map[string]string) *capsule.Manifest {
-	dotenv, err := capsule.ReadDotEnv(dir)
-	if err != nil {
-		return nil
-	}
-	lookup := capsule.WithDotEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok }, dotenv)
-	m, err := capsule.LoadManifest(filepath.Join(dir, capsule.ManifestFile), lookup)
+	m, err := capsule.LoadProjectManifest(dir, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		return nil
 	}

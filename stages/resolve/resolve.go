@@ -7,7 +7,6 @@ package resolve
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -50,12 +49,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 // the lock (E-RUN-003), the stores (E-REG-001, E-RUN-003), then the local
 // sources (E-IO-001), all before any case stages anything.
 func (s *Stage) resolve(context.Context) (*pipeline.Capsule, error) {
-	dotenv, err := capsule.ReadDotEnv(s.opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	lookup := capsule.WithDotEnv(s.opts.LookupEnv, dotenv)
-	m, err := capsule.LoadManifest(filepath.Join(s.opts.Dir, capsule.ManifestFile), lookup)
+	m, err := capsule.LoadProjectManifest(s.opts.Dir, s.opts.LookupEnv)
 	if err != nil {
 		return nil, err
 	}
