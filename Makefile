@@ -6,7 +6,7 @@ TOOLS   := calc notes
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 FUZZTIME ?= 10s
 
-.PHONY: all build quickstart demo test vet fuzz clean
+.PHONY: all build quickstart demo test vet fuzz bench bench-smoke clean
 
 all: build
 
@@ -32,10 +32,26 @@ demo: quickstart
 vet:
 	$(GO) vet ./...
 
-# The full suite with the race detector, then every fuzz target briefly.
+# The full suite with the race detector, every fuzz target briefly, and the
+# benchmark harness once at a reduced size (it proves the harness works; it
+# never fails on a timing).
 test: vet
 	$(GO) test -race -count=1 ./...
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh
+	$(MAKE) bench-smoke
+
+# The benchmark harness (cmd/murmur-bench): builds murmur-eval, generates
+# its datasets, runs the overhead, latency-bound scaling, memory and Parquet
+# suites, prints a table and writes out/bench-full.json (about 10 minutes
+# on 2 cores). BENCH_FLAGS passes more, e.g. -profile out/pprof or
+# -suites overhead. See BENCHMARKS.md.
+BENCH_FLAGS ?=
+bench:
+	$(GO) run ./cmd/murmur-bench -size full $(BENCH_FLAGS)
+
+# The same at a reduced size, in well under a minute: out/bench-smoke.json.
+bench-smoke:
+	$(GO) run ./cmd/murmur-bench -size smoke $(BENCH_FLAGS)
 
 fuzz:
 	FUZZTIME=$(FUZZTIME) ./scripts/fuzz.sh

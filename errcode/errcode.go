@@ -24,6 +24,7 @@ const (
 	RunWASIImport        = "E-RUN-002"  // missing WASI import
 	RunLock              = "E-RUN-003"  // lock entry missing or mismatched, invalid lockfile
 	RunDriverMissing     = "E-RUN-005"  // inference driver not configured
+	RunDriverAbsent      = "E-RUN-006"  // driver not installed; a process command not on PATH
 	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime
 	RunNotInstalled      = "E-RUN-008"  // required artifact not installed locally
 	RunSystemPrompt      = "E-RUN-009"  // system prompt file or prompt artifact unreadable

@@ -19,7 +19,9 @@ type Provider interface {
 }
 
 // Source hands out a Provider per case. It is shared by all cases of a run
-// and must be safe for concurrent use.
+// and must be safe for concurrent use. ForCase returns a nil Provider and
+// no error for a transport: process capsule the source leaves to its CLI
+// (the live source); a replay source serves its recordings for it.
 type Source interface {
 	ForCase(ctx context.Context, c Case) (Provider, error)
 }

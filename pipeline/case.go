@@ -58,6 +58,11 @@ type Case struct {
 type LoopOutcome struct {
 	ExitStatus string // ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
 	ResultText string // what out/result.txt says: the final answer or "error: ..."
+	// TaskExit is the task's task_end exit status: ok, failed, or
+	// reopen_budget_exhausted when on-task-end hooks kept reopening it.
+	TaskExit string
+	// Reopens is how many times on-task-end hooks reopened the task.
+	Reopens int
 }
 
 // Stage returns the record of the named stage, if it has run or been skipped.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -15,6 +16,18 @@ type Session struct {
 	Model  inference.Provider
 	Tools  Toolbox
 	Config LoopConfig
+	// Process is set instead of Model for a transport: process capsule
+	// served live: the CLI the loop runs (murmur-session.md §2.2).
+	Process *ProcessCLI
+	// Hooks delivers the case's lifecycle events to the capsule's hooks;
+	// nil when it has none (every event is then a no-op).
+	Hooks *hooks.Dispatcher
+}
+
+// ProcessCLI is the CLI agent of a transport: process session.
+type ProcessCLI struct {
+	Path string   // inference.command, resolved on PATH
+	Env  []string // its whole environment: murmur-eval's own, as murmur's CLI inherits the host's
 }
 
 // LoopConfig is what the agent loop needs to know of the capsule, resolved
@@ -43,6 +56,14 @@ type LoopConfig struct {
 	// IncludeToolOutput is trace.include_tool_output: tool_call events
 	// carry the tool's output.
 	IncludeToolOutput bool
+	// MaxTaskReopens is inference.max_task_reopens: how many times an
+	// on-task-end hook may reopen the task (0 disables reopening).
+	MaxTaskReopens int
+	// ContextMaxTokens is context.max_tokens; compaction runs when it is
+	// above zero (transport: http only).
+	ContextMaxTokens int64
+	// Compaction is inference.compaction, resolved by Launch.
+	Compaction CompactionConfig
 }
 
 // ToolReply is a tool call's answer as the model will see it.
@@ -67,4 +88,13 @@ type Toolbox interface {
 	// deadline, bad output) is a reply with IsError set; an error return
 	// means the case must stop (its context ended).
 	Call(ctx context.Context, name string, input json.RawMessage) (ToolReply, error)
+}
+
+// CompactionConfig is inference.compaction as the loop uses it
+// (murmur-session.md §1.7).
+type CompactionConfig struct {
+	Threshold     float64 // default 0.98
+	Model         string  // default: inference.model
+	SystemPrompt  *string // system_prompt, or system_prompt_file's text; nil when neither
+	DumpSummaries bool    // write out/compaction-summaries.jsonl
 }

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
@@ -33,6 +34,9 @@ type Toolset struct {
 	// native tools (nil when the capsule has neither).
 	Host    sandbox.Host
 	Spawner *sandbox.Spawner
+	// Hooks are the capsule's hook artifacts, compiled and checked once;
+	// nil when it declares none.
+	Hooks *hooks.Set
 	// Warnings are murmur's W-SEC warnings for this capsule on this host,
 	// as "warning[W-SEC-NNN]: text" lines: the run prints them once.
 	Warnings []string

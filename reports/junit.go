@@ -2,6 +2,7 @@ package reports
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -19,7 +20,28 @@ import (
 // value is ready to use; like Summary, feed it from one goroutine.
 type JUnit struct {
 	cases []junitCase
+	// texts interns the score lines: most cases of a run share their
+	// scorers' wording, and every case is held until the run ends.
+	texts map[string]string
 }
+
+// intern returns the held copy of s.
+func (j *JUnit) intern(s string) string {
+	if t, ok := j.texts[s]; ok {
+		return t
+	}
+	if j.texts == nil {
+		j.texts = map[string]string{}
+	}
+	if len(j.texts) < maxInterned {
+		j.texts[s] = s
+	}
+	return s
+}
+
+// maxInterned bounds the intern table, so a run whose every reason is
+// different does not also grow a table as large as itself.
+const maxInterned = 4096
 
 // junitCase is what junit.xml says of one case.
 type junitCase struct {
@@ -37,10 +59,13 @@ type junitCase struct {
 func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 	c := junitCase{key: CaseKey{row.CaseID, row.Epoch}, status: row.Status, seconds: row.DurationMS / 1000,
 		code: deref(row.ErrorCode), stage: deref(row.ErrorStage), message: deref(row.ErrorMessage)}
+	if len(scores) > 0 {
+		c.scores = make([]string, 0, len(scores))
+	}
 	for _, s := range scores {
-		c.scores = append(c.scores, fmt.Sprintf("%s: %s (%s)", s.Scorer, s.Result, s.Reason))
+		c.scores = append(c.scores, j.intern(fmt.Sprintf("%s: %s (%s)", s.Scorer, s.Result, s.Reason)))
 		if !s.Passed() {
-			c.failures = append(c.failures, s.Scorer+": "+s.Reason)
+			c.failures = append(c.failures, j.intern(s.Scorer+": "+s.Reason))
 		}
 	}
 	j.cases = append(j.cases, c)
@@ -94,16 +119,19 @@ type (
 // Write writes junit.xml: one <testsuite> named after the capsule, test
 // cases sorted by case id and epoch. d gives the suite's name, time and
 // properties (run id, pass rates); started is the run's start.
+//
+// The cases are encoded one at a time, not built into one document first:
+// at the end of a large run the whole document held about as much memory
+// again as everything else the run keeps (BENCHMARKS.md).
 func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
-	cases := slices.Clone(j.cases)
-	slices.SortFunc(cases, func(a, b junitCase) int { return a.key.compare(b.key) })
+	slices.SortFunc(j.cases, func(a, b junitCase) int { return a.key.compare(b.key) })
 	class := strings.TrimSpace(d.Capsule.Name)
 	if class == "" {
 		class = "murmur-eval"
 	}
 	suite := xmlSuite{
 		Name:  strings.TrimSpace(class + " " + d.Capsule.Version),
-		Tests: len(cases), Time: seconds(d.WallMS / 1000),
+		Tests: len(j.cases), Time: seconds(d.WallMS / 1000),
 		Properties: []xmlProperty{
 			{"run_id", d.RunID},
 			{"pass_rate", strconv.FormatFloat(d.PassRate.Rate, 'f', 4, 64)},
@@ -115,43 +143,85 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	if !started.IsZero() {
 		suite.Timestamp = started.UTC().Format("2006-01-02T15:04:05")
 	}
-	for _, c := range cases {
-		x := xmlCase{Name: c.key.String(), Classname: class, Time: seconds(c.seconds)}
-		if len(c.scores) > 0 {
-			x.SystemOut = &xmlText{xmlChars(strings.Join(c.scores, "\n"))}
-		}
+	for _, c := range j.cases {
 		switch c.status {
 		case StatusPassed:
 		case StatusFailed:
 			suite.Failures++
-			msg := "failed"
-			if len(c.failures) > 0 {
-				msg = truncate(c.failures[0], 200)
-			}
-			x.Failure = &xmlProblem{Message: msg, Type: "scorer", Text: xmlChars(strings.Join(c.failures, "\n"))}
 		case StatusError, StatusTimeout:
 			suite.Errors++
-			x.Error = &xmlProblem{Message: truncate(c.status+": "+c.message, 200), Type: c.code,
-				Text: xmlChars(fmt.Sprintf("status %s, error %s at stage %s: %s", c.status, c.code, c.stage, c.message))}
-		default: // cancelled, skipped
+		default:
 			suite.Skipped++
-			x.Skipped = &xmlProblem{Message: c.status + ": " + c.message}
 		}
-		suite.Cases = append(suite.Cases, x)
 	}
-	doc := xmlSuites{Name: "murmur-eval", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors, Time: suite.Time, Suite: suite}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := encodeSuites(enc, suite, j.cases, class); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}
 	return nil
+}
+
+// encodeSuites writes <testsuites><testsuite> with suite's attributes and
+// properties, then each case as it is converted: the same bytes as encoding
+// the whole document at once.
+func encodeSuites(enc *xml.Encoder, suite xmlSuite, cases []junitCase, class string) error {
+	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
+	count := strconv.Itoa
+	suites := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
+		attr("name", "murmur-eval"), attr("tests", count(suite.Tests)), attr("failures", count(suite.Failures)),
+		attr("errors", count(suite.Errors)), attr("time", suite.Time)}}
+	one := xml.StartElement{Name: xml.Name{Local: "testsuite"}, Attr: []xml.Attr{
+		attr("name", suite.Name), attr("tests", count(suite.Tests)), attr("failures", count(suite.Failures)),
+		attr("errors", count(suite.Errors)), attr("skipped", count(suite.Skipped)), attr("time", suite.Time)}}
+	if suite.Timestamp != "" {
+		one.Attr = append(one.Attr, attr("timestamp", suite.Timestamp))
+	}
+	props := struct {
+		Property []xmlProperty `xml:"property"`
+	}{suite.Properties}
+	if err := errors.Join(enc.EncodeToken(suites), enc.EncodeToken(one),
+		enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}})); err != nil {
+		return err
+	}
+	for _, c := range cases {
+		if err := enc.EncodeElement(c.xml(class), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
+			return err
+		}
+	}
+	if err := errors.Join(enc.EncodeToken(one.End()), enc.EncodeToken(suites.End())); err != nil {
+		return err
+	}
+	return enc.Flush()
+}
+
+// xml is the <testcase> element of c.
+func (c junitCase) xml(class string) xmlCase {
+	x := xmlCase{Name: c.key.String(), Classname: class, Time: seconds(c.seconds)}
+	if len(c.scores) > 0 {
+		x.SystemOut = &xmlText{xmlChars(strings.Join(c.scores, "\n"))}
+	}
+	switch c.status {
+	case StatusPassed:
+	case StatusFailed:
+		msg := "failed"
+		if len(c.failures) > 0 {
+			msg = truncate(c.failures[0], 200)
+		}
+		x.Failure = &xmlProblem{Message: msg, Type: "scorer", Text: xmlChars(strings.Join(c.failures, "\n"))}
+	case StatusError, StatusTimeout:
+		x.Error = &xmlProblem{Message: truncate(c.status+": "+c.message, 200), Type: c.code,
+			Text: xmlChars(fmt.Sprintf("status %s, error %s at stage %s: %s", c.status, c.code, c.stage, c.message))}
+	default: // cancelled, skipped
+		x.Skipped = &xmlProblem{Message: c.status + ": " + c.message}
+	}
+	return x
 }
 
 // seconds formats a duration in seconds as JUnit readers expect: plain

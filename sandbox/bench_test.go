@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -70,6 +72,56 @@ func BenchmarkCallParallel(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			if _, err := e.Run(context.Background(), m, Call{Stdin: in}); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// minimalGuest is the smallest tool (cmd/murmur-bench/tool/ok.wat): no Go
+// runtime, one fd_write. Calling it measures the sandbox's own cost per
+// call; the echo guest adds a Go runtime's start-up.
+func minimalGuest(b *testing.B, e *Engine) *Module {
+	b.Helper()
+	wasm, err := os.ReadFile(filepath.Join("..", "cmd", "murmur-bench", "tool", "ok.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := e.Compile(context.Background(), "ok", wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkCallMinimal instantiates, runs and closes the minimal guest with
+// a session folder mounted, as every tool call of a case does.
+func BenchmarkCallMinimal(b *testing.B) {
+	e := newTestEngine(b, Config{})
+	m := minimalGuest(b, e)
+	in := toolInput(b, `{"q":"x"}`)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in})
+		if err != nil || out.ExitCode != 0 {
+			b.Fatalf("Run = %v, %v", out, err)
+		}
+	}
+}
+
+// BenchmarkCallMinimalParallel is BenchmarkCallMinimal from GOMAXPROCS
+// goroutines.
+func BenchmarkCallMinimalParallel(b *testing.B) {
+	e := newTestEngine(b, Config{})
+	m := minimalGuest(b, e)
+	in := toolInput(b, `{"q":"x"}`)
+	dir := b.TempDir()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in}); err != nil {
 				b.Error(err)
 				return
 			}

@@ -33,6 +33,8 @@ type Call struct {
 	// Args is the guest's full argv; empty means argv is just the module's
 	// name.
 	Args []string
+	// Host answers the guest's HostModule calls; nil for tools.
+	Host HostCalls
 }
 
 // Output is what a finished guest left behind. A guest that exits with a
@@ -73,6 +75,7 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
+	callCtx = withHost(callCtx, c.Host)
 	var alloc *boundedAllocator
 	if e.memLimit > 0 {
 		alloc = &boundedAllocator{limit: e.memLimit}

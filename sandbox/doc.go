@@ -7,7 +7,9 @@
 // Engine.Run instantiates the module afresh, so no guest state survives from
 // one call to the next (murmur does the same). A call sees exactly one host
 // directory, mounted as "/", exactly the environment it is given, and real
-// clocks and randomness; it never sees the host environment.
+// clocks and randomness; it never sees the host environment. Besides WASI
+// preview 1, a guest may import the HostModule functions (hostcall.go),
+// which answer only calls given a HostCalls (hooks' run-inference).
 //
 // Only this package interprets wazero's exit errors and traps. Run reports a
 // guest that calls proc_exit(n) as Output.ExitCode = n, not as an error; a

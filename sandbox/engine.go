@@ -42,6 +42,7 @@ type Engine struct {
 	rt        wazero.Runtime
 	cache     wazero.CompilationCache
 	wasi      map[string]api.FunctionDefinition // host functions a guest may import
+	own       map[string]api.FunctionDefinition // HostModule's functions
 	base      wazero.ModuleConfig               // never mutated: With* methods copy
 	memLimit  uint64
 	maxOutput int
@@ -74,6 +75,11 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = cache.Close(ctx)
 		return nil, errcode.Wrap(errcode.Internal, err, "instantiate WASI preview 1")
 	}
+	if err := instantiateHostModule(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		_ = cache.Close(ctx)
+		return nil, errcode.Wrap(errcode.Internal, err, "instantiate %s", HostModule)
+	}
 	maxOut := cfg.MaxOutputBytes
 	if maxOut <= 0 {
 		maxOut = DefaultMaxOutputBytes
@@ -87,6 +93,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		rt:        rt,
 		cache:     cache,
 		wasi:      rt.Module(wasi_snapshot_preview1.ModuleName).ExportedFunctionDefinitions(),
+		own:       rt.Module(HostModule).ExportedFunctionDefinitions(),
 		base:      base,
 		memLimit:  cfg.MemoryLimitBytes,
 		maxOutput: maxOut,

@@ -126,10 +126,15 @@ func (e *Engine) checkModule(name string, c wazero.CompiledModule) error {
 // provides reports whether the engine's host modules export mod.fn with
 // the signature the guest expects.
 func (e *Engine) provides(mod, fn string, want api.FunctionDefinition) bool {
-	if mod != wasiModule {
+	defs := e.wasi
+	switch mod {
+	case wasiModule:
+	case HostModule:
+		defs = e.own
+	default:
 		return false
 	}
-	have, ok := e.wasi[fn]
+	have, ok := defs[fn]
 	return ok && slices.Equal(have.ParamTypes(), want.ParamTypes()) &&
 		slices.Equal(have.ResultTypes(), want.ResultTypes())
 }

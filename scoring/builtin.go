@@ -9,6 +9,10 @@ import (
 // ExitOK is the status exit_ok passes on.
 const ExitOK = "ok"
 
+// TaskReopenBudgetExhausted is the task_end status that fails exit_ok
+// whatever the last session's status.
+const TaskReopenBudgetExhausted = "reopen_budget_exhausted"
+
 // Builtin scores one of murmur's built-in scorers on a session's trace, with
 // murmur-hook-eval's semantics and reasons (murmur-session.md §5.2). One
 // difference is deliberate: exit_ok reads the trace's session_end, so a
@@ -18,7 +22,13 @@ const ExitOK = "ok"
 func Builtin(spec ScorerSpec, t TraceSummary) (Score, bool) {
 	switch spec.Type {
 	case TypeExitOK:
-		return passFail(spec.Name, spec.Type, t.ExitStatus == ExitOK, "exit_status="+t.ExitStatus), true
+		status := t.ExitStatus
+		if t.TaskExitStatus == TaskReopenBudgetExhausted {
+			// on-task-end hooks rejected every attempt the budget allowed:
+			// murmur's launch fails, and so does exit_ok.
+			status = t.TaskExitStatus
+		}
+		return passFail(spec.Name, spec.Type, status == ExitOK, "exit_status="+status), true
 	case TypeMaxTurns:
 		pass := t.TotalTurns >= 0 && uint64(t.TotalTurns) <= spec.Max
 		return passFail(spec.Name, spec.Type, pass, fmt.Sprintf("turns=%d max=%d", t.TotalTurns, spec.Max)), true

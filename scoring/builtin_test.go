@@ -73,9 +73,9 @@ func TestParseTrace(t *testing.T) {
 		trace string
 		want  TraceSummary
 	}{
-		{"typical", traceTypical, TraceSummary{Ended: true, ExitStatus: "ok", TotalTurns: 2, TotalInputTokens: 1317, TotalOutputTokens: 60, EndedAt: 1778161473790, Observed: []string{"calc"}}},
+		{"typical", traceTypical, TraceSummary{Ended: true, ExitStatus: "ok", TotalTurns: 2, TotalInputTokens: 1317, TotalOutputTokens: 60, EndedAt: 1778161473790, TaskExitStatus: "ok", Observed: []string{"calc"}}},
 		{"max turns", traceMaxTurns, TraceSummary{Ended: true, ExitStatus: "max_turns_reached", TotalTurns: 4, TotalInputTokens: 1000, TotalOutputTokens: 40, EndedAt: 10, Observed: []string{"calc", "calc", "notes", "calc"}}},
-		{"fallback", traceFallback, TraceSummary{Ended: true, ExitStatus: "failed", TotalTurns: 1, TotalInputTokens: 50, EndedAt: 6}},
+		{"fallback", traceFallback, TraceSummary{Ended: true, ExitStatus: "failed", TotalTurns: 1, TotalInputTokens: 50, EndedAt: 6, TaskExitStatus: "failed"}},
 		{"reopened", traceReopened, TraceSummary{Ended: true, ExitStatus: "ok", TotalTurns: 3, TotalInputTokens: 60, TotalOutputTokens: 17, EndedAt: 12, Observed: []string{"style-guide", "search", "bash"}}},
 		{"no session_end", "{\"event_type\":\"task_start\"}\n\n", TraceSummary{}},
 	}
@@ -110,6 +110,8 @@ func TestParseTraceErrors(t *testing.T) {
 
 func TestBuiltinScorers(t *testing.T) {
 	typical, maxTurns, fallback, reopened := mustTrace(t, traceTypical), mustTrace(t, traceMaxTurns), mustTrace(t, traceFallback), mustTrace(t, traceReopened)
+	exhausted := mustTrace(t, traceReopened+`{"event_type":"task_end","session_id":"ses_4","timestamp":13,"task_id":"t","exit_status":"reopen_budget_exhausted","duration_ms":12,"turns":3,"input_tokens":60,"output_tokens":17,"tool_calls":2,"shell_calls":1,"reopen_count":1}
+`)
 	tests := []struct {
 		name  string
 		spec  ScorerSpec
@@ -127,6 +129,8 @@ func TestBuiltinScorers(t *testing.T) {
 			Score{"exit_ok", TypeExitOK, false, 0, "exit_status=failed"}},
 		{"exit_ok reads the last attempt", ScorerSpec{Type: TypeExitOK, Name: "exit_ok"}, reopened,
 			Score{"exit_ok", TypeExitOK, true, 1, "exit_status=ok"}},
+		{"exit_ok fails a task whose reopen budget ran out", ScorerSpec{Type: TypeExitOK, Name: "exit_ok"}, exhausted,
+			Score{"exit_ok", TypeExitOK, false, 0, "exit_status=reopen_budget_exhausted"}},
 		{"max_turns at the limit passes", ScorerSpec{Type: TypeMaxTurns, Name: "t", Max: 4}, maxTurns,
 			Score{"t", TypeMaxTurns, true, 1, "turns=4 max=4"}},
 		{"max_turns over the limit fails", ScorerSpec{Type: TypeMaxTurns, Name: "t", Max: 3}, maxTurns,

@@ -21,6 +21,8 @@ type TraceSummary struct {
 	TotalInputTokens  int64
 	TotalOutputTokens int64
 	EndedAt           int64 // session_end's timestamp, Unix ms
+	// TaskExitStatus is the last task_end's exit_status ("" when none).
+	TaskExitStatus string
 	// Observed is murmur-hook-eval's `observed`: the name of every tool
 	// call (tool_call) and skill call (skill_call), failed ones included.
 	Observed []string
@@ -105,6 +107,10 @@ func (s *TraceSummary) add(line []byte) error {
 			return fmt.Errorf("skill_call without skill_name")
 		}
 		s.Observed = append(s.Observed, *l.SkillName)
+	case "task_end":
+		if l.ExitStatus != nil {
+			s.TaskExitStatus = *l.ExitStatus
+		}
 	case "session_end":
 		if l.ExitStatus == nil {
 			return fmt.Errorf("session_end without exit_status")

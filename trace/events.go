@@ -31,14 +31,19 @@ type SessionStart struct {
 
 // Inference is written for each model response the loop parsed.
 // TokensSource is murmur-eval's addition: "provider" when the counts are the
-// provider's reported usage, "estimate" when they are murmur's len/4 estimate.
+// provider's reported usage, "estimate" when they are murmur's len/4 estimate,
+// "none" for a process-transport turn (0, as murmur writes them).
 type Inference struct {
 	Turn         int     `json:"turn"`
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	Decision     string  `json:"decision"`
 	ToolName     *string `json:"tool_name"`
-	TokensSource string  `json:"tokens_source,omitempty"`
+	// Origin ("hook:<name>") and Model are set only for a hook's
+	// run-inference call, as murmur writes them.
+	Origin       string `json:"origin,omitempty"`
+	Model        string `json:"model,omitempty"`
+	TokensSource string `json:"tokens_source,omitempty"`
 }
 
 // ToolCall is written after each non-skill tool call.

@@ -204,7 +204,7 @@ type result struct {
 func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	bin := e2eBinary(t)
-	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show", "merge"}, args[0]) {
+	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show", "merge", "report"}, args[0]) {
 		args = append(args, "--cache-dir", filepath.Join(buildDir, "wazero-cache"))
 	}
 	home := t.TempDir()

@@ -56,6 +56,7 @@ type options struct {
 	checkTimeout time.Duration
 	gates        gateOptions
 	batch        batchOptions
+	profile      profileOptions
 	version      bool
 }
 
@@ -78,6 +79,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	o.gates.registerRun(fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
+	o.profile.register(fs)
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {

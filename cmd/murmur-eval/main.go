@@ -1,7 +1,8 @@
 // Command murmur-eval runs every case of a dataset through a murmur capsule,
 // each case in its own sandboxed session, scores the cases, and aggregates
 // the traces and scores into Parquet and CI reports; `diff` compares two
-// runs and `show` summarises one. See README.md and docs/.
+// runs, `show` summarises one and `report` draws an HTML page over many.
+// See README.md and docs/.
 package main
 
 import (
@@ -65,6 +66,8 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 			return runDiff(args[1:], env, stdout, stderr)
 		case "show":
 			return runShow(args[1:], stdout, stderr)
+		case "report":
+			return runReport(args[1:], env, stdout, stderr)
 		case "run":
 			args = args[1:]
 		}

@@ -22,9 +22,6 @@ const (
 	junitFile       = "junit.xml"
 )
 
-// scoresPerGroup: a few score rows per case.
-const scoresPerGroup = 50_000
-
 // scoreSink is scores.parquet, owned by one goroutine fed by its channel,
 // like the two sinks of sinkSet.
 type scoreSink struct {
@@ -36,7 +33,7 @@ type scoreSink struct {
 
 // newScoreSink creates scores.parquet's temporary file; start runs it.
 func newScoreSink(outDir string) (*scoreSink, error) {
-	s, err := reports.NewSink[reports.ScoreRow](filepath.Join(outDir, reports.ScoresFile), scoresPerGroup)
+	s, err := reports.NewSink[reports.ScoreRow](filepath.Join(outDir, reports.ScoresFile), reports.ScoresPerGroup)
 	if err != nil {
 		return nil, err
 	}

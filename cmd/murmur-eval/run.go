@@ -20,12 +20,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/telemetry"
 )
 
-// Row-group sizes: results rows are small and few; events are many.
-const (
-	resultsPerGroup = 10_000
-	eventsPerGroup  = 50_000
-)
-
 // runEval is the run command: parse, validate, run every selected case
 // (and epoch) not yet journaled, write the outputs, apply the gates, print
 // the summary.
@@ -38,6 +32,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		fmt.Fprintln(stdout, "murmur-eval", version)
 		return exitOK
 	}
+	stopProfile, heapProfile, err := o.profile.start()
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer stopProfile()
 	ds, err := datasets.Load(o.dataset)
 	if err != nil {
 		return usageError(stderr, err)
@@ -154,6 +153,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	runErr := runner.Run(ctx, jobs, doneCh)
 	close(doneCh)
 	collectWG.Wait()
+	if err := heapProfile(); err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+	}
 	col.progress.Close()
 	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
 	endRunSpan(runSpan, col.summary)

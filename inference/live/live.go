@@ -20,12 +20,17 @@ type Source struct {
 // New returns a Source sending through client.
 func New(client *httpapi.Client) *Source { return &Source{client: client} }
 
-// ForCase binds the case's inference block to its API.
+// ForCase binds the case's inference block to its API. A transport:
+// process capsule has no provider (nil, nil): its CLI calls its model
+// itself, and Launch runs it (inference/process).
 func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provider, error) {
-	if c.Inference.Transport != "" && c.Inference.Transport != "http" {
+	switch c.Inference.Transport {
+	case "", "http":
+	case "process":
+		return nil, nil
+	default:
 		return nil, errcode.New(errcode.ProviderDriver,
-			"inference.transport %q is not served live yet", c.Inference.Transport).
-			WithHint("replay a recording with --replay DIR")
+			"inference.transport %q is not served", c.Inference.Transport)
 	}
 	api, err := Select(c.Inference)
 	if err != nil {

@@ -43,11 +43,14 @@ func TestSelectionRule(t *testing.T) {
 	}
 }
 
-func TestForCaseRefusesProcessTransport(t *testing.T) {
+func TestForCaseLeavesProcessTransportToItsCLI(t *testing.T) {
 	s := New(httpapi.NewClient(httpapi.Options{}))
-	_, err := s.ForCase(context.Background(), inference.Case{ID: "a", Inference: inference.Config{Transport: "process", Endpoint: "https://x.example"}})
-	if !errcode.Is(err, errcode.ProviderDriver) {
-		t.Errorf("ForCase(process) = %v, want E-EVL-017", err)
+	p, err := s.ForCase(context.Background(), inference.Case{ID: "a", Inference: inference.Config{Transport: "process"}})
+	if p != nil || err != nil {
+		t.Errorf("ForCase(process) = %v, %v, want no provider and no error", p, err)
+	}
+	if _, err := s.ForCase(context.Background(), inference.Case{ID: "a", Inference: inference.Config{Transport: "carrier-pigeon"}}); !errcode.Is(err, errcode.ProviderDriver) {
+		t.Errorf("ForCase(carrier-pigeon) = %v, want E-EVL-017", err)
 	}
 	if _, err := s.ForCase(context.Background(), inference.Case{ID: "a", Inference: inference.Config{Transport: "http", Endpoint: "https://x.example", DriverArtifact: "murmur-driver-anthropic"}}); err != nil {
 		t.Errorf("ForCase(anthropic) = %v", err)

@@ -56,6 +56,10 @@ func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provi
 	if err != nil {
 		return nil, err
 	}
+	if p == nil {
+		return nil, errcode.New(errcode.Usage, "--record cannot record a transport: process capsule: its CLI calls its model itself").
+			WithHint("run without --record; a process capsule's turns are in each session's trace.jsonl")
+	}
 	name := replay.FileName(c.ID)
 	if !s.claim(name) {
 		return p, nil

@@ -166,3 +166,14 @@ func TestNewRefusesAFile(t *testing.T) {
 		t.Errorf("New(file) = %v, want a coded error", err)
 	}
 }
+
+func TestRecordRefusesAProcessCapsule(t *testing.T) {
+	src, err := record.New(t.TempDir(), live.New(httpapi.NewClient(httpapi.Options{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := src.ForCase(context.Background(), inference.Case{ID: "c", Inference: inference.Config{Transport: "process"}})
+	if p != nil || !errcode.Is(err, errcode.Usage) {
+		t.Errorf("ForCase = %v, %v; want a usage error", p, err)
+	}
+}

@@ -50,9 +50,14 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	if err := cls.Err(); err != nil {
 		return err
 	}
+	// The subprocesses' HOME exists only where a subprocess can run: a
+	// capsule of WASM tools alone has no Spawner, and its sessions are
+	// spared a folder (file-system calls are most of a trivial case's cost).
 	home := filepath.Join(c.SessionDir, ".capsule-home")
-	if err := os.MkdirAll(home, 0o755); err != nil {
-		return errcode.Wrap(errcode.IO, err, "create %s", home)
+	if c.Toolset.Spawner != nil {
+		if err := os.MkdirAll(home, 0o755); err != nil {
+			return errcode.Wrap(errcode.IO, err, "create %s", home)
+		}
 	}
 	if err := bootstrapLog(c.SessionDir, c.Toolset.Warnings); err != nil {
 		return err

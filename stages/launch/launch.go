@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -24,6 +25,8 @@ const Name = "launch"
 type Stage struct {
 	models inference.Source
 	now    func() time.Time
+	env    map[string]string     // WithHostEnv: a process CLI's environment
+	cli    pipeline.Memo[string] // a process capsule's command, resolved once
 }
 
 // New returns a Launch stage serving models from src; now is the clock
@@ -47,7 +50,14 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
+	if err := taskConfig(m, &cfg); err != nil {
+		return err
+	}
 	model, err := s.models.ForCase(ctx, inference.Case{ID: c.Input.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)})
+	if err != nil {
+		return err
+	}
+	process, err := s.setupAgent(ctx, c, model)
 	if err != nil {
 		return err
 	}
@@ -56,10 +66,24 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return errcode.Wrap(errcode.IO, err, "open trace.jsonl")
 	}
 	c.Session = &pipeline.Session{
-		Trace:  tr,
-		Model:  model,
-		Tools:  &toolbox{set: c.Toolset, policy: c.Policy},
-		Config: cfg,
+		Trace:   tr,
+		Model:   model,
+		Tools:   &toolbox{set: c.Toolset, policy: c.Policy},
+		Config:  cfg,
+		Process: process,
+		Hooks:   s.openHooks(c),
+	}
+	// MURMUR.md after on-stage, as murmur's launch writes it: the tool
+	// manifests it lists may have been rewritten by a hook.
+	if err := s.stageHooks(ctx, c); err != nil {
+		return err
+	}
+	err = writeMurmurMD(murmurMD{
+		Manifest: m, Dir: c.SessionDir, SessionID: c.SessionID, Version: buildVersion(), Now: s.now(),
+		CompactionHook: c.Toolset.Hooks.Bound(hooks.OnCompaction),
+	})
+	if err != nil {
+		return errcode.Wrap(errcode.IO, err, "write MURMUR.md")
 	}
 	return nil
 }

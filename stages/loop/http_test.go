@@ -83,7 +83,7 @@ func TestLoopAgainstAnthropic(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "6*7 = 42"}) {
+	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "6*7 = 42", TaskExit: "ok"}) {
 		t.Errorf("outcome = %+v", c.Loop)
 	}
 	want := []map[string]any{
@@ -143,7 +143,7 @@ func TestLoopAgainstOpenAI(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "It is 42."}) {
+	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "It is 42.", TaskExit: "ok"}) {
 		t.Errorf("outcome = %+v", c.Loop)
 	}
 	ev := events(c)

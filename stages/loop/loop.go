@@ -2,13 +2,16 @@
 // (murmur-session.md §1.4). Each turn sends the conversation and the tool
 // inventory to the model; tool_call blocks are dispatched in order and
 // answered with tool messages; end_turn ends the session ok; running out of
-// max_turns ends it max_turns_reached.
+// max_turns ends it max_turns_reached. Around the loop are murmur's
+// launch and task (task.go): the hooks' lifecycle events, the reopen loop
+// of on-task-end, and compaction through on-compaction (compaction.go).
 package loop
 
 import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -44,38 +48,14 @@ func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools}
-	outcome, err := l.task(ctx, task)
+	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process,
+		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns}
+	outcome, err := l.launch(ctx, task)
 	c.Loop = outcome
+	if _, ok := errors.AsType[*agentEnded](err); ok {
+		return nil // the model's failure, scored from the trace
+	}
 	return err
-}
-
-// task runs the case's one task between murmur's task_start and task_end
-// events (murmur-session.md §1.2–1.3; source task_md). task_end says ok
-// when the loop returned normally, whatever the session's exit status, and
-// failed when it returned an error, as murmur's does.
-func (l *run) task(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
-	id, ctxID := newID("tsk_"), newID("ctx_")
-	start := time.Now()
-	err := l.tr.TaskStart(trace.TaskStart{TaskID: id, ContextID: ctxID, Source: "task_md", MessagePartsBytes: len(task)})
-	if err != nil {
-		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
-	}
-	outcome, err := l.run(ctx, task)
-	exit := pipeline.ExitOK
-	if err != nil {
-		exit = pipeline.ExitFailed
-	}
-	t := l.tr.Totals()
-	endErr := l.tr.TaskEnd(trace.TaskEnd{
-		TaskID: id, ExitStatus: exit, DurationMS: time.Since(start).Milliseconds(),
-		Turns: t.TotalTurns, InputTokens: t.TotalInputTokens, OutputTokens: t.TotalOutputTokens,
-		ToolCalls: t.TotalToolCalls, ShellCalls: t.TotalShellCalls,
-	})
-	if err == nil && endErr != nil {
-		err = errcode.Wrap(errcode.RunAgentLoop, endErr, "write trace")
-	}
-	return outcome, err
 }
 
 // newID is murmur's id form: a prefix and a UUIDv7 in simple hex.
@@ -104,9 +84,23 @@ type run struct {
 	tr    *trace.Writer
 	model inference.Provider
 	tools pipeline.Toolbox
+	// process is the CLI of a transport: process session (process.go).
+	process *pipeline.ProcessCLI
+	// hooks delivers lifecycle events (nil: no hooks); dir is the session
+	// folder; maxTurns is inference.max_turns for the whole task, while
+	// cfg.MaxTurns is what the current attempt may use (task.go).
+	hooks     *hooks.Dispatcher
+	dir       string
+	sessionID string
+	maxTurns  int
+	// turnNow is the turn being handled, for hook completions' trace lines.
+	turnNow int
 }
 
 func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+	if l.process != nil {
+		return l.runProcess(ctx, task)
+	}
 	inventory := l.tools.Inventory()
 	names := make([]string, len(inventory))
 	for i, t := range inventory {
@@ -135,6 +129,7 @@ func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error
 // turn runs one inference and what it asks for. done is true when the
 // session ended.
 func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipeline.LoopOutcome, bool, error) {
+	l.turnNow = turn
 	payload, err := json.Marshal(req)
 	if err != nil {
 		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
@@ -148,17 +143,25 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 		return pipeline.LoopOutcome{}, true, err
 	}
 	ev := inferenceEvent(turn, payload, resp)
+	if err := l.hooks.Inference(ctx, inferenceHookEvent(l.hooks, ev, req, resp)); err != nil {
+		return pipeline.LoopOutcome{}, true, err
+	}
+	l.hookInferences()
 	if err := l.tr.Inference(ev); err != nil {
 		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
-	switch resp.StopReason {
-	case inference.StopError:
+	if resp.StopReason == inference.StopError {
 		msg := resp.Error
 		if msg == "" {
 			msg = "driver returned error"
 		}
 		out, err := l.end(pipeline.ExitFailed, "error: "+msg)
 		return out, true, err
+	}
+	if out, done, err := l.compact(ctx, turn, req, ev.InputTokens+ev.OutputTokens); done || err != nil {
+		return out, true, err
+	}
+	switch resp.StopReason {
 	case inference.StopEndTurn, inference.StopMaxTokens:
 		out, err := l.end(pipeline.ExitOK, resp.Text())
 		return out, true, err
@@ -197,6 +200,11 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 		status = "error"
 	}
 	took := time.Since(start).Milliseconds()
+	if err := l.hooks.ToolCall(ctx, hooks.ToolCall{Turn: turn, ToolName: call.Name, InputBytes: int64(len(call.Input)),
+		OutputBytes: int64(len(reply.Text)), DurationMS: took, Status: status}); err != nil {
+		return inference.Message{}, err
+	}
+	l.hookInferences()
 	if reply.Skill {
 		err = l.tr.SkillCall(trace.SkillCall{Turn: turn, SkillName: call.Name, OutputBytes: len(reply.Text), DurationMS: took, Status: status})
 	} else {
@@ -219,6 +227,10 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 	if err == nil && reply.Shell != nil {
 		ev := *reply.Shell
 		ev.Turn = turn
+		if herr := l.hooks.Shell(ctx, shellHookEvent(ev)); herr != nil {
+			return inference.Message{}, herr
+		}
+		l.hookInferences()
 		err = l.tr.Shell(ev)
 	}
 	if err != nil {
@@ -230,6 +242,9 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 // end writes session_end and returns the outcome.
 func (l *run) end(exit, result string) (pipeline.LoopOutcome, error) {
 	out := pipeline.LoopOutcome{ExitStatus: exit, ResultText: result}
+	if err := l.flushFaults(); err != nil {
+		return out, err
+	}
 	if err := l.tr.SessionEnd(exit); err != nil {
 		return out, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}

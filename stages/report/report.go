@@ -11,6 +11,7 @@ package report
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -43,9 +44,7 @@ func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		errs = append(errs, s.Trace.Close())
 	}
 	if c.SessionDir != "" {
-		if _, err := os.Stat(c.SessionDir); err == nil {
-			errs = append(errs, writeResult(c))
-		}
+		errs = append(errs, writeResult(c))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish session files")
@@ -80,9 +79,20 @@ func writeResult(c *pipeline.Case) error {
 			text = "error: " + v.Err.Error()
 		}
 	}
+	// Straight to the file: out/ exists whenever Stage ran, and only when
+	// it does not is it worth asking whether there is a session folder at
+	// all (a case that failed before Stage gets no files).
 	dir := filepath.Join(c.SessionDir, "out")
+	path := filepath.Join(dir, "result.txt")
+	err := os.WriteFile(path, []byte(text), 0o644)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if _, serr := os.Stat(c.SessionDir); serr != nil {
+		return nil
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "result.txt"), []byte(text), 0o644)
+	return os.WriteFile(path, []byte(text), 0o644)
 }

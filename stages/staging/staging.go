@@ -9,6 +9,8 @@ package staging
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -43,14 +45,20 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
+	// The session folder is new (its id is too), so below it plain Mkdir
+	// will do: MkdirAll would first stat every path it creates, and
+	// file-system calls are most of a trivial case's cost (BENCHMARKS.md).
+	if err := os.MkdirAll(c.SessionDir, 0o755); err != nil {
+		return errcode.Wrap(errcode.IO, err, "create session folder")
+	}
 	for _, d := range []string{"logs", "out", "tools"} {
-		if err := os.MkdirAll(filepath.Join(c.SessionDir, d), 0o755); err != nil {
+		if err := mkdir(filepath.Join(c.SessionDir, d)); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create session folder")
 		}
 	}
 	for name, t := range c.Toolset.Tools {
 		dir := filepath.Join(c.SessionDir, "tools", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdir(dir); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create %s", dir)
 		}
 		for file, src := range t.Files {
@@ -61,7 +69,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	for _, sk := range skills {
 		dir := filepath.Join(c.SessionDir, "tools", sk.Name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdir(dir); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create %s", dir)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "skill.md"), sk.Text, 0o644); err != nil {
@@ -101,6 +109,14 @@ func (s Stage) localSkills(ctx context.Context, m *capsule.Manifest) ([]capsule.
 type runState struct {
 	skills pipeline.Memo[[]capsule.LocalSkill]
 	lock   lockWriter
+}
+
+// mkdir creates dir, which may already exist (a skill named as a tool).
+func mkdir(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return nil
 }
 
 // linkOrCopy hard-links src to dst, copying when the two are on different

@@ -22,19 +22,31 @@ import (
 // sessions to link, and the inventory the model sees.
 //
 // Drivers are not staged: murmur-eval serves model providers natively (see
-// RATIONALE.md). Hooks are refused until the hooks issue brings them,
-// rather than silently ignored. Native tools are staged executable; they
-// and shell tools run through the Spawner that finish makes.
-func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sandbox.Config) (*pipeline.Toolset, error) {
+// RATIONALE.md). Hooks are compiled like WASM tools but kept out of the
+// tools and the inventory: they go to the run's hook set (see hooks.go).
+// Native tools are staged executable; they and shell tools run through the
+// Spawner that finish makes.
+func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []pipeline.Artifact, cfg sandbox.Config) (*pipeline.Toolset, error) {
 	ts := &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}
+	var hookArts []pipeline.Artifact
+	engine := func() (*sandbox.Engine, error) {
+		if ts.Engine == nil {
+			e, err := sandbox.NewEngine(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			ts.Engine = e
+		}
+		return ts.Engine, nil
+	}
 	for _, a := range arts {
 		role := a.Archive.Manifest.Role()
 		if role == capsule.RuntimeDriver {
 			continue
 		}
 		if role == capsule.RuntimeHook {
-			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s is a hook; murmur-eval does not run hooks yet", a.Name, a.Version).
-				WithHint("remove the hook from artifacts: for the evaluation, or wait for hook support")
+			hookArts = append(hookArts, a)
+			continue
 		}
 		dir := filepath.Join(opts.StagedDir, a.Name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -51,18 +63,15 @@ func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sa
 				return nil, err
 			}
 		case capsule.ExecutionWasm:
-			if ts.Engine == nil {
-				e, err := sandbox.NewEngine(ctx, cfg)
-				if err != nil {
-					return nil, err
-				}
-				ts.Engine = e
-			}
-			m, err := ts.Engine.Compile(ctx, a.Name, a.Archive.Payload)
+			e, err := engine()
 			if err != nil {
 				return nil, err
 			}
-			t.Module = m
+			mod, err := e.Compile(ctx, a.Name, a.Archive.Payload)
+			if err != nil {
+				return nil, err
+			}
+			t.Module = mod
 			if err := writeShared(t, dir, path.Base(a.Archive.PayloadEntry), a.Archive.Payload); err != nil {
 				return nil, err
 			}
@@ -82,6 +91,15 @@ func prepare(ctx context.Context, opts Options, arts []pipeline.Artifact, cfg sa
 		ts.Inventory = append(ts.Inventory, inventoryEntry(a.Name, a.Archive, role))
 	}
 	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
+	if len(hookArts) > 0 {
+		e, err := engine()
+		if err != nil {
+			return ts, err
+		}
+		if ts.Hooks, err = loadHooks(ctx, e, m, hookArts); err != nil {
+			return ts, err
+		}
+	}
 	return ts, nil
 }
 

@@ -63,7 +63,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return verified{}, err
 		}
 		limits := cap.Manifest.Capabilities.Limits
-		ts, err := prepare(ctx, s.opts, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		ts, err := prepare(ctx, s.opts, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
 		if err != nil {
 			return verified{arts, ts}, err
 		}

@@ -1,0 +1,201 @@
+// Command murmur-bench measures murmur-eval's own cost, running the real
+// binary as a child process on datasets it generates: per-case overhead
+// with a replayed model and a minimal WASM tool, scaling against a local
+// model server with a fixed latency, peak memory as the dataset grows, and
+// the events.parquet write rate. It prints a table and writes the figures
+// as JSON. `make bench` runs it at full size, `make bench-smoke` (and
+// `make test`) at a reduced size that only proves it works. See
+// BENCHMARKS.md.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// sizes are the dimensions of one harness run.
+type sizes struct {
+	Name           string        `json:"name"`
+	OverheadCases  int           `json:"overhead_cases"`
+	Repeat         int           `json:"repeat"` // runs per figure; the median is reported
+	ScalingCases   int           `json:"scaling_cases"`
+	ScalingWorkers []int         `json:"scaling_workers"`
+	Delay          time.Duration `json:"delay_ns"`
+	Turns          int           `json:"turns"`
+	MemoryCases    []int         `json:"memory_cases"`
+	ParquetEvents  int           `json:"parquet_events"`
+	MaxConnections int           `json:"max_connections"`
+}
+
+var presets = map[string]sizes{
+	"full": {Name: "full", OverheadCases: 2000, Repeat: 3, ScalingCases: 512, ScalingWorkers: []int{1, 8, 64, 256},
+		Delay: 50 * time.Millisecond, Turns: 3, MemoryCases: []int{1000, 20000}, ParquetEvents: 2_000_000, MaxConnections: 1024},
+	"smoke": {Name: "smoke", OverheadCases: 40, Repeat: 1, ScalingCases: 16, ScalingWorkers: []int{1, 8},
+		Delay: 10 * time.Millisecond, Turns: 3, MemoryCases: []int{20, 80}, ParquetEvents: 50_000, MaxConnections: 64},
+}
+
+// harness is one benchmark session: the binary under test and a work
+// folder for capsules, datasets and runs.
+type harness struct {
+	bin  string
+	work string
+	keep bool
+	seq  int
+	// profileDir, when set, gets a CPU and a heap profile of every run.
+	profileDir string
+	log        io.Writer
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("murmur-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	size := fs.String("size", "full", "full or smoke (a reduced size that only proves the harness works)")
+	jsonOut := fs.String("json", "", "write the figures here as JSON (default out/bench-<size>.json)")
+	bin := fs.String("bin", "", "murmur-eval binary to measure (default: go build ./cmd/murmur-eval into a temporary folder)")
+	keep := fs.Bool("keep", false, "keep the work folder (capsules, datasets, run folders)")
+	suites := fs.String("suites", "overhead,scaling,memory,parquet", "suites to run")
+	repeat := fs.Int("repeat", 0, "runs per figure (default: the size's)")
+	profile := fs.String("profile", "", "write a CPU and a heap profile of every run of murmur-eval into this folder (go tool pprof)")
+	workdir := fs.String("workdir", "", "make the work folder (capsules, datasets, run folders) in this folder (default $TMPDIR or /tmp); /dev/shm takes the disk out of the figures")
+	scalingWorkers := fs.String("scaling-workers", "", "comma-separated worker counts of the scaling suite (default: the size's)")
+	memCases := fs.String("memory-cases", "", "comma-separated case counts of the memory suite (default: the size's)")
+	cases := fs.Int("cases", 0, "cases of the overhead suite (default: the size's)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	sz, ok := presets[*size]
+	if !ok {
+		fmt.Fprintf(stderr, "murmur-bench: -size %q: want full or smoke\n", *size)
+		return 2
+	}
+	if *repeat > 0 {
+		sz.Repeat = *repeat
+	}
+	if *cases > 0 {
+		sz.OverheadCases = *cases
+	}
+	for _, l := range []struct {
+		flag, value string
+		dst         *[]int
+	}{{"-memory-cases", *memCases, &sz.MemoryCases}, {"-scaling-workers", *scalingWorkers, &sz.ScalingWorkers}} {
+		if l.value == "" {
+			continue
+		}
+		*l.dst = nil
+		for _, f := range strings.Split(l.value, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				fmt.Fprintf(stderr, "murmur-bench: %s %q: want positive counts such as 1,8,64\n", l.flag, l.value)
+				return 2
+			}
+			*l.dst = append(*l.dst, n)
+		}
+	}
+	if *jsonOut == "" {
+		*jsonOut = filepath.Join("out", "bench-"+sz.Name+".json")
+	}
+	work, err := os.MkdirTemp(*workdir, "murmur-bench-")
+	if err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 1
+	}
+	h := &harness{bin: *bin, work: work, keep: *keep, log: stderr}
+	if *profile != "" {
+		if h.profileDir, err = filepath.Abs(*profile); err == nil {
+			err = os.MkdirAll(h.profileDir, 0o755)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "murmur-bench:", err)
+			return 1
+		}
+	}
+	if !*keep {
+		defer os.RemoveAll(work)
+	} else {
+		fmt.Fprintln(stderr, "murmur-bench: work folder", work)
+	}
+	if h.bin == "" {
+		h.bin = filepath.Join(work, "murmur-eval")
+		fmt.Fprintln(stderr, "murmur-bench: building murmur-eval")
+		build := exec.Command("go", "build", "-o", h.bin, "./cmd/murmur-eval")
+		build.Stdout, build.Stderr = stderr, stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(stderr, "murmur-bench: go build ./cmd/murmur-eval (run from the module root):", err)
+			return 1
+		}
+	}
+	rep := &report{Machine: machine(), Size: sz, Started: time.Now().UTC(), WorkDir: work}
+	for _, s := range strings.Split(*suites, ",") {
+		var err error
+		switch strings.TrimSpace(s) {
+		case "overhead":
+			rep.Overhead, err = h.overhead(ctx, sz)
+		case "scaling":
+			rep.Scaling, err = h.scaling(ctx, sz)
+		case "memory":
+			rep.Memory, err = h.memory(ctx, sz)
+		case "parquet":
+			rep.Parquet, err = h.parquet(sz)
+		default:
+			err = fmt.Errorf("unknown suite %q", s)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "murmur-bench:", s+":", err)
+			return 1
+		}
+	}
+	rep.Finished = time.Now().UTC()
+	rep.Targets = rep.judge()
+	rep.print(stdout)
+	raw, _ := json.MarshalIndent(rep, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(*jsonOut), 0o755); err == nil {
+		err = os.WriteFile(*jsonOut, append(raw, '\n'), 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "figures written to", *jsonOut)
+	return 0
+}
+
+// machineInfo is what the figures were taken on.
+type machineInfo struct {
+	CPU    string `json:"cpu"`
+	CPUs   int    `json:"cpus"`
+	Go     string `json:"go"`
+	Kernel string `json:"kernel"`
+}
+
+func machine() machineInfo {
+	m := machineInfo{CPUs: runtime.NumCPU(), Go: runtime.Version()}
+	if raw, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(raw), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if raw, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(raw))
+	}
+	return m
+}

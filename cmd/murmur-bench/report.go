@@ -1,0 +1,138 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// report is everything one harness run measured, as written to JSON.
+type report struct {
+	Machine  machineInfo     `json:"machine"`
+	Size     sizes           `json:"size"`
+	WorkDir  string          `json:"work_dir"` // where the run folders were: its file system is in the figures
+	Started  time.Time       `json:"started"`
+	Finished time.Time       `json:"finished"`
+	Overhead *overheadSuite  `json:"overhead,omitempty"`
+	Scaling  []scalingResult `json:"scaling,omitempty"`
+	Memory   []memoryResult  `json:"memory,omitempty"`
+	Parquet  *parquetResult  `json:"parquet,omitempty"`
+	Targets  []target        `json:"targets"`
+}
+
+// target is one of issue 8's targets and whether this run met it. A
+// smoke-size run judges too, but its sizes are not the targets' sizes.
+type target struct {
+	Name     string  `json:"name"`
+	Want     string  `json:"want"`
+	Got      float64 `json:"got"`
+	Unit     string  `json:"unit"`
+	Met      bool    `json:"met"`
+	Headroom string  `json:"by"` // how far over or under the bound
+}
+
+func (r *report) judge() []target {
+	var ts []target
+	atLeast := func(name, unit string, got, bound float64) {
+		ts = append(ts, target{Name: name, Want: fmt.Sprintf(">= %g", bound), Got: got, Unit: unit, Met: got >= bound,
+			Headroom: fmt.Sprintf("%+.0f%%", (got/bound-1)*100)})
+	}
+	atMost := func(name, unit string, got, bound float64) {
+		ts = append(ts, target{Name: name, Want: fmt.Sprintf("<= %g", bound), Got: got, Unit: unit, Met: got <= bound,
+			Headroom: fmt.Sprintf("%+.0f%%", (got/bound-1)*100)})
+	}
+	if r.Overhead != nil {
+		for _, o := range r.Overhead.Results {
+			if o.Workers == runtime.NumCPU() {
+				atLeast(fmt.Sprintf("trivial cases/s at %d workers", o.Workers), "cases/s", o.CasesPerS, 500)
+				atMost(fmt.Sprintf("CPU per case at %d workers", o.Workers), "ms", o.CPUPerCaseMS, 2)
+			}
+		}
+	}
+	for _, s := range r.Scaling {
+		switch s.Workers {
+		case 64:
+			atLeast("scaling efficiency at 64 workers", "", s.Efficiency, 0.9)
+		case 256:
+			atLeast("scaling efficiency at 256 workers", "", s.Efficiency, 0.8)
+		}
+	}
+	if len(r.Memory) >= 2 {
+		lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
+		atMost(fmt.Sprintf("peak RSS %d cases / %d cases", hi.Cases, lo.Cases), "x", hi.MaxRSSMiB/lo.MaxRSSMiB, 1.5)
+	}
+	if r.Parquet != nil {
+		atLeast("events/s into events.parquet", "events/s", r.Parquet.EventsPerS, 500_000)
+	}
+	return ts
+}
+
+func (r *report) print(w io.Writer) {
+	m := r.Machine
+	fmt.Fprintf(w, "\nmurmur-bench (%s) on %s, %d CPUs, %s, kernel %s; run folders in %s\n", r.Size.Name, m.CPU, m.CPUs, m.Go, m.Kernel, r.WorkDir)
+	var tw *tabwriter.Writer
+	section := func(title string) {
+		if tw != nil {
+			tw.Flush()
+		}
+		fmt.Fprintln(w, "\n"+title)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	}
+	defer func() { tw.Flush() }()
+	if o := r.Overhead; o != nil {
+		section(fmt.Sprintf("overhead (replay, 2 turns, 1 WASM call; fixed cost of a run: %.0f ms wall, %.0f ms CPU)", o.Fixed.WallS*1000, o.Fixed.CPUS*1000))
+		fmt.Fprintln(tw, "workers\tcases\tcases/s\trun cases/s\tCPU ms/case\tuser\tsystem\tmarginal\tstage\tlaunch\tloop\treport\tcase ms\tload\t")
+		for _, x := range o.Results {
+			fmt.Fprintf(tw, "%d\t%d\t%.0f\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%s\t\n", x.Workers, x.Cases, x.CasesPerS, x.RunCasesPerS,
+				x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, x.MarginalCPUPerCaseMS, x.StageMS["stage"], x.StageMS["launch"], x.StageMS["loop"], x.StageMS["report"], x.StageMS["case"], loads(x.Runs))
+		}
+	}
+	if len(r.Scaling) > 0 {
+		section(fmt.Sprintf("latency-bound (OpenAI server, %s per request, %d turns)", r.Size.Delay, r.Size.Turns))
+		fmt.Fprintln(tw, "workers\tcases\tideal s\trun wall s\tefficiency\tprocess wall s\tprocess eff.\tpeak in flight\tload\t")
+		for _, s := range r.Scaling {
+			mr := medianRun(s.Runs, func(c childRun) float64 { return c.RunWallS })
+			fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", s.Workers, s.Cases, s.IdealS, mr.RunWallS, s.Efficiency, mr.WallS, s.ProcessEfficiency, s.PeakInflight, loads(s.Runs))
+		}
+	}
+	if len(r.Memory) > 0 {
+		section("memory (replay, whole runs)")
+		fmt.Fprintln(tw, "cases\tworkers\tpeak RSS MiB\twall s\tload\t")
+		for _, x := range r.Memory {
+			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t\n", x.Cases, x.Workers, x.MaxRSSMiB, x.Run.WallS, x.Run.Load1)
+		}
+	}
+	if p := r.Parquet; p != nil {
+		section("events.parquet (reports.Sink fed over a channel)")
+		fmt.Fprintln(tw, "events\tevents/s\tbytes/row\tload\t")
+		fmt.Fprintf(tw, "%d\t%.0f\t%.1f\t%s\t\n", p.Events, p.EventsPerS, p.BytesPerRow, floats(p.Load1))
+	}
+	section("targets")
+	fmt.Fprintln(tw, "target\twant\tgot\tby\tmet\t")
+	for _, t := range r.Targets {
+		fmt.Fprintf(tw, "%s\t%s %s\t%.3g\t%s\t%v\t\n", t.Name, t.Want, t.Unit, t.Got, t.Headroom, t.Met)
+	}
+	if r.Size.Name != "full" {
+		tw.Flush()
+		fmt.Fprintln(w, "(reduced size: its figures say nothing about the targets)")
+	}
+}
+
+func loads(runs []childRun) string {
+	v := make([]float64, len(runs))
+	for i, r := range runs {
+		v[i] = r.Load1
+	}
+	return floats(v)
+}
+
+func floats(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(s, "/")
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/reports/trend"
+)
+
+const reportUsage = `Usage: murmur-eval report RUN... [-o report.html] [--title T]
+                          [--alpha A] [--max-drop PP] [--outage-rate RATE] [--flaky-flips N]
+
+Writes one self-contained HTML page (styles and charts inline, no script,
+nothing fetched) over one or many finished runs, each given as its run
+folder or its results.parquet, ordered by start time (the earliest
+started_at of each run's cases). Everything on it comes from the runs'
+Parquet files, so a page can be rebuilt from archived runs:
+
+  - findings in plain sentences: the latest run against the previous one
+    (McNemar's exact test, as diff), harness outages, flaky cases;
+  - pass rate per scorer across runs, with 95% Wilson intervals;
+  - each run's cases by status (passed, failed, error, timeout);
+  - the cases that went pass→fail and fail→pass in the latest run;
+  - a case × run grid, the cases that flip most first;
+  - the latest run's wall time per stage and tokens per case.
+
+The findings are printed on stdout too. A report never fails on what it
+finds: use diff or run --baseline to gate.
+
+Exit codes: 0 written; 1 the page could not be written; 2 usage error or a
+run that cannot be read.
+
+Flags:
+`
+
+// runReport is the report command.
+func runReport(args []string, env map[string]string, stdout, stderr io.Writer) int {
+	var g gateOptions
+	var envErrs []error
+	var out, title string
+	opt := trend.DefaultOptions()
+	fs := pflag.NewFlagSet("murmur-eval report", pflag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
+	g.registerDiff(fs, env, &envErrs)
+	fs.StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
+	fs.StringVar(&title, "title", "", "the page's title (default \"murmur-eval: N runs\")")
+	fs.Var(&floatFlag{&opt.OutageRate, parseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage (default 0.2)")
+	fs.IntVar(&opt.FlakyFlips, "flaky-flips", opt.FlakyFlips, "verdict flips (pass↔fail) across the runs from which a case is called flaky")
+	if err := fs.Parse(args); err != nil {
+		if err == pflag.ErrHelp {
+			return exitOK
+		}
+		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval report --help"))
+	}
+	if len(envErrs) > 0 {
+		return usageError(stderr, envErrs[0])
+	}
+	switch {
+	case fs.NArg() == 0:
+		return usageError(stderr, errcode.New(errcode.Usage, "report takes at least one RUN").
+			WithHint("murmur-eval report runs/* -o report.html"))
+	case opt.OutageRate <= 0 || opt.OutageRate > 1:
+		return usageError(stderr, errcode.New(errcode.Usage, "--outage-rate must be in (0, 1], got %g", opt.OutageRate))
+	case opt.FlakyFlips < 1:
+		return usageError(stderr, errcode.New(errcode.Usage, "--flaky-flips must be at least 1, got %d", opt.FlakyFlips))
+	}
+	if err := g.validate(); err != nil {
+		return usageError(stderr, err)
+	}
+	opt.Alpha, opt.MaxDropPP = g.alpha, g.maxDropPP
+	runs, err := trend.Load(fs.Args())
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	r := trend.Build(runs, opt)
+	size, err := writeReport(out, r, title)
+	if err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintln(stdout, f.Text)
+	}
+	fmt.Fprintf(stderr, "murmur-eval report: %d runs -> %s (%d KiB)\n", len(runs), out, (size+1023)/1024)
+	return exitOK
+}
+
+// writeReport writes the page to a temporary file beside path and renames
+// it into place, so a half-written page is never published.
+func writeReport(path string, r *trend.Report, title string) (int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
+	}
+	defer os.Remove(f.Name()) // a no-op once renamed
+	w := bufio.NewWriter(f)
+	err = trend.WriteHTML(w, r, title)
+	if err == nil {
+		err = w.Flush()
+	}
+	var size int64
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			size = fi.Size()
+		}
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
+	}
+	return size, nil
+}

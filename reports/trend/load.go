@@ -1,0 +1,101 @@
+package trend
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// Run is one finished run, read back from its Parquet files.
+type Run struct {
+	// Index is the run's 1-based place in start order.
+	Index int
+	Path  string
+	RunID string
+	// Start is the earliest started_at of its cases: results.parquet has
+	// no run-level start column, and the first case starts as the run does.
+	// Zero for a run with no case.
+	Start time.Time
+	// Results holds the last attempt of each (case, epoch) only, as the
+	// run's own summary and gates count them.
+	Results []reports.ResultRow
+	Scores  []reports.ScoreRow
+	Digest  reports.Digest
+}
+
+// Data is the run as reports.Diff reads it.
+func (r *Run) Data() *reports.RunData {
+	return &reports.RunData{Path: r.Path, Results: r.Results, Scores: r.Scores}
+}
+
+// Label names the run on the page: "#3 2026-11-26 02:00".
+func (r *Run) Label() string {
+	if r.Start.IsZero() {
+		return "#" + itoa(r.Index)
+	}
+	return "#" + itoa(r.Index) + " " + r.Start.UTC().Format("2006-01-02 15:04")
+}
+
+// Load reads each path (a run folder or its results.parquet) and returns
+// the runs ordered by start time, then run id. A path that is not a run, or
+// a scores file alone, is an error naming it.
+func Load(paths []string) ([]*Run, error) {
+	if len(paths) == 0 {
+		return nil, errcode.New(errcode.Usage, "no run given").WithHint("murmur-eval report runs/* -o report.html")
+	}
+	runs := make([]*Run, 0, len(paths))
+	for _, p := range paths {
+		data, err := reports.ReadRun(p)
+		if err != nil {
+			return nil, err
+		}
+		if data.Results == nil {
+			return nil, errcode.New(errcode.Usage, "%s is a scores file alone; a report needs the run's results.parquet", p)
+		}
+		runs = append(runs, newRun(p, data))
+	}
+	slices.SortStableFunc(runs, func(a, b *Run) int {
+		return cmp.Or(a.Start.Compare(b.Start), strings.Compare(a.RunID, b.RunID))
+	})
+	for i, r := range runs {
+		r.Index = i + 1
+	}
+	return runs, nil
+}
+
+func newRun(path string, data *reports.RunData) *Run {
+	r := &Run{Path: path, Results: lastAttempts(data.Results), Scores: data.Scores}
+	for _, row := range r.Results {
+		if r.RunID == "" || row.RunID < r.RunID {
+			r.RunID = row.RunID
+		}
+		if !row.StartedAt.IsZero() && (r.Start.IsZero() || row.StartedAt.Before(r.Start)) {
+			r.Start = row.StartedAt
+		}
+	}
+	r.Digest = r.Data().Summary().Digest(0)
+	return r
+}
+
+// lastAttempts keeps the highest attempt of each (case, epoch): earlier
+// attempts of a retried case are errors that the run itself did not count.
+func lastAttempts(rows []reports.ResultRow) []reports.ResultRow {
+	last := map[reports.CaseKey]int{}
+	for i, row := range rows {
+		k := reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch}
+		if j, ok := last[k]; !ok || row.Attempt > rows[j].Attempt {
+			last[k] = i
+		}
+	}
+	out := make([]reports.ResultRow, 0, len(last))
+	for i, row := range rows {
+		if last[reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch}] == i {
+			out = append(out, row)
+		}
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package trend
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// Options decide what the findings call a regression, an outage and a
+// flaky case.
+type Options struct {
+	// Alpha and MaxDropPP are the diff's (reports.DiffOptions).
+	Alpha     float64
+	MaxDropPP float64
+	// OutageRate is the share of a run's cases in status error or timeout
+	// from which the run is called a harness outage.
+	OutageRate float64
+	// FlakyFlips is the number of verdict flips from which a case is called
+	// flaky.
+	FlakyFlips int
+}
+
+// DefaultOptions are the command's defaults.
+func DefaultOptions() Options {
+	return Options{Alpha: 0.05, OutageRate: 0.2, FlakyFlips: 2}
+}
+
+// Report is everything the page shows.
+type Report struct {
+	Options Options
+	Runs    []*Run // in start order; the last is the latest
+	// Trends are the pass rates of the overall verdict, then of each scorer
+	// by name, across the runs.
+	Trends []Trend
+	// Diff is the latest run against the previous one; nil with one run.
+	Diff *reports.DiffReport
+	// Grid has a row per case (and epoch) seen in any run, most flips first.
+	Grid     []GridRow
+	Stages   []StageDist // the latest run's, Resolve to Report
+	Tokens   []CaseTokens
+	Findings []Finding
+}
+
+// Latest is the newest run; Previous the one before it (nil with one run).
+func (r *Report) Latest() *Run { return r.Runs[len(r.Runs)-1] }
+
+// Previous is the run before the latest; nil when there is one run.
+func (r *Report) Previous() *Run {
+	if len(r.Runs) < 2 {
+		return nil
+	}
+	return r.Runs[len(r.Runs)-2]
+}
+
+// Trend is one scorer's pass rate in each run; a run where the scorer
+// scored nothing has Total 0 and is drawn as a gap.
+type Trend struct {
+	Scorer string
+	Rates  []reports.Rate // one per run
+}
+
+// GridRow is one case across the runs.
+type GridRow struct {
+	Key   reports.CaseKey
+	Cells []string // the case's status in each run; "" where it did not run
+	// Flips counts changes of verdict (passed ↔ failed) between the runs
+	// where the case was scored; errors and timeouts are not verdicts, so a
+	// harness outage makes no case flaky.
+	Flips int
+}
+
+// Label names the case, with its epoch when the runs had several.
+func (g GridRow) Label(multiEpoch bool) string {
+	if multiEpoch {
+		return g.Key.CaseID + " #" + strconv.Itoa(int(g.Key.Epoch))
+	}
+	return g.Key.CaseID
+}
+
+// StageDist is the distribution of one stage's wall time over the latest
+// run's cases where it ran.
+type StageDist struct {
+	Stage string
+	N     int
+	// Quantiles in milliseconds: Min, P25, P50, P75, P90, P99, Max.
+	Min, P25, P50, P75, P90, P99, Max float64
+}
+
+// CaseTokens is one case's model tokens in the latest run.
+type CaseTokens struct {
+	Key           reports.CaseKey
+	Status        string
+	Input, Output int64
+}
+
+// Build computes the report over runs, which Load ordered; runs must not
+// be empty.
+func Build(runs []*Run, opt Options) *Report {
+	r := &Report{Options: opt, Runs: runs}
+	r.Trends = trends(runs)
+	if prev := r.Previous(); prev != nil {
+		r.Diff = reports.Diff(prev.Data(), r.Latest().Data(), reports.DiffOptions{Alpha: opt.Alpha, MaxDropPP: opt.MaxDropPP})
+	}
+	r.Grid = grid(runs)
+	r.Stages = stages(r.Latest().Results)
+	r.Tokens = tokens(r.Latest().Results)
+	r.Findings = findings(r)
+	return r
+}
+
+// MultiEpoch tells whether any run repeated its cases.
+func (r *Report) MultiEpoch() bool {
+	return slices.ContainsFunc(r.Runs, func(run *Run) bool { return run.Digest.MultiEpoch })
+}
+
+func trends(runs []*Run) []Trend {
+	byName := map[string][]reports.Rate{}
+	var names []string
+	for i, run := range runs {
+		for _, s := range run.Digest.Scorers {
+			if byName[s.Name] == nil {
+				byName[s.Name] = make([]reports.Rate, len(runs))
+				names = append(names, s.Name)
+			}
+			byName[s.Name][i] = s.Rate
+		}
+	}
+	slices.Sort(names)
+	overall := Trend{Scorer: reports.OverallScorer}
+	for _, run := range runs {
+		overall.Rates = append(overall.Rates, run.Digest.PassRate)
+	}
+	out := []Trend{overall}
+	for _, n := range names {
+		name := n
+		if n == reports.OverallScorer { // as reports.Diff names it
+			name += " (scorer)"
+		}
+		rates := byName[n]
+		for i := range rates {
+			if rates[i].Total == 0 {
+				rates[i] = reports.NewRate(0, 0)
+			}
+		}
+		out = append(out, Trend{Scorer: name, Rates: rates})
+	}
+	return out
+}
+
+func grid(runs []*Run) []GridRow {
+	rows := map[reports.CaseKey]*GridRow{}
+	for i, run := range runs {
+		for _, res := range run.Results {
+			k := reports.CaseKey{CaseID: res.CaseID, Epoch: res.Epoch}
+			g := rows[k]
+			if g == nil {
+				g = &GridRow{Key: k, Cells: make([]string, len(runs))}
+				rows[k] = g
+			}
+			g.Cells[i] = res.Status
+		}
+	}
+	out := make([]GridRow, 0, len(rows))
+	for _, g := range rows {
+		last := ""
+		for _, c := range g.Cells {
+			if c != reports.StatusPassed && c != reports.StatusFailed {
+				continue
+			}
+			if last != "" && c != last {
+				g.Flips++
+			}
+			last = c
+		}
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b GridRow) int {
+		return cmp.Or(cmp.Compare(b.Flips, a.Flips), strings.Compare(a.Key.CaseID, b.Key.CaseID), cmp.Compare(a.Key.Epoch, b.Key.Epoch))
+	})
+	return out
+}
+
+// stageNames are the stages in execution order, with the results column
+// that times each.
+var stageNames = []string{"resolve", "verify", "stage", "contain", "launch", "loop", "report"}
+
+func stageMS(row reports.ResultRow) []*float64 {
+	return []*float64{row.ResolveMS, row.VerifyMS, row.StageMS, row.ContainMS, row.LaunchMS, row.LoopMS, row.ReportMS}
+}
+
+func stages(rows []reports.ResultRow) []StageDist {
+	vals := make([][]float64, len(stageNames))
+	for _, row := range rows {
+		for i, v := range stageMS(row) {
+			if v != nil {
+				vals[i] = append(vals[i], *v)
+			}
+		}
+	}
+	out := make([]StageDist, len(stageNames))
+	for i, name := range stageNames {
+		v := vals[i]
+		slices.Sort(v)
+		out[i] = StageDist{Stage: name, N: len(v),
+			Min: quantile(v, 0), P25: quantile(v, 0.25), P50: quantile(v, 0.5), P75: quantile(v, 0.75),
+			P90: quantile(v, 0.9), P99: quantile(v, 0.99), Max: quantile(v, 1)}
+	}
+	return out
+}
+
+// quantile is the q-quantile of sorted by linear interpolation between
+// closest ranks (DuckDB's quantile_cont, type 7); NaN when empty.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(sorted)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(sorted)-1)
+	return sorted[lo] + (pos-float64(lo))*(sorted[hi]-sorted[lo])
+}
+
+func tokens(rows []reports.ResultRow) []CaseTokens {
+	out := make([]CaseTokens, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, CaseTokens{Key: reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch},
+			Status: row.Status, Input: row.InputTokens, Output: row.OutputTokens})
+	}
+	slices.SortFunc(out, func(a, b CaseTokens) int {
+		return cmp.Or(cmp.Compare(b.Input+b.Output, a.Input+a.Output),
+			strings.Compare(a.Key.CaseID, b.Key.CaseID), cmp.Compare(a.Key.Epoch, b.Key.Epoch))
+	})
+	return out
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,123 @@
+package launch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/hooks"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+)
+
+// openHooks gives the case its hook dispatcher: the run's compiled hooks,
+// the case's session folder (logs, scopes) and MURMUR_CASE_ID. nil when
+// the capsule has no hooks.
+func (s *Stage) openHooks(c *pipeline.Case) *hooks.Dispatcher {
+	return c.Toolset.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.Input.ID}, s.now)
+}
+
+// taskConfig fills in the loop's reopen budget and compaction settings.
+// An unreadable compaction.system_prompt_file is E-RUN-009, as murmur's.
+func taskConfig(m *capsule.Manifest, cfg *pipeline.LoopConfig) error {
+	cfg.MaxTaskReopens = int(m.Inference.MaxTaskReopens)
+	cfg.ContextMaxTokens = int64(m.Context.MaxTokens)
+	cfg.Compaction = pipeline.CompactionConfig{Threshold: float64(capsule.DefaultCompactionThreshold), Model: m.Inference.Model}
+	c := m.Inference.Compaction
+	if c == nil {
+		return nil
+	}
+	cfg.Compaction.Threshold, cfg.Compaction.DumpSummaries = float64(c.Threshold), c.DumpSummaries
+	if c.Model != "" {
+		cfg.Compaction.Model = c.Model
+	}
+	switch {
+	case c.SystemPrompt != "":
+		p := c.SystemPrompt
+		cfg.Compaction.SystemPrompt = &p
+	case c.SystemPromptFile != "":
+		path := c.SystemPromptFile
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(m.Dir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return errcode.Wrap(errcode.RunSystemPrompt, err, "read inference.compaction.system_prompt_file %s", path)
+		}
+		p := string(b)
+		cfg.Compaction.SystemPrompt = &p
+	}
+	return nil
+}
+
+// stageHooks is murmur's on-stage dispatch (murmur-session.md §1.1), done
+// here because murmur-eval's Stage stage knows nothing of hooks: every
+// write-manifests answer replaces tools/<binary_name>/murmur.yaml in the
+// session (never through the hard link to the run's copy), and the case's
+// tool inventory takes the description and input schema of a replaced
+// tool's manifest, as murmur's inventory reads them from tools/.
+func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case) error {
+	d := c.Session.Hooks
+	if d == nil {
+		return nil
+	}
+	if c.Session.Process == nil {
+		d.UseModel(c.Session.Model, c.Session.Config.Model)
+	}
+	ms, err := d.Stage(ctx, hooks.StageEvent{ShellAllow: c.Capsule.Manifest.Capabilities.Shell.Allow})
+	d.TakeInferences() // completions made while staging have no trace to go to yet
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	inv := slices.Clone(c.Session.Tools.Inventory())
+	for _, m := range ms {
+		name := m.BinaryName
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
+			bootstrapLog(c.SessionDir, "[on-stage] write-manifests: binary_name '"+name+"' is not a tool folder name; ignored")
+			continue
+		}
+		dir := filepath.Join(c.SessionDir, "tools", name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return errcode.Wrap(errcode.IO, err, "create %s", dir)
+		}
+		p := filepath.Join(dir, capsule.ManifestFile)
+		_ = os.Remove(p) // a hard link to the run's copy: replace it, never write through it
+		if err := os.WriteFile(p, []byte(m.Content), 0o644); err != nil {
+			return errcode.Wrap(errcode.IO, err, "write %s", p)
+		}
+		am, err := capsule.ParseArtifactManifest("tools/"+name+"/"+capsule.ManifestFile, []byte(m.Content))
+		if err != nil {
+			bootstrapLog(c.SessionDir, "[on-stage] write-manifests: "+err.Error()+"; the tool list keeps the staged manifest")
+			continue
+		}
+		for i := range inv {
+			if inv[i].Name == name {
+				inv[i].Description, inv[i].Parameters = am.Description, am.InputSchema
+			}
+		}
+	}
+	c.Session.Tools = caseTools{Toolbox: c.Session.Tools, inventory: inv}
+	return nil
+}
+
+// caseTools is a case's toolbox with its own inventory, after on-stage
+// hooks rewrote tool manifests.
+type caseTools struct {
+	pipeline.Toolbox
+	inventory []inference.Tool
+}
+
+func (t caseTools) Inventory() []inference.Tool { return t.inventory }
+
+func bootstrapLog(dir, line string) {
+	f, err := os.OpenFile(filepath.Join(dir, "logs", "bootstrap.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(line + "\n")
+	_ = f.Close()
+}

@@ -1,0 +1,71 @@
+package launch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/live"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+)
+
+func TestLaunchProcessCapsule(t *testing.T) {
+	bin, project := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := capsule.ParseManifest(filepath.Join(project, "murmur.yaml"), []byte("name: p\nversion: '1'\ninference: {transport: process, command: claude, model: opus}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ path, code string }{{bin, ""}, {t.TempDir(), errcode.RunDriverAbsent}} {
+		session := t.TempDir()
+		c := &pipeline.Case{
+			Input: datasets.Case{ID: "c"}, SessionDir: session, SessionID: "ses_1",
+			Capsule: &pipeline.Capsule{Manifest: m}, Toolset: &pipeline.Toolset{},
+			Policy: &pipeline.Policy{Declared: "advisory", Achieved: "advisory", Root: session},
+		}
+		err := New(live.New(nil), time.Now).WithHostEnv(map[string]string{"PATH": tt.path}).Run(context.Background(), c)
+		if errcode.Code(err) != tt.code {
+			t.Fatalf("PATH %s: err %v, want code %q", tt.path, err, tt.code)
+		}
+		if err != nil {
+			continue
+		}
+		c.Session.Trace.Close()
+		if c.Session.Model != nil || c.Session.Process == nil || c.Session.Process.Path != filepath.Join(bin, "claude") {
+			t.Errorf("session model %v, process %+v", c.Session.Model, c.Session.Process)
+		}
+		if c.Session.Config.Model != "opus" || c.Session.Config.MaxTokens != 0 {
+			t.Errorf("config %+v", c.Session.Config)
+		}
+	}
+}
+
+// TestLaunchProcessCapsuleUnderReplay: a source that serves a process
+// capsule's turns (--replay) gets them through the http loop; no CLI is
+// looked up, so none needs to be installed.
+func TestLaunchProcessCapsuleUnderReplay(t *testing.T) {
+	project, session := t.TempDir(), t.TempDir()
+	m, err := capsule.ParseManifest(filepath.Join(project, "murmur.yaml"), []byte("name: p\nversion: '1'\ninference: {transport: process, command: claude}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &pipeline.Case{
+		Input: datasets.Case{ID: "c"}, SessionDir: session, SessionID: "ses_1",
+		Capsule: &pipeline.Capsule{Manifest: m}, Toolset: &pipeline.Toolset{},
+		Policy: &pipeline.Policy{Declared: "advisory", Achieved: "advisory", Root: session},
+	}
+	if err := New(&seenSource{}, time.Now).WithHostEnv(map[string]string{"PATH": t.TempDir()}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	c.Session.Trace.Close()
+	if c.Session.Model == nil || c.Session.Process != nil {
+		t.Errorf("session model %v, process %+v; want the source's provider", c.Session.Model, c.Session.Process)
+	}
+}
