@@ -154,19 +154,29 @@ func TestDashboardQueries(t *testing.T) {
 	})
 	t.Run("stage_latency", func(t *testing.T) {
 		rows := q("stage_latency")
-		var want []string
+		var want []stageQ
 		for _, n := range night {
-			for _, s := range stageQuantiles(n.Results) {
-				want = append(want, s)
-			}
+			want = append(want, stageQuantiles(n.Results)...)
 		}
-		var got []string
+		var got []stageQ
 		for _, r := range rows {
-			got = append(got, fmt.Sprintf("%s %s n=%d p50=%.6g p90=%.6g p99=%.6g max=%.6g", r["run_id"], r["stage"],
-				int(num(r["cases"])), num(r["p50_ms"]), num(r["p90_ms"]), num(r["p99_ms"]), num(r["max_ms"])))
+			got = append(got, stageQ{run: fmt.Sprint(r["run_id"]), stage: fmt.Sprint(r["stage"]), n: int(num(r["cases"])),
+				ms: [4]float64{num(r["p50_ms"]), num(r["p90_ms"]), num(r["p99_ms"]), num(r["max_ms"])}})
 		}
-		if !slices.Equal(got, want) {
-			t.Errorf("stage latency:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		// DuckDB interpolates in its own arithmetic: agree to 1e-6.
+		same := slices.EqualFunc(got, want, func(a, b stageQ) bool {
+			if a.run != b.run || a.stage != b.stage || a.n != b.n {
+				return false
+			}
+			for i := range a.ms {
+				if math.Abs(a.ms[i]-b.ms[i]) > 1e-6*math.Max(1, math.Abs(b.ms[i])) {
+					return false
+				}
+			}
+			return true
+		})
+		if !same {
+			t.Errorf("stage latency:\n%v\nwant:\n%v", got, want)
 		}
 	})
 	t.Run("token_cost", func(t *testing.T) {
@@ -188,7 +198,19 @@ func TestDashboardQueries(t *testing.T) {
 
 // stageQuantiles formats each stage's quantiles as the stage_latency panel
 // should find them: quantile_cont is linear interpolation between ranks.
-func stageQuantiles(rows []reports.ResultRow) []string {
+// stageQ is one stage's row of the stage_latency panel: its run, its
+// case count and its p50, p90, p99 and max in milliseconds.
+type stageQ struct {
+	run, stage string
+	n          int
+	ms         [4]float64
+}
+
+func (s stageQ) String() string {
+	return fmt.Sprintf("%s %s n=%d p50=%g p90=%g p99=%g max=%g\n", s.run, s.stage, s.n, s.ms[0], s.ms[1], s.ms[2], s.ms[3])
+}
+
+func stageQuantiles(rows []reports.ResultRow) []stageQ {
 	names := []string{"resolve", "verify", "stage", "contain", "launch", "loop", "report"}
 	vals := make([][]float64, len(names))
 	for _, r := range rows {
@@ -204,14 +226,14 @@ func stageQuantiles(rows []reports.ResultRow) []string {
 		hi := min(lo+1, len(s)-1)
 		return s[lo] + (pos-float64(lo))*(s[hi]-s[lo])
 	}
-	var out []string
+	var out []stageQ
 	for i, v := range vals {
 		if len(v) == 0 {
 			continue
 		}
 		slices.Sort(v)
-		out = append(out, fmt.Sprintf("%s %s n=%d p50=%.6g p90=%.6g p99=%.6g max=%.6g", rows[0].RunID, names[i],
-			len(v), q(v, 0.5), q(v, 0.9), q(v, 0.99), v[len(v)-1]))
+		out = append(out, stageQ{run: rows[0].RunID, stage: names[i], n: len(v),
+			ms: [4]float64{q(v, 0.5), q(v, 0.9), q(v, 0.99), v[len(v)-1]}})
 	}
 	return out
 }
