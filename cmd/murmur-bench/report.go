@@ -100,9 +100,14 @@ func (r *report) print(w io.Writer) {
 	}
 	if len(r.Memory) > 0 {
 		section("memory (replay, whole runs)")
-		fmt.Fprintln(tw, "cases\tworkers\tpeak RSS MiB\twall s\tload\t")
+		fmt.Fprintln(tw, "cases\tworkers\tpeak RSS MiB (median)\truns MiB\twall s\tload\t")
 		for _, x := range r.Memory {
-			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%.1f\t%.2f\t\n", x.Cases, x.Workers, x.MaxRSSMiB, x.Run.WallS, x.Run.Load1)
+			rss := make([]float64, len(x.Runs))
+			for i, run := range x.Runs {
+				rss[i] = run.MaxRSSMiB
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%.1f\t%s\t%.1f\t%s\t\n", x.Cases, x.Workers, x.MaxRSSMiB, floats(rss),
+				medianOf(x.Runs, func(c childRun) float64 { return c.WallS }), loads(x.Runs))
 		}
 	}
 	if p := r.Parquet; p != nil {

@@ -156,12 +156,14 @@ func (h *harness) scaling(ctx context.Context, sz sizes) ([]scalingResult, error
 	return out, nil
 }
 
-// memoryResult is the peak resident memory of a whole run.
+// memoryResult is the peak resident memory of whole runs of one size: the
+// median over the repeats (a run's peak depends on when the collector and
+// the scavenger ran, so a single run is noisy).
 type memoryResult struct {
-	Cases     int      `json:"cases"`
-	Workers   int      `json:"workers"`
-	MaxRSSMiB float64  `json:"max_rss_mib"`
-	Run       childRun `json:"run"`
+	Cases     int        `json:"cases"`
+	Workers   int        `json:"workers"`
+	MaxRSSMiB float64    `json:"max_rss_mib"`
+	Runs      []childRun `json:"runs"`
 }
 
 func (h *harness) memory(ctx context.Context, sz sizes) ([]memoryResult, error) {
@@ -190,12 +192,17 @@ func (h *harness) memory(ctx context.Context, sz sizes) ([]memoryResult, error) 
 				return nil, err
 			}
 		}
-		r, err := h.evalRun(ctx, "memory", capsule, ds, n, w, false, "--replay", rec)
-		if err != nil {
-			return nil, err
+		res := memoryResult{Cases: n, Workers: w}
+		for range sz.Repeat {
+			r, err := h.evalRun(ctx, "memory", capsule, ds, n, w, false, "--replay", rec)
+			if err != nil {
+				return nil, err
+			}
+			h.progress("memory: %d cases: peak RSS %.1f MiB (%.1f s, load %.2f)", n, r.MaxRSSMiB, r.WallS, r.Load1)
+			res.Runs = append(res.Runs, r)
 		}
-		h.progress("memory: %d cases: peak RSS %.1f MiB (%.1f s, load %.2f)", n, r.MaxRSSMiB, r.WallS, r.Load1)
-		out = append(out, memoryResult{Cases: n, Workers: w, MaxRSSMiB: r.MaxRSSMiB, Run: r})
+		res.MaxRSSMiB = medianOf(res.Runs, func(r childRun) float64 { return r.MaxRSSMiB })
+		out = append(out, res)
 		_ = os.Remove(ds)
 	}
 	return out, nil
