@@ -91,12 +91,24 @@ func read(r io.Reader) ([]Entry, int64, error) {
 }
 
 // Append writes one entry and syncs it to disk before returning.
-func (w *Writer) Append(e Entry) error {
-	b, err := json.Marshal(e)
-	if err != nil {
-		return errcode.Wrap(errcode.Internal, err, "encode journal entry")
+func (w *Writer) Append(e Entry) error { return w.AppendAll([]Entry{e}) }
+
+// AppendAll writes entries with one write and one sync (a group commit:
+// the fsync, not the write, is what a finished case waits for). Nothing
+// is written when an entry cannot be encoded.
+func (w *Writer) AppendAll(entries []Entry) error {
+	if len(entries) == 0 {
+		return nil
 	}
-	if _, err := w.f.Write(append(b, '\n')); err != nil {
+	var buf []byte
+	for _, e := range entries {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return errcode.Wrap(errcode.Internal, err, "encode journal entry for case %q", e.CaseID)
+		}
+		buf = append(append(buf, b...), '\n')
+	}
+	if _, err := w.f.Write(buf); err != nil {
 		return errcode.Wrap(errcode.IO, err, "append to journal")
 	}
 	if err := w.f.Sync(); err != nil {

@@ -120,3 +120,37 @@ func TestReadLeavesATornTailInPlace(t *testing.T) {
 		t.Error("Read of a missing journal: no error")
 	}
 }
+
+// TestAppendAllIsOneGroupCommit: a batch lands as consecutive lines, read
+// back in order after the single entries before it; a batch with an entry
+// that cannot be encoded writes nothing.
+func TestAppendAllIsOneGroupCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	w, _, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Append(entry("a", 1, 1)); err != nil {
+		t.Fatal(err)
+	}
+	batch := []Entry{entry("b", 1, 1), entry("c", 1, 1), entry("c", 2, 1)}
+	if err := w.AppendAll(batch); err != nil {
+		t.Fatal(err)
+	}
+	bad := []Entry{entry("d", 1, 1), {CaseID: "e", Record: json.RawMessage(`{not json`)}}
+	if err := w.AppendAll(bad); err == nil {
+		t.Error("AppendAll with an unencodable record succeeded")
+	}
+	if err := w.AppendAll(nil); err != nil {
+		t.Errorf("empty batch: %v", err)
+	}
+	w.Close()
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]Entry{entry("a", 1, 1)}, batch...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("journal (-want +got):\n%s", diff)
+	}
+}

@@ -37,30 +37,76 @@ type collector struct {
 	journalErr error
 }
 
+// maxBatch bounds the finished cases journaled with one fsync.
+const maxBatch = 256
+
 func (col *collector) run(done <-chan *pipeline.Case) {
 	if col.printed == nil {
 		col.printed = map[string]bool{}
 	}
 	for c := range done {
-		rec := recordFromCase(c, col.outDir)
-		journaled := false
-		if col.journal != nil && col.journalErr == nil && col.finished(c) {
-			if err := col.append(rec); err != nil {
-				col.journalErr = err
-				col.onFail(err)
-			} else {
-				journaled = true
+		// Group commit: the cases that finished while the last fsync ran
+		// are waiting on the channel; one fsync journals them all.
+		batch := []*pipeline.Case{c}
+	drain:
+		for len(batch) < maxBatch {
+			select {
+			case more, ok := <-done:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, more)
+			default:
+				break drain
 			}
 		}
+		col.collect(batch)
+	}
+}
+
+// collect journals a batch of finished cases, then emits them: no case
+// reaches a sink before it is on disk.
+func (col *collector) collect(batch []*pipeline.Case) {
+	recs := make([]caseRecord, len(batch))
+	journaled := make([]bool, len(batch))
+	var entries []journal.Entry
+	for i, c := range batch {
+		recs[i] = recordFromCase(c, col.outDir)
+		if col.journal == nil || col.journalErr != nil || !col.finished(c) {
+			continue
+		}
+		e, err := recs[i].entry()
+		if err != nil {
+			col.fail(err)
+			break
+		}
+		entries = append(entries, e)
+		journaled[i] = true
+	}
+	if col.journalErr == nil && len(entries) > 0 {
+		if err := col.journal.AppendAll(entries); err != nil {
+			col.fail(err)
+		}
+	}
+	for i, c := range batch {
+		rec := recs[i]
 		col.emit(rec)
 		if col.progress != nil {
 			f := rec.final().Result
 			col.progress.Done(f.CaseID, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
 		}
 		col.printFirstError(c)
-		if journaled {
+		if journaled[i] && col.journalErr == nil {
 			col.prune(rec)
 		}
+	}
+}
+
+// fail records the journal's first failure and stops the run.
+func (col *collector) fail(err error) {
+	if col.journalErr == nil {
+		col.journalErr = err
+		col.onFail(err)
 	}
 }
 
@@ -80,15 +126,6 @@ func (col *collector) finished(c *pipeline.Case) bool {
 // isCancelled tells whether the run was interrupted while c ran.
 func isCancelled(c *pipeline.Case) bool {
 	return c.EndCause != nil && errcode.Is(c.EndCause, errcode.Cancelled)
-}
-
-// append journals a record, synced, before it counts.
-func (col *collector) append(rec caseRecord) error {
-	e, err := rec.entry()
-	if err != nil {
-		return err
-	}
-	return col.journal.Append(e)
 }
 
 // emit sends a record's rows to the sinks: every attempt's results and

@@ -147,7 +147,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	for _, r := range records {
 		col.emit(r)
 	}
-	doneCh := make(chan *pipeline.Case)
+	// A worker hands its finished case over and goes on to the next while
+	// the collector waits on the journal's fsync.
+	doneCh := make(chan *pipeline.Case, o.workers)
 	var collectWG sync.WaitGroup
 	collectWG.Go(func() { col.run(doneCh) })
 	runErr := runner.Run(ctx, jobs, doneCh)

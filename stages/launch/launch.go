@@ -27,6 +27,9 @@ type Stage struct {
 	now    func() time.Time
 	env    map[string]string     // WithHostEnv: a process CLI's environment
 	cli    pipeline.Memo[string] // a process capsule's command, resolved once
+	// tools is MURMUR.md's view of the staged tools/ folder, the same for
+	// every case whose on-stage hooks rewrote no manifest: read once.
+	tools pipeline.Memo[[]toolDir]
 }
 
 // New returns a Launch stage serving models from src; now is the clock
@@ -78,10 +81,16 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err := s.stageHooks(ctx, c); err != nil {
 		return err
 	}
-	err = writeMurmurMD(murmurMD{
+	md := murmurMD{
 		Manifest: m, Dir: c.SessionDir, SessionID: c.SessionID, Version: buildVersion(), Now: s.now(),
 		CompactionHook: c.Toolset.Hooks.Bound(hooks.OnCompaction),
-	})
+	}
+	if _, rewritten := c.Session.Tools.(caseTools); !rewritten {
+		md.Tools, _ = s.tools.Get(ctx, func(context.Context) ([]toolDir, error) {
+			return append([]toolDir{}, readToolDirs(c.SessionDir)...), nil // never nil: nil means "read"
+		})
+	}
+	err = writeMurmurMD(md)
 	if err != nil {
 		return errcode.Wrap(errcode.IO, err, "write MURMUR.md")
 	}

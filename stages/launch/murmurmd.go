@@ -32,6 +32,9 @@ type murmurMD struct {
 	// is on-compaction or none): with context.max_tokens, compaction is
 	// configured. murmur-eval does not stage hooks under tools/.
 	CompactionHook bool
+	// Tools are the entries of the session's tools/ when the caller has
+	// them already (nil: read them from Dir).
+	Tools []toolDir
 }
 
 // writeMurmurMD writes MURMUR.md into the session folder, with murmur's
@@ -61,7 +64,10 @@ func (md murmurMD) render() string {
 	if m.Context.MaxTokens > 0 {
 		budget = strconv.FormatUint(uint64(m.Context.MaxTokens), 10)
 	}
-	entries := readToolDirs(md.Dir)
+	entries := md.Tools
+	if entries == nil {
+		entries = readToolDirs(md.Dir)
+	}
 	compaction := "compaction not configured"
 	if m.Context.MaxTokens > 0 && (md.CompactionHook || slices.ContainsFunc(entries, func(e toolDir) bool {
 		return e.runtime == "hook" && (e.binding == "" || e.binding == "on-compaction")

@@ -30,8 +30,9 @@ type toolInput struct {
 // tool, a shell binary, a skill's guidance, a WASM tool in a fresh
 // instance. Every failure of the tool itself becomes an error reply the
 // model sees; the case stops only when its context ends or its session dir
-// has grown past workdir_max_bytes (E-RUN-013), which is checked before and
-// after every call.
+// has grown past workdir_max_bytes (E-RUN-013), which is checked after
+// every call that ran something (only tools and hooks write to the
+// session, so a check before a call would repeat the previous one's).
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
 	tool, ok := t.set.Tools[name]
 	if !ok {
@@ -39,9 +40,6 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 	}
 	if tool.Module == nil && !tool.Native && !tool.Shell {
 		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil
-	}
-	if err := t.guard(); err != nil {
-		return pipeline.ToolReply{}, err
 	}
 	var reply pipeline.ToolReply
 	var err error
