@@ -77,6 +77,9 @@ type ToolReply struct {
 	// Shell is the shell event to trace after the tool_call (Turn unset),
 	// for a shell tool that ran.
 	Shell *trace.Shell
+	// ShellStdout and ShellStderr are a shell call's captured output (each
+	// cut at 16 KiB), for on-shell hooks.
+	ShellStdout, ShellStderr string
 }
 
 // Toolbox runs one case's tools. It belongs to one case and is used from

@@ -55,7 +55,7 @@ func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) 
 		Binary: path, Command: command, ExitCode: int32(res.ExitCode),
 		StdoutBytes: len(res.Stdout), StderrBytes: len(res.Stderr),
 		DurationMS: res.Duration.Milliseconds(), ResourceLimit: res.ResourceLimit,
-	}}, nil
+	}, ShellStdout: string(res.Stdout), ShellStderr: string(res.Stderr)}, nil
 }
 
 // native runs tools/<name>/<name> with murmur's native-tool protocol: the

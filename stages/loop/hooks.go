@@ -5,6 +5,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -31,10 +32,10 @@ func inferenceHookEvent(d *hooks.Dispatcher, ev trace.Inference, req *inference.
 	return e
 }
 
-// shellHookEvent is on-shell's payload. The shell tool's stdout and stderr
-// text is not kept apart from the tool's reply, so only their sizes are
-// given (docs/hooks.md).
-func shellHookEvent(ev trace.Shell) hooks.Shell {
+// shellHookEvent is on-shell's payload: the trace event's fields and the
+// call's captured stdout and stderr text.
+func shellHookEvent(ev trace.Shell, reply pipeline.ToolReply) hooks.Shell {
 	return hooks.Shell{Turn: ev.Turn, Binary: ev.Binary, Command: ev.Command, ExitCode: ev.ExitCode,
+		Stdout: reply.ShellStdout, Stderr: reply.ShellStderr,
 		StdoutBytes: int64(ev.StdoutBytes), StderrBytes: int64(ev.StderrBytes), DurationMS: ev.DurationMS}
 }

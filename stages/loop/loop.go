@@ -227,7 +227,7 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 	if err == nil && reply.Shell != nil {
 		ev := *reply.Shell
 		ev.Turn = turn
-		if herr := l.hooks.Shell(ctx, shellHookEvent(ev)); herr != nil {
+		if herr := l.hooks.Shell(ctx, shellHookEvent(ev, reply)); herr != nil {
 			return inference.Message{}, herr
 		}
 		l.hookInferences()
