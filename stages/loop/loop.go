@@ -130,10 +130,6 @@ func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error
 // session ended.
 func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipeline.LoopOutcome, bool, error) {
 	l.turnNow = turn
-	payload, err := json.Marshal(req)
-	if err != nil {
-		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
-	}
 	obs := &observer{tr: l.tr, turn: turn}
 	resp, err := l.model.Complete(ctx, req, obs)
 	if obs.err != nil {
@@ -141,6 +137,14 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 	}
 	if err != nil {
 		return pipeline.LoopOutcome{}, true, err
+	}
+	// murmur's payload is encoded only for an estimate: a provider that
+	// reports usage is not charged a second encoding of the conversation.
+	var payload []byte
+	if resp.Usage == nil {
+		if payload, err = json.Marshal(req); err != nil {
+			return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
+		}
 	}
 	ev := inferenceEvent(turn, payload, resp)
 	if err := l.hooks.Inference(ctx, inferenceHookEvent(l.hooks, ev, req, resp)); err != nil {
