@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,23 +20,21 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/internal/fakeclaude/fakeclaudetest"
 )
 
 // fakeClaude is the path of internal/fakeclaude, built once by TestMain.
 var fakeClaude string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-")
+	path, cleanup, err := fakeclaudetest.Build()
 	if err != nil {
-		panic(err)
-	}
-	fakeClaude = filepath.Join(dir, "claude")
-	if out, err := exec.Command("go", "build", "-o", fakeClaude, "github.com/murmur-nexus/murmur-eval/internal/fakeclaude").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fakeClaude = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 

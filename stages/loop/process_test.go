@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/fakeclaude/fakeclaudetest"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -23,17 +23,14 @@ import (
 var fakeClaude string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-")
+	path, cleanup, err := fakeclaudetest.Build()
 	if err != nil {
-		panic(err)
-	}
-	fakeClaude = filepath.Join(dir, "claude")
-	if out, err := exec.Command("go", "build", "-o", fakeClaude, "github.com/murmur-nexus/murmur-eval/internal/fakeclaude").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build fakeclaude: %v\n%s", err, out)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fakeClaude = path
 	code := m.Run()
-	os.RemoveAll(dir)
+	cleanup()
 	os.Exit(code)
 }
 
