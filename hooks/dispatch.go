@@ -26,11 +26,13 @@ type Fault struct {
 // workers it starts run on their own goroutines. A nil *Dispatcher (a
 // capsule without hooks) accepts every event and does nothing.
 type Dispatcher struct {
-	set   *Set
-	dir   string
-	env   []string
-	now   func() time.Time
-	start time.Time
+	set *Set
+	dir string
+	env []string
+	// stageEnv is on-stage's environment: MURMUR_FORMATION_ID at most.
+	stageEnv []string
+	now      func() time.Time
+	start    time.Time
 
 	// Totals for on-session-end, counted from the events dispatched.
 	turns, inTokens, outTokens, toolCalls, shellCalls int64
@@ -194,7 +196,7 @@ func (d *Dispatcher) Stage(ctx context.Context, e StageEvent) ([]ToolManifest, e
 		if h.Mode != Blocking || !h.Bound(OnStage) {
 			continue
 		}
-		res, err := d.call(ctx, h, stdin, nil)
+		res, err := d.call(ctx, h, stdin, d.stageEnv)
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}

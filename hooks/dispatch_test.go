@@ -374,3 +374,29 @@ func TestRunInferenceWithoutModel(t *testing.T) {
 		t.Errorf("records = %v, want none", recs)
 	}
 }
+
+// TestFormationIDReachesEveryEvent: the host's MURMUR_FORMATION_ID goes
+// with every event, and is on-stage's only variable.
+func TestFormationIDReachesEveryEvent(t *testing.T) {
+	s := testSet(t, Options{EvalConfig: `{"scorers":[]}`}, hookSpec{name: "echo-env", scope: "hookdata"})
+	dir := t.TempDir()
+	d := s.Open(Case{SessionDir: dir, CaseID: "case-1", FormationID: "fm-7"}, nil)
+	ctx := context.Background()
+	if _, err := d.Stage(ctx, StageEvent{}); err != nil {
+		t.Fatal(err)
+	}
+	d.SessionEnd(ctx, "ok")
+	got := echoed(t, filepath.Join(dir, "hookdata"))
+	if len(got) != 2 {
+		t.Fatalf("%d events echoed, want on-stage and on-session-end", len(got))
+	}
+	want := []map[string]string{
+		{"MURMUR_FORMATION_ID": "fm-7"},
+		{"MURMUR_FORMATION_ID": "fm-7", "MURMUR_CASE_ID": "case-1", "MURMUR_EVAL_CONFIG": `{"scorers":[]}`},
+	}
+	for i, w := range want {
+		if diff := cmp.Diff(w, got[i].Env); diff != "" {
+			t.Errorf("%s environment (-want +got):\n%s", got[i].Event, diff)
+		}
+	}
+}

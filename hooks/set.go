@@ -112,6 +112,9 @@ func (s *Set) Bound(event string) bool {
 type Case struct {
 	SessionDir string // the session folder: logs/ and the hooks' scopes
 	CaseID     string // MURMUR_CASE_ID
+	// FormationID is MURMUR_FORMATION_ID, passed on (to on-stage too)
+	// when murmur-eval's own environment has it, as murmur does.
+	FormationID string
 }
 
 // Open returns the dispatcher of one case. It starts nothing: async
@@ -134,5 +137,10 @@ func (s *Set) Open(c Case, now func() time.Time) *Dispatcher {
 	if s.opts.DatasetID != "" {
 		env = append(env, "MURMUR_DATASET_ID="+s.opts.DatasetID)
 	}
-	return &Dispatcher{set: s, dir: c.SessionDir, env: env, now: now, start: now()}
+	var stageEnv []string
+	if c.FormationID != "" {
+		env = append(env, "MURMUR_FORMATION_ID="+c.FormationID)
+		stageEnv = []string{"MURMUR_FORMATION_ID=" + c.FormationID}
+	}
+	return &Dispatcher{set: s, dir: c.SessionDir, env: env, stageEnv: stageEnv, now: now, start: now()}
 }

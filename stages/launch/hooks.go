@@ -15,10 +15,11 @@ import (
 )
 
 // openHooks gives the case its hook dispatcher: the run's compiled hooks,
-// the case's session folder (logs, scopes) and MURMUR_CASE_ID. nil when
+// the case's session folder (logs, scopes), MURMUR_CASE_ID and the host's
+// MURMUR_FORMATION_ID. nil when
 // the capsule has no hooks.
 func (s *Stage) openHooks(c *pipeline.Case) *hooks.Dispatcher {
-	return c.Toolset.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.Input.ID}, s.now)
+	return c.Toolset.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.Input.ID, FormationID: s.env["MURMUR_FORMATION_ID"]}, s.now)
 }
 
 // taskConfig fills in the loop's reopen budget and compaction settings.
