@@ -52,6 +52,7 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 	if c.Policy != nil {
 		row.ContainmentAchieved = c.Policy.Achieved
 	}
+	row.Reopens = int32(c.Loop.Reopens)
 	var events []EventRow
 	if c.Session != nil && c.Session.Trace != nil {
 		t := c.Session.Trace.Totals()

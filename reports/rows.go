@@ -79,6 +79,9 @@ type ResultRow struct {
 	// Attempt is 1-based: a case that ended in error and was retried
 	// (--retries) has a row per attempt; only the highest counts.
 	Attempt int32 `parquet:"attempt"`
+	// Reopens is how many times on-task-end hooks reopened the case's task
+	// (task_end's reopen_count; 0 without hooks).
+	Reopens int32 `parquet:"reopens"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

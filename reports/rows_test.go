@@ -49,7 +49,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"session_dir", "utf8", false},
 		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
-		{"attempt", "int32", false},
+		{"attempt", "int32", false}, {"reopens", "int32", false},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -81,7 +81,7 @@ func resultValues(r ResultRow) []any {
 		opt(r.ResolveMS), opt(r.VerifyMS), opt(r.StageMS), opt(r.ContainMS), opt(r.LaunchMS),
 		opt(r.LoopMS), opt(r.ReportMS),
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
-		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt}
+		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
@@ -102,6 +102,7 @@ func sampleResults(n int) []ResultRow {
 			Turns: int32(i), InputTokens: int64(i) << 33, OutputTokens: int64(i) * 7, ToolCalls: int32(i % 5),
 			StartedAt: start.Add(time.Duration(i) * 1500 * time.Microsecond), DurationMS: float64(i) + 0.25,
 			CapsuleName: "weather", CapsuleVersion: "1.2.0", SessionDir: fmt.Sprintf("cases/case-%03d/0", i),
+			Reopens: int32(i % 3),
 		}
 		switch i % 3 {
 		case 0: // nulls everywhere: a skipped case

@@ -402,7 +402,7 @@ var (
 		{"session_dir", "utf8", false},
 		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
-		{"attempt", "int32", false},
+		{"attempt", "int32", false}, {"reopens", "int32", false},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},

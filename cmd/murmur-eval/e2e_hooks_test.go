@@ -97,8 +97,8 @@ func TestE2EReopenHook(t *testing.T) {
 			}
 			rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
 			row := rows["judged-1"]
-			if row["status"] != tt.status || row["turns"] != tt.turns || row["exit_status"] != "ok" {
-				t.Errorf("results row: status %v turns %v exit_status %v, want %s %d ok", row["status"], row["turns"], row["exit_status"], tt.status, tt.turns)
+			if row["status"] != tt.status || row["turns"] != tt.turns || row["exit_status"] != "ok" || row["reopens"] != int32(tt.reopens) {
+				t.Errorf("results row: status %v turns %v exit_status %v reopens %v, want %s %d ok %v", row["status"], row["turns"], row["exit_status"], row["reopens"], tt.status, tt.turns, tt.reopens)
 			}
 			sid, _ := row["session_id"].(string)
 			lines := readLines(t, filepath.Join(out, "sessions", sid, "trace.jsonl"))
