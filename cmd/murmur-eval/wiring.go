@@ -38,7 +38,7 @@ func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
 		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
 		pipeline.Node{Stage: staging.New(), Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
-		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env), Requires: []string{contain.Name}},
+		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(version), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
 		pipeline.Node{Stage: report.Stage{}, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)

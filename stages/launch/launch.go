@@ -23,10 +23,11 @@ const Name = "launch"
 
 // Stage is the Launch stage. It is safe for concurrent use.
 type Stage struct {
-	models inference.Source
-	now    func() time.Time
-	env    map[string]string     // WithHostEnv: a process CLI's environment
-	cli    pipeline.Memo[string] // a process capsule's command, resolved once
+	models  inference.Source
+	now     func() time.Time
+	env     map[string]string     // WithHostEnv: a process CLI's environment
+	version string                // WithVersion: MURMUR.md's generated-by line
+	cli     pipeline.Memo[string] // a process capsule's command, resolved once
 	// tools is MURMUR.md's view of the staged tools/ folder, the same for
 	// every case whose on-stage hooks rewrote no manifest: read once.
 	tools pipeline.Memo[[]toolDir]
@@ -34,7 +35,16 @@ type Stage struct {
 
 // New returns a Launch stage serving models from src; now is the clock
 // the traces use.
-func New(src inference.Source, now func() time.Time) *Stage { return &Stage{models: src, now: now} }
+func New(src inference.Source, now func() time.Time) *Stage {
+	return &Stage{models: src, now: now, version: "dev"}
+}
+
+// WithVersion sets the murmur-eval version MURMUR.md names (the binary's
+// --version; "dev" by default). It returns s.
+func (s *Stage) WithVersion(v string) *Stage {
+	s.version = v
+	return s
+}
 
 // Name returns "launch".
 func (s *Stage) Name() string { return Name }
@@ -82,7 +92,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	md := murmurMD{
-		Manifest: m, Dir: c.SessionDir, SessionID: c.SessionID, Version: buildVersion(), Now: s.now(),
+		Manifest: m, Dir: c.SessionDir, SessionID: c.SessionID, Version: s.version, Now: s.now(),
 		CompactionHook: c.Toolset.Hooks.Bound(hooks.OnCompaction),
 	}
 	if _, rewritten := c.Session.Tools.(caseTools); !rewritten {

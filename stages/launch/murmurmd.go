@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,14 +44,6 @@ func writeMurmurMD(md murmurMD) error {
 	return os.WriteFile(filepath.Join(md.Dir, "MURMUR.md"), []byte(md.render()), 0o644)
 }
 
-// buildVersion is murmur-eval's module version, "dev" for a build from a
-// checkout.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
 
 func (md murmurMD) render() string {
 	m := md.Manifest
