@@ -44,7 +44,6 @@ func writeMurmurMD(md murmurMD) error {
 	return os.WriteFile(filepath.Join(md.Dir, "MURMUR.md"), []byte(md.render()), 0o644)
 }
 
-
 func (md murmurMD) render() string {
 	m := md.Manifest
 	model, promptSkill := "not configured", ""
