@@ -52,7 +52,18 @@ func BenchmarkCompileCached(b *testing.B) {
 // _start, close.
 func BenchmarkCall(b *testing.B) {
 	e := newTestEngine(b, Config{})
-	m := compileGuest(b, e, "echo")
+	benchCalls(b, e, compileGuest(b, e, "echo"))
+}
+
+// BenchmarkCallParallel runs the echo guest from GOMAXPROCS goroutines.
+func BenchmarkCallParallel(b *testing.B) {
+	e := newTestEngine(b, Config{})
+	benchCallsParallel(b, e, compileGuest(b, e, "echo"))
+}
+
+// benchCalls runs m once per iteration with a session folder mounted, as
+// every tool call of a case does.
+func benchCalls(b *testing.B, e *Engine, m *Module) {
 	in := toolInput(b, `{"q":"x"}`)
 	dir := b.TempDir()
 	b.ReportAllocs()
@@ -64,14 +75,14 @@ func BenchmarkCall(b *testing.B) {
 	}
 }
 
-// BenchmarkCallParallel runs the echo guest from GOMAXPROCS goroutines.
-func BenchmarkCallParallel(b *testing.B) {
-	e := newTestEngine(b, Config{})
-	m := compileGuest(b, e, "echo")
+// benchCallsParallel is benchCalls from GOMAXPROCS goroutines.
+func benchCallsParallel(b *testing.B, e *Engine, m *Module) {
 	in := toolInput(b, `{"q":"x"}`)
+	dir := b.TempDir()
+	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err := e.Run(context.Background(), m, Call{Stdin: in}); err != nil {
+			if _, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in}); err != nil {
 				b.Error(err)
 				return
 			}
@@ -99,32 +110,12 @@ func minimalGuest(b *testing.B, e *Engine) *Module {
 // a session folder mounted, as every tool call of a case does.
 func BenchmarkCallMinimal(b *testing.B) {
 	e := newTestEngine(b, Config{})
-	m := minimalGuest(b, e)
-	in := toolInput(b, `{"q":"x"}`)
-	dir := b.TempDir()
-	b.ReportAllocs()
-	for b.Loop() {
-		out, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in})
-		if err != nil || out.ExitCode != 0 {
-			b.Fatalf("Run = %v, %v", out, err)
-		}
-	}
+	benchCalls(b, e, minimalGuest(b, e))
 }
 
 // BenchmarkCallMinimalParallel is BenchmarkCallMinimal from GOMAXPROCS
 // goroutines.
 func BenchmarkCallMinimalParallel(b *testing.B) {
 	e := newTestEngine(b, Config{})
-	m := minimalGuest(b, e)
-	in := toolInput(b, `{"q":"x"}`)
-	dir := b.TempDir()
-	b.ReportAllocs()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := e.Run(context.Background(), m, Call{Dir: dir, Stdin: in}); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
+	benchCallsParallel(b, e, minimalGuest(b, e))
 }
