@@ -31,6 +31,7 @@ type Sink[T any] struct {
 	path         string
 	tmp          *os.File
 	w            *parquet.GenericWriter[T]
+	codec        *zstdCodec
 	rowsPerGroup int
 	inGroup      int // rows in the row group being built
 	count        atomic.Int64
@@ -60,8 +61,14 @@ func NewSink[T any](path string, rowsPerGroup int) (*Sink[T], error) {
 	// Zstd rather than snappy: event_json is repetitive JSON that zstd packs
 	// markedly smaller at a still cheap default level, and every reader the
 	// dashboards use (DuckDB, Arrow, pyarrow, Spark) decodes it.
-	w := parquet.NewGenericWriter[T](tmp, parquet.Compression(&parquet.Zstd))
-	return &Sink[T]{path: path, tmp: tmp, w: w, rowsPerGroup: rowsPerGroup}, nil
+	codec, err := newZstdCodec()
+	if err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return nil, errcode.Wrap(errcode.Internal, err, "zstd encoder for %s", path)
+	}
+	w := parquet.NewGenericWriter[T](tmp, parquet.Compression(codec))
+	return &Sink[T]{path: path, tmp: tmp, w: w, codec: codec, rowsPerGroup: rowsPerGroup}, nil
 }
 
 // Run receives rows until the channel is closed, writing them as they arrive,
@@ -131,7 +138,9 @@ func (s *Sink[T]) write(batch []T) error {
 // finish writes the footer, makes the bytes durable and publishes the file.
 func (s *Sink[T]) finish() error {
 	tmp := s.tmp.Name()
-	if err := s.w.Close(); err != nil {
+	err := s.w.Close()
+	s.codec.close()
+	if err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish parquet file %s", tmp)
 	}
 	if err := s.tmp.Chmod(0o644); err != nil { // CreateTemp made it 0600
@@ -178,6 +187,7 @@ func (s *Sink[T]) Abort() error {
 		return nil
 	}
 	s.done = true
+	s.codec.close()
 	tmp := s.tmp.Name()
 	_ = s.tmp.Close() // the file is being discarded; only its removal matters
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
