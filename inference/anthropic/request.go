@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -66,7 +67,7 @@ type (
 // Encode maps the canonical request to a Messages request body.
 func (a *API) Encode(req *inference.Request) ([]byte, error) {
 	out := request{
-		Model:       firstNonEmpty(req.Model, a.inf.Model),
+		Model:       cmp.Or(req.Model, a.inf.Model),
 		MaxTokens:   firstPositive(req.MaxTokens, a.inf.MaxTokens, defaultMaxTokens),
 		System:      req.System,
 		Temperature: a.cfg.Temperature,
@@ -141,15 +142,6 @@ func wireBlocks(blocks []inference.ContentBlock) []any {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func firstPositive(n ...int) int {

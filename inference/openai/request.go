@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -52,7 +53,7 @@ type (
 // Encode maps the canonical request to a Chat Completions body.
 func (a *API) Encode(req *inference.Request) ([]byte, error) {
 	body := map[string]any{
-		"model":              firstNonEmpty(req.Model, a.inf.Model),
+		"model":              cmp.Or(req.Model, a.inf.Model),
 		a.cfg.MaxTokensField: firstPositive(req.MaxTokens, a.inf.MaxTokens, defaultMaxTokens),
 	}
 	var msgs []message
@@ -164,15 +165,6 @@ func isNilPtr(v any) bool {
 		return p == nil
 	}
 	return v == nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func firstPositive(n ...int) int {
