@@ -102,6 +102,11 @@ type Proc struct {
 	MaxOutput int
 	LogPath   string
 	LogHeader string
+	// Output, when set, receives stdout and stderr both, through one pipe
+	// (interleaved as the subprocess wrote them), instead of the capture
+	// above: ProcResult.Stdout and Stderr stay empty and LogPath is unused.
+	// Run calls its Write from one goroutine.
+	Output io.Writer
 }
 
 // ProcResult is what a finished subprocess left.
@@ -150,6 +155,9 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		Stderr:      stderr,
 		SysProcAttr: s.sysProcAttr(p),
 		WaitDelay:   time.Second,
+	}
+	if p.Output != nil {
+		cmd.Stdout, cmd.Stderr = p.Output, p.Output
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
