@@ -156,8 +156,10 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		SysProcAttr: s.sysProcAttr(p),
 		WaitDelay:   time.Second,
 	}
+	var shared *headTee // the launcher's own failure message comes first
 	if p.Output != nil {
-		cmd.Stdout, cmd.Stderr = p.Output, p.Output
+		shared = &headTee{w: p.Output, max: 4 << 10}
+		cmd.Stdout, cmd.Stderr = shared, shared
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -225,8 +227,12 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 	case 128 + int(syscall.SIGXFSZ):
 		res.ResourceLimit = "max_file_size_bytes"
 	}
-	if res.ExitCode == launcherFailed && bytes.Contains(res.Stderr, []byte(launcherMarker)) {
-		msg := strings.TrimSpace(string(res.Stderr[bytes.Index(res.Stderr, []byte(launcherMarker))+len(launcherMarker):]))
+	launchOut := res.Stderr
+	if shared != nil {
+		launchOut = shared.head
+	}
+	if res.ExitCode == launcherFailed && bytes.Contains(launchOut, []byte(launcherMarker)) {
+		msg := strings.TrimSpace(string(launchOut[bytes.Index(launchOut, []byte(launcherMarker))+len(launcherMarker):]))
 		return nil, errcode.New(errcode.RunCapsule, "sandbox set-up for '%s' failed: %s", p.Argv[0], msg)
 	}
 	if res.Truncated && p.LogPath != "" {
