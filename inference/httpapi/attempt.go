@@ -93,6 +93,8 @@ func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 	}
 	res := result{status: status}
 	switch {
+	case status >= 300 && status <= 399:
+		res.err = redirected(api, resp)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		res.err = errcode.New(errcode.ProviderAuth, "%s", msg).
 			WithHint("check inference.api_key in murmur.yaml (and the environment variable it names)")

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -25,25 +26,42 @@ func backoff(n int, base, max time.Duration, jitter func(time.Duration) time.Dur
 // retryAfter reads how long the server asked to wait: retry-after-ms
 // (OpenAI), else Retry-After as delay-seconds or an HTTP-date (RFC 9110
 // §10.2.3). ok is false when neither header is there or parses; a date in
-// the past is a zero wait.
+// the past is a zero wait. A wait too long to represent (Retry-After:
+// 1e300, a date centuries ahead) saturates at the longest Duration rather
+// than being ignored: ignored, it would have been retried with backoff
+// until the case's deadline; saturated, it is longer than MaxRetryAfter and
+// ends the request at once.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 && ms < 1e12 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+		if d, ok := wait(v, time.Millisecond); ok {
+			return d, true
 		}
 	}
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s < 0 || s > 1e9 || math.IsNaN(s) {
-			return 0, false
-		}
-		return time.Duration(s * float64(time.Second)), true
+	if d, ok := wait(v, time.Second); ok {
+		return d, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, t.Sub(now)), true
 	}
 	return 0, false
+}
+
+// wait reads a non-negative number of units, saturating at the longest
+// Duration; NaN, negative numbers and non-numbers are not a wait.
+func wait(v string, unit time.Duration) (time.Duration, bool) {
+	n, err := strconv.ParseFloat(v, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) { // ErrRange: ±Inf or 0, still meant as a number
+		return 0, false
+	}
+	if math.IsNaN(n) || n < 0 {
+		return 0, false
+	}
+	if f := n * float64(unit); f < float64(math.MaxInt64) {
+		return time.Duration(f), true
+	}
+	return time.Duration(math.MaxInt64), true
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
@@ -46,7 +47,12 @@ func TestRetryAfter(t *testing.T) {
 		{"bad ms falls back", map[string]string{"Retry-After": "2", "retry-after-ms": "soon"}, 2 * time.Second, true},
 		{"negative", map[string]string{"Retry-After": "-3"}, 0, false},
 		{"garbage", map[string]string{"Retry-After": "tomorrow"}, 0, false},
-		{"huge", map[string]string{"Retry-After": "1e300"}, 0, false},
+		{"huge saturates", map[string]string{"Retry-After": "1e300"}, math.MaxInt64, true},
+		{"infinite saturates", map[string]string{"Retry-After": "Inf"}, math.MaxInt64, true},
+		{"a day", map[string]string{"Retry-After": "86400"}, 24 * time.Hour, true},
+		{"huge ms saturates", map[string]string{"Retry-After": "1", "retry-after-ms": "1e30"}, math.MaxInt64, true},
+		{"NaN", map[string]string{"Retry-After": "NaN"}, 0, false},
+		{"date centuries ahead", map[string]string{"Retry-After": "Fri, 01 Mar 2999 12:00:00 GMT"}, math.MaxInt64, true},
 	}
 	for _, tt := range tests {
 		h := http.Header{}
@@ -63,7 +69,7 @@ func TestRetryAfter(t *testing.T) {
 // FuzzRetryAfter: the header is the server's, untrusted; a wait is never
 // negative.
 func FuzzRetryAfter(f *testing.F) {
-	for _, s := range []string{"1", "0.5", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", "NaN", "Inf", "1e18"} {
+	for _, s := range []string{"1", "0.5", "Wed, 21 Oct 2015 07:28:00 GMT", "-1", "NaN", "Inf", "1e18", "1e400", "86400"} {
 		f.Add(s, "")
 	}
 	f.Add("", "100")

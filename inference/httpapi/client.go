@@ -95,7 +95,7 @@ func NewClient(o Options) *Client {
 			ExpectContinueTimeout: time.Second,
 		}
 	}
-	return &Client{hc: &http.Client{Transport: rt}, limits: newLimiter(o.MaxConnections), opts: o}
+	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: noRedirects}, limits: newLimiter(o.MaxConnections), opts: o}
 }
 
 // Provider returns a case's provider speaking api through c.

@@ -43,12 +43,14 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 		wait := backoff(attempt, o.BaseDelay, o.MaxDelay, o.Jitter)
 		if res.retryAfter != nil {
 			if *res.retryAfter > o.MaxRetryAfter {
-				return nil, unavailable(p.api, res, fmt.Sprintf("the server asked to retry after %s, more than %s", *res.retryAfter, o.MaxRetryAfter))
+				return nil, unavailable(p.api, res, fmt.Sprintf("the server asked to retry after %s, more than %s", res.retryAfter.Round(time.Second), o.MaxRetryAfter))
 			}
 			wait = max(wait, *res.retryAfter)
 		}
-		if dl, ok := ctx.Deadline(); ok && o.Now().Add(wait).After(dl) {
-			return nil, unavailable(p.api, res, fmt.Sprintf("the next attempt (in %s) would start after the case's deadline", wait.Round(time.Millisecond)))
+		// dl.Sub saturates where Now().Add(wait) could wrap.
+		if dl, ok := ctx.Deadline(); ok && wait > dl.Sub(o.Now()) {
+			return nil, unavailable(p.api, res, fmt.Sprintf("the next attempt (in %s) would start after the case's deadline (%s left)",
+				wait.Round(time.Millisecond), max(0, dl.Sub(o.Now())).Round(time.Millisecond)))
 		}
 		obs.Retried(inference.Retry{Attempt: attempt, Status: res.status, Reason: res.reason, Wait: wait, RetryAfter: res.retryAfter, Err: res.err.Error()})
 		if err := sleep(ctx, wait); err != nil {

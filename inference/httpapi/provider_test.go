@@ -110,6 +110,10 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 		{"not implemented", apitest.Reply{Status: 501, Body: "no"}, errcode.ProviderRejected},
 		{"final 429", apitest.Reply{Status: 429, Body: "quota"}, errcode.ProviderRejected},
 		{"retry-after too long", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3600"}}, errcode.ProviderUnavailable},
+		{"retry-after of a day", apitest.Reply{Status: 503, Header: map[string]string{"Retry-After": "86400"}}, errcode.ProviderUnavailable},
+		{"retry-after past any duration", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1e300"}}, errcode.ProviderUnavailable},
+		{"retry-after-ms past any duration", apitest.Reply{Status: 429, Header: map[string]string{"retry-after-ms": "99999999999999999999"}}, errcode.ProviderUnavailable},
+		{"redirect", apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}, errcode.ProviderRejected},
 		{"undecodable body", apitest.Reply{Body: "<html>"}, errcode.ModelResponse},
 	}
 	for _, tt := range tests {
@@ -141,14 +145,28 @@ func TestGivesUpAfterMaxRetries(t *testing.T) {
 	}
 }
 
+// TestRetryAfterPastTheDeadlineGivesUpAtOnce: a Retry-After longer than
+// what is left of the case's budget is never waited for, however large
+// (issue 13: a huge one was retried until the deadline), even when
+// MaxRetryAfter would allow it.
 func TestRetryAfterPastTheDeadlineGivesUpAtOnce(t *testing.T) {
-	srv := apitest.New(t, script(apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "30"}}))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	start := time.Now()
-	_, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
-	if !errcode.Is(err, errcode.ProviderUnavailable) || time.Since(start) > time.Second {
-		t.Errorf("Complete = %v after %s, want E-EVL-016 at once", err, time.Since(start))
+	for _, tt := range []struct {
+		retryAfter    string
+		maxRetryAfter time.Duration
+	}{
+		{"30", 0},
+		{"86400", 1<<63 - 1},
+		{"1e300", 1<<63 - 1},
+		{"Fri, 01 Mar 2999 12:00:00 GMT", 1<<63 - 1},
+	} {
+		srv := apitest.New(t, script(apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": tt.retryAfter}}))
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		start := time.Now()
+		_, err := fast(httpapi.Options{MaxRetryAfter: tt.maxRetryAfter}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
+		cancel()
+		if !errcode.Is(err, errcode.ProviderUnavailable) || time.Since(start) > time.Second || len(srv.Requests()) != 1 {
+			t.Errorf("Retry-After %s: Complete = %v after %s and %d requests, want E-EVL-016 at once after 1", tt.retryAfter, err, time.Since(start), len(srv.Requests()))
+		}
 	}
 }
 

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package scoring
-
-import "os/exec"
-
-func ownProcessGroup(*exec.Cmd)  {}
-func killProcessGroup(*exec.Cmd) {}
