@@ -46,7 +46,7 @@ func Start(ctx context.Context, cfg Config) (*Telemetry, error) {
 	if err != nil {
 		return nil, err
 	}
-	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u))
+	exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(u), otlptracehttp.WithHTTPClient(exportClient()))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Usage, err, "OTLP endpoint %q", cfg.Endpoint)
 	}
