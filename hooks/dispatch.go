@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // Fault is a non-fatal hook fault the trace records as
@@ -74,8 +75,8 @@ func (d *Dispatcher) Inference(ctx context.Context, e Inference) error {
 		return nil
 	}
 	d.turns++
-	d.inTokens += e.InputTokens
-	d.outTokens += e.OutputTokens
+	d.inTokens = trace.AddTokens(d.inTokens, e.InputTokens)
+	d.outTokens = trace.AddTokens(d.outTokens, e.OutputTokens)
 	_, err := d.dispatch(ctx, OnInference, e, ArmArtifact)
 	return err
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // slowestShown is how many of the slowest cases the summary lists.
@@ -98,8 +100,8 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.byStatus[r.Status]++
 	s.turns += int64(r.Turns)
 	s.toolCalls += int64(r.ToolCalls)
-	s.inputTokens += r.InputTokens
-	s.outputTokens += r.OutputTokens
+	s.inputTokens = trace.AddTokens(s.inputTokens, r.InputTokens)
+	s.outputTokens = trace.AddTokens(s.outputTokens, r.OutputTokens)
 	s.multiEpoch = s.multiEpoch || r.Epoch > 1
 	s.countPass(r)
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // ExitOK is the status exit_ok passes on.
@@ -33,7 +35,7 @@ func Builtin(spec ScorerSpec, t TraceSummary) (Score, bool) {
 		pass := t.TotalTurns >= 0 && uint64(t.TotalTurns) <= spec.Max
 		return passFail(spec.Name, spec.Type, pass, fmt.Sprintf("turns=%d max=%d", t.TotalTurns, spec.Max)), true
 	case TypeMaxTokens:
-		n := t.TotalInputTokens + t.TotalOutputTokens
+		n := trace.AddTokens(t.TotalInputTokens, t.TotalOutputTokens)
 		pass := n >= 0 && uint64(n) <= spec.Max
 		return passFail(spec.Name, spec.Type, pass, fmt.Sprintf("tokens=%d max=%d", n, spec.Max)), true
 	case TypeToolSequence:

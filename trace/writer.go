@@ -54,8 +54,8 @@ func (w *Writer) SessionStart(e SessionStart) error {
 // Inference writes an inference event and adds it to the totals.
 func (w *Writer) Inference(e Inference) error {
 	w.totals.TotalTurns++
-	w.totals.TotalInputTokens += e.InputTokens
-	w.totals.TotalOutputTokens += e.OutputTokens
+	w.totals.TotalInputTokens = AddTokens(w.totals.TotalInputTokens, e.InputTokens)
+	w.totals.TotalOutputTokens = AddTokens(w.totals.TotalOutputTokens, e.OutputTokens)
 	name := ""
 	if e.ToolName != nil {
 		name = *e.ToolName

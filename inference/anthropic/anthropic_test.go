@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"testing"
 
@@ -106,6 +107,10 @@ func TestDecode(t *testing.T) {
 		{name: "tool input not an object", body: `{"type":"message","content":[{"type":"tool_use","id":"t","name":"n","input":[1]}],"stop_reason":"tool_use"}`, wantErr: true},
 		{name: "tool use without id", body: `{"type":"message","content":[{"type":"tool_use","name":"n","input":{}}],"stop_reason":"tool_use"}`, wantErr: true},
 		{name: "negative usage", body: `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":-5,"output_tokens":1}}`, wantErr: true},
+		{name: "usage at the 64-bit maximum saturates", body: `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,"cache_read_input_tokens":9223372036854775807,"output_tokens":9223372036854775807}}`,
+			stop: "end_turn", usage: &inference.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64}},
+		{name: "usage past int64 (MaxUint64) is refused", body: `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":18446744073709551615,"output_tokens":1}}`, wantErr: true},
+		{name: "negative cache usage", body: `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":5,"cache_read_input_tokens":-9223372036854775808,"output_tokens":1}}`, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 type (
@@ -64,10 +65,11 @@ func Decode(body []byte) (*inference.Response, error) {
 	}
 	var usage *inference.Usage
 	if u := w.Usage; u != nil {
-		in := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheCreationInputTokens < 0 || u.CacheReadInputTokens < 0 || in < 0 {
+		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheCreationInputTokens < 0 || u.CacheReadInputTokens < 0 {
 			return nil, fmt.Errorf("usage: negative token counts")
 		}
+		// Saturating: three counts near MaxInt64 wrapped to a small total.
+		in := trace.AddTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
 		usage = &inference.Usage{InputTokens: in, OutputTokens: u.OutputTokens}
 	}
 	stop := ""

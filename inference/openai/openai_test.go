@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"testing"
 
@@ -102,6 +103,9 @@ func TestDecode(t *testing.T) {
 		{name: "not json", body: `data: {}`, wantErr: true},
 		{name: "tool call without name", body: `{"choices":[{"message":{"tool_calls":[{"id":"c","function":{"arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, wantErr: true},
 		{name: "negative usage", body: `{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":-1}}`, wantErr: true},
+		{name: "usage at the 64-bit maximum", body: `{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":9223372036854775807,"completion_tokens":9223372036854775807}}`,
+			stop: "end_turn", text: "a", usage: &inference.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64}},
+		{name: "usage past int64 (MaxUint64) is refused", body: `{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":18446744073709551615}}`, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
