@@ -57,6 +57,10 @@ const (
 	Timeout             = "E-EVL-020" // the case ran out of --timeout
 	Cancelled           = "E-EVL-021" // the run was interrupted while the case ran
 	Prerequisite        = "E-EVL-030" // a stage was skipped because a stage it requires failed
+	SessionFile         = "E-EVL-040" // a session file murmur-eval refused: a name leaving the folder, not a regular file, or past its size bound
+	RunFolderLocked     = "E-EVL-050" // another murmur-eval process holds the run folder's lock (run, --resume, merge)
+	JournalCorrupt      = "E-EVL-051" // a journal line that cannot be read back: merge refuses the journal
+	ReadLimit           = "E-EVL-052" // a Parquet file read from elsewhere is past a read limit, or malformed
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 

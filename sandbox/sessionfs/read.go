@@ -1,0 +1,82 @@
+package sessionfs
+
+import (
+	"io"
+	"os"
+)
+
+// OpenRead opens name for reading: beneath the root, following only links
+// that stay inside it, without blocking (O_NONBLOCK), and only when the
+// opened file is a regular file. A missing file is errcode.IONotFound
+// (errors.Is fs.ErrNotExist holds); a FIFO, device, socket or folder is
+// errcode.SessionFile. The caller closes the file and bounds what it reads.
+func (r *Root) OpenRead(name string) (*os.File, error) {
+	n, err := CheckName(name)
+	if err != nil {
+		return nil, err
+	}
+	// Stat first, so a device node is not even opened; the fstat after the
+	// open is what holds against a swap in between.
+	if fi, err := r.r.Stat(n); err != nil {
+		return nil, ioErr(err, "read %s", name)
+	} else if !fi.Mode().IsRegular() {
+		return nil, refused(name, "is %s, not a regular file", kind(fi.Mode()))
+	}
+	f, err := r.r.OpenFile(n, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, ioErr(err, "read %s", name)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, ioErr(err, "read %s", name)
+	}
+	if !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, refused(name, "is %s, not a regular file", kind(fi.Mode()))
+	}
+	return f, nil
+}
+
+// ReadFile reads the regular file name (see OpenRead), at most limit bytes:
+// a longer file is errcode.SessionFile. It reads up to limit+1 bytes and
+// never allocates more than that, whatever size the file claims.
+func (r *Root) ReadFile(name string, limit int64) ([]byte, error) {
+	if limit < 0 {
+		limit = 0
+	}
+	f, err := r.OpenRead(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	hint := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		hint = fi.Size() + 1
+	}
+	buf := make([]byte, 0, min(hint, limit+1))
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return nil, refused(name, "is larger than %d bytes", limit)
+			}
+			// Grow, but never past max+1.
+			next := min(int64(max(2*cap(buf), 512)), limit+1)
+			nb := make([]byte, len(buf), next)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, ioErr(err, "read %s", name)
+		}
+	}
+	if int64(len(buf)) > limit {
+		return nil, refused(name, "is larger than %d bytes", limit)
+	}
+	return buf, nil
+}
