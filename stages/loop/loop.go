@@ -162,7 +162,7 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 		out, err := l.end(pipeline.ExitFailed, "error: "+msg)
 		return out, true, err
 	}
-	if out, done, err := l.compact(ctx, turn, req, ev.InputTokens+ev.OutputTokens); done || err != nil {
+	if out, done, err := l.compact(ctx, turn, req, trace.AddTokens(ev.InputTokens, ev.OutputTokens)); done || err != nil {
 		return out, true, err
 	}
 	switch resp.StopReason {
