@@ -98,6 +98,10 @@ func lowerArtifact(d *decoder, ra rawArtifact, i int) (ArtifactDecl, string, err
 	if ra.name.blank() {
 		return ArtifactDecl{}, "", invalid(ra.name.node, "missing required field 'name'")
 	}
+	if why := pathElementProblem(ra.name.text); why != "" {
+		return ArtifactDecl{}, "", errcode.New(errcode.ManifestInvalid, "invalid artifact declaration at index %d: artifact name %q %s", i, ra.name.text, why).
+			At(d.where(ra.name.node)).WithHint("the name is the folder tools/<name>/ of every session: use a plain name such as 'notes', without '/', '\\', '.' or '..'")
+	}
 	a := ArtifactDecl{Name: ra.name.text, Runtime: RuntimeTool, OnOverflow: OverflowDrop, where: d.where(ra.node)}
 	if !ra.source.blank() {
 		a.Source = ra.source.text

@@ -1,6 +1,7 @@
 package capsule
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,6 +38,11 @@ func FuzzParseManifest(f *testing.F) {
 		}
 		if strings.TrimSpace(m.Name) == "" || strings.TrimSpace(m.Version) == "" {
 			t.Fatalf("accepted a blank name or version: %+v", m)
+		}
+		for _, a := range m.Artifacts {
+			if !filepath.IsLocal(a.Name) || strings.ContainsAny(a.Name, `/\`) {
+				t.Fatalf("accepted artifact name %q, not one path element", a.Name)
+			}
 		}
 		if m.Inference != nil && m.Inference.MaxTurns == 0 {
 			t.Fatalf("accepted max_turns 0")
