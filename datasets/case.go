@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -21,16 +20,23 @@ type Case struct {
 	Expected json.RawMessage
 	// Line is the 1-based line of the case in its dataset file.
 	Line int
+
+	// taskRoot and taskRel are where ReadTask reads the task file: rel
+	// beneath the dataset's folder. taskRoot is "" for a file outside the
+	// folder (Options.AllowTaskOutside), read at TaskPath.
+	taskRoot, taskRel string
 }
 
 // ReadTask returns the task text: the inline text, or the content of the
-// task file, which is read now rather than at load. A task file that has
-// vanished since the load is E-IO-001 naming its path.
+// task file, which is read now rather than at load, from beneath the
+// dataset's folder (a link swapped in since the load cannot lead out of it)
+// unless the load allowed files outside. A task file that has vanished
+// since the load is E-IO-001 naming its path.
 func (c Case) ReadTask() (string, error) {
 	if c.TaskPath == "" {
 		return c.Task, nil
 	}
-	b, err := os.ReadFile(c.TaskPath)
+	b, err := readTaskFile(c.taskRoot, c.taskRel, c.TaskPath)
 	if err == nil {
 		return string(b), nil
 	}

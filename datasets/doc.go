@@ -10,9 +10,12 @@
 //
 // task_path is resolved relative to the dataset file's folder, so a dataset
 // works from any working directory (murmur resolves it against the working
-// directory). Task files are only checked for existence when the dataset
-// loads and are read per case by [Case.ReadTask], so memory does not grow
-// with the size of the tasks.
+// directory). A task file must lie inside that folder, symlinks resolved,
+// unless [Options.AllowTaskOutside] (--allow-task-outside-dataset): a dataset
+// is input from elsewhere and must not copy host files into the sessions.
+// Task files are only checked (regular, inside) when the dataset loads and
+// are read per case by [Case.ReadTask], beneath the folder, so memory does
+// not grow with the size of the tasks.
 //
 // Unknown keys are ignored, as murmur does. Bad lines are all reported in one
 // error whose code is [errcode.EvalDataset], each with Where = "file:line".

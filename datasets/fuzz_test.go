@@ -15,6 +15,7 @@ func FuzzParse(f *testing.F) {
 		`{"case_id": "a", "task": "x"}`,
 		"\ufeff" + `{"case_id": "a", "task_path": "t.md", "expected": {"result_contains": "42"}}` + "\r\n",
 		`{"case_id": "a", "task_path": "missing.md"}`,
+		`{"case_id": "a", "task_path": "../out.md"}`,
 		"{\"case_id\": \"a\", \"task\": \"x\"}\n{\"case_id\": \"a\", \"task\": \"y\"}\n",
 		"\n\n  \n",
 		`{"case_id": " ", "task": "x"}`,
@@ -27,14 +28,17 @@ func FuzzParse(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	stat := func(p string) error {
-		if strings.HasSuffix(p, "t.md") {
-			return nil
+	stat := func(p string) (string, string, error) {
+		switch {
+		case strings.HasSuffix(p, "t.md"):
+			return "/base", "t.md", nil
+		case strings.HasSuffix(p, "out.md"):
+			return "", "", &outsideError{resolved: "/etc/out.md"}
 		}
-		return fs.ErrNotExist
+		return "", "", fs.ErrNotExist
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cases, err := Parse("fuzz.jsonl", bytes.NewReader(data), "/base", stat)
+		cases, err := parse("fuzz.jsonl", bytes.NewReader(data), "/base", stat)
 		if err != nil {
 			if code := errcode.Code(err); code != errcode.EvalDataset && code != errcode.IO {
 				t.Fatalf("Parse() error code %q, want E-EVAL-001 or E-IO-003: %v", code, err)
@@ -57,6 +61,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("duplicate ID %q", c.ID)
 			}
 			seen[c.ID] = true
+			if c.TaskPath != "" && (c.taskRoot != "/base" || c.taskRel != "t.md") {
+				t.Fatalf("case %q: task file %q read at %q %q, want beneath the dataset's folder", c.ID, c.TaskPath, c.taskRoot, c.taskRel)
+			}
 			if (c.Task == "") == (c.TaskPath == "") {
 				t.Fatalf("case %q: want exactly one of Task %q and TaskPath %q", c.ID, c.Task, c.TaskPath)
 			}

@@ -17,11 +17,25 @@ type Dataset struct {
 	Cases []Case
 }
 
+// Options change how Load reads a dataset; the zero value is the safe
+// default.
+type Options struct {
+	// AllowTaskOutside lets task_path name a file outside the dataset's
+	// folder (absolute, through .., or through a symlink):
+	// --allow-task-outside-dataset. Off, such a line is E-EVAL-001.
+	AllowTaskOutside bool
+}
+
 // Load reads and validates the dataset at path. Relative task paths are
-// resolved against the absolute folder of path, and every task file must
-// exist (it is read later, by Case.ReadTask). A missing dataset is E-IO-001,
-// bad lines are E-EVAL-001 (see Parse), a dataset without cases is E-IO-003.
-func Load(path string) (*Dataset, error) {
+// resolved against the absolute folder of path; every task file must be a
+// regular file that, symlinks resolved, lies inside that folder unless
+// o.AllowTaskOutside (it is read later, by Case.ReadTask). A missing
+// dataset is E-IO-001, bad lines are E-EVAL-001 (see parse), a dataset
+// without cases is E-IO-003.
+func Load(path string) (*Dataset, error) { return Options{}.Load(path) }
+
+// Load is the package's Load with o's settings.
+func (o Options) Load(path string) (*Dataset, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, openError(path, err)
@@ -35,7 +49,12 @@ func Load(path string) (*Dataset, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.IO, err, "cannot resolve the dataset's folder").At(path)
 	}
-	cases, err := Parse(path, f, base, statTaskFile)
+	root, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "cannot resolve the dataset's folder").At(path)
+	}
+	tasks := taskFiles{root: root, allowOutside: o.AllowTaskOutside}
+	cases, err := parse(path, f, base, tasks.check)
 	if err != nil {
 		return nil, err
 	}
@@ -51,16 +70,4 @@ func openError(path string, err error) error {
 		return errcode.Wrap(errcode.IOPermission, err, "cannot open dataset").At(path)
 	}
 	return errcode.Wrap(errcode.IO, err, "cannot open dataset").At(path)
-}
-
-// statTaskFile checks that a task file exists without reading it.
-func statTaskFile(path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.IsDir() {
-		return errors.New("is a directory, not a file")
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -31,7 +32,8 @@ func TestLoadAcceptsOddities(t *testing.T) {
 	path := filepath.Join(dir, "cases.jsonl")
 	writeFile(t, path, strings.Join(lines, "\r\n")+"\r\n\r\n")
 
-	ds, err := Load(path)
+	// The absolute task path is outside the dataset's folder.
+	ds, err := Options{AllowTaskOutside: true}.Load(path)
 	if err != nil {
 		t.Fatalf("Load() error: %v", errcode.Format(err))
 	}
@@ -41,7 +43,7 @@ func TestLoadAcceptsOddities(t *testing.T) {
 		{ID: "inline", Task: "What is 6*7?", Expected: json.RawMessage(`42`), Line: 5},
 		{ID: "notes/round trip", Task: long, Line: 6},
 	}}
-	if diff := cmp.Diff(want, ds); diff != "" {
+	if diff := cmp.Diff(want, ds, cmpopts.IgnoreUnexported(Case{})); diff != "" {
 		t.Errorf("Load() (-want +got):\n%s", diff)
 	}
 

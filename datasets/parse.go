@@ -24,13 +24,14 @@ const lineHint = `each line is one JSON object: {"case_id": "add-1", "task_path"
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\xef\xbb\xbf"
 
-// Parse reads the dataset lines of r. name is the dataset's name in error
+// parse reads the dataset lines of r. name is the dataset's name in error
 // locations ("cases.jsonl:14"). A relative task_path is joined to baseDir.
-// statFile, when not nil, is called with every resolved task path; its error
-// makes that line bad. Every bad line is reported (see the package doc); a
-// dataset without cases is E-IO-003; a read failure is E-IO-003.
-func Parse(name string, r io.Reader, baseDir string, statFile func(string) error) ([]Case, error) {
-	p := parser{name: name, baseDir: baseDir, statFile: statFile, seen: map[string]int{}}
+// checkTask, when not nil, is called with every joined task path and says
+// where ReadTask is to read it (see taskFiles.check); its error makes that
+// line bad. Every bad line is reported (see the package doc); a dataset
+// without cases is E-IO-003; a read failure is E-IO-003.
+func parse(name string, r io.Reader, baseDir string, checkTask func(string) (root, rel string, err error)) ([]Case, error) {
+	p := parser{name: name, baseDir: baseDir, checkTask: checkTask, seen: map[string]int{}}
 	br := bufio.NewReader(r) // ReadBytes has no line-length limit, unlike bufio.Scanner
 	var cases []Case
 	for n := 1; ; n++ {
@@ -64,12 +65,12 @@ func Parse(name string, r io.Reader, baseDir string, statFile func(string) error
 
 // parser holds the state that spans lines: ids seen and errors so far.
 type parser struct {
-	name     string
-	baseDir  string
-	statFile func(string) error
-	seen     map[string]int // case_id → line of its first occurrence
-	bad      []error
-	more     int // bad lines beyond maxReported
+	name      string
+	baseDir   string
+	checkTask func(string) (root, rel string, err error)
+	seen      map[string]int // case_id → line of its first occurrence
+	bad       []error
+	more      int // bad lines beyond maxReported
 }
 
 func (p *parser) report(e *errcode.Error) {
@@ -116,7 +117,7 @@ func (p *parser) parseLine(line []byte, n int) (Case, *errcode.Error) {
 		return Case{}, err
 	}
 	c.ID = id
-	if c.Task, c.TaskPath, err = p.task(obj, id); err != nil {
+	if c.Task, c.TaskPath, c.taskRoot, c.taskRel, err = p.task(obj, id); err != nil {
 		return Case{}, err
 	}
 	if raw, ok := obj["expected"]; ok && string(raw) != "null" {
@@ -146,49 +147,56 @@ func (p *parser) caseID(obj map[string]json.RawMessage, n int) (string, *errcode
 	return id, nil
 }
 
-// task validates task and task_path; it returns the inline text or the
-// resolved, existing task path.
-func (p *parser) task(obj map[string]json.RawMessage, id string) (text, path string, _ *errcode.Error) {
+// task validates task and task_path; it returns the inline text, or the
+// joined task path with where ReadTask reads it (root, rel).
+func (p *parser) task(obj map[string]json.RawMessage, id string) (text, path, root, rel string, _ *errcode.Error) {
 	text, hasText, err := stringField(obj, "task")
 	if err != nil {
-		return "", "", err.WithHint(`"task" is the task text itself, as a JSON string`)
+		return "", "", "", "", err.WithHint(`"task" is the task text itself, as a JSON string`)
 	}
-	rel, hasPath, err := stringField(obj, "task_path")
+	given, hasPath, err := stringField(obj, "task_path")
 	if err != nil {
-		return "", "", err.WithHint(`"task_path" is the path of a task file, relative to the dataset's folder`)
+		return "", "", "", "", err.WithHint(`"task_path" is the path of a task file, relative to the dataset's folder`)
 	}
 	switch {
 	case hasText && hasPath:
-		return "", "", errcode.New(errcode.EvalDataset, `case %q has both "task" and "task_path"`, id).
+		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q has both "task" and "task_path"`, id).
 			WithHint(`keep one: "task" for inline text or "task_path" for a file`)
 	case !hasText && !hasPath:
-		return "", "", errcode.New(errcode.EvalDataset, `case %q has neither "task" nor "task_path"`, id).
+		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q has neither "task" nor "task_path"`, id).
 			WithHint(`add "task_path": "tasks/<file>.md" (relative to the dataset's folder) or an inline "task": "..."`)
 	case hasText:
 		if strings.TrimSpace(text) == "" {
-			return "", "", errcode.New(errcode.EvalDataset, `case %q: "task" is blank`, id).
+			return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q: "task" is blank`, id).
 				WithHint("write the task text, or point task_path at a task file")
 		}
-		return text, "", nil
+		return text, "", "", "", nil
 	}
-	if strings.TrimSpace(rel) == "" {
-		return "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" is blank`, id).
+	if strings.TrimSpace(given) == "" {
+		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" is blank`, id).
 			WithHint(`"task_path" names a task file, relative to the dataset's folder`)
 	}
-	path = rel
-	if !filepath.IsAbs(rel) {
-		path = filepath.Join(p.baseDir, rel)
+	path = given
+	if !filepath.IsAbs(given) {
+		path = filepath.Join(p.baseDir, given)
 	}
-	if p.statFile != nil {
-		if err := p.statFile(path); errors.Is(err, fs.ErrNotExist) {
-			return "", "", errcode.New(errcode.EvalDataset, "case %q: task file not found: %s", id, path).
-				WithHint("task_path %q is resolved relative to the dataset's folder %s", rel, p.baseDir)
-		} else if err != nil {
-			return "", "", errcode.Wrap(errcode.EvalDataset, err, "case %q: unusable task file %s", id, path).
-				WithHint("task_path must name a readable file")
-		}
+	if p.checkTask == nil {
+		return "", path, "", "", nil
 	}
-	return "", path, nil
+	root, rel, cerr := p.checkTask(path)
+	var outside *outsideError
+	switch {
+	case cerr == nil:
+		return "", path, root, rel, nil
+	case errors.As(cerr, &outside):
+		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" %q %s %s`, id, given, outside.Error(), p.baseDir).
+			WithHint("move the task file into %s, or pass --allow-task-outside-dataset (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET=true) if you trust this dataset to name files anywhere", p.baseDir)
+	case errors.Is(cerr, fs.ErrNotExist):
+		return "", "", "", "", errcode.New(errcode.EvalDataset, "case %q: task file not found: %s", id, path).
+			WithHint("task_path %q is resolved relative to the dataset's folder %s", given, p.baseDir)
+	}
+	return "", "", "", "", errcode.Wrap(errcode.EvalDataset, cerr, `case %q: "task_path": unusable task file %s`, id, path).
+		WithHint("task_path must name a readable regular file")
 }
 
 // stringField returns obj[key] as a string and whether the key is present;
