@@ -4,14 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -326,14 +325,10 @@ func (d *Dispatcher) fault(f Fault) {
 func (d *Dispatcher) log(h *Hook, event, msg string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	dir := filepath.Join(d.dir, "logs")
-	_ = os.MkdirAll(dir, 0o755)
-	f, err := os.OpenFile(filepath.Join(dir, "hook-"+h.Name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintf(f, "%s [%s] %s: %s\n", d.now().UTC().Format(time.RFC3339Nano), h.Name, event, oneLine(msg))
-	_ = f.Close()
+	// The session folder is the tools': sessionfs appends only to a log
+	// murmur-eval made, never through a link or into a FIFO.
+	line := fmt.Sprintf("%s [%s] %s: %s\n", d.now().UTC().Format(time.RFC3339Nano), h.Name, event, oneLine(msg))
+	_ = sessionfs.AppendFile(d.dir, "logs/hook-"+h.Name+".log", []byte(line), 0o644)
 }
 
 // firstLine is the first line of a hook's stderr, at most 500 bytes: a

@@ -3,6 +3,9 @@ package sandbox
 import (
 	"io"
 	"os"
+	"path/filepath"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // maxLogBytes bounds how much of one stream a shell log keeps, so a tool
@@ -67,9 +70,19 @@ func (s *spill) discard() {
 }
 
 // writeLog writes the full output of a call to path, murmur's
-// logs/shell-<ms>.log.
+// logs/shell-<ms>.log. path is <session>/logs/<file> (Proc.LogPath): the
+// session folder, which the tool cannot replace (its parent is the run's),
+// is the root, and below it the log goes through sessionfs, created fresh
+// where the tool may have left a link, FIFO or folder.
 func writeLog(path, header string, stdout, stderr *spill) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o644)
+	session := filepath.Dir(filepath.Dir(path))
+	name := filepath.Join(filepath.Base(filepath.Dir(path)), filepath.Base(path))
+	r, err := sessionfs.Open(session)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, err := r.Create(name, 0o644)
 	if err != nil {
 		return err
 	}
@@ -87,21 +100,4 @@ func writeLog(path, header string, stdout, stderr *spill) error {
 		err = cerr
 	}
 	return err
-}
-
-// headTee passes everything to w and keeps the first max bytes, where a
-// launcher's set-up failure message would be. A write error of w is not
-// the subprocess's: it is dropped, as spill drops its own.
-type headTee struct {
-	w    io.Writer
-	max  int
-	head []byte
-}
-
-func (t *headTee) Write(p []byte) (int, error) {
-	if room := t.max - len(t.head); room > 0 {
-		t.head = append(t.head, p[:min(room, len(p))]...)
-	}
-	_, _ = t.w.Write(p)
-	return len(p), nil
 }

@@ -1,30 +1,30 @@
 package sandbox
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // handOver makes the session's folders writable by the subprocess's
 // unprivileged uid: each directory under dir is chowned to uid, except the
-// staged tools/ tree. Files stay as they are: the files the harness wrote
-// (trace.jsonl, task.md, the tools' hard links shared with other cases)
-// remain the evaluator's and read-only to the tool.
+// staged tools/ tree, by descriptor (sessionfs.ChownDirs), so a link the
+// tool swapped in never turns the chown on a host folder. Files stay as
+// they are: the files the harness wrote (trace.jsonl, the tools' hard
+// links shared with other cases) remain the evaluator's and read-only to
+// the tool; only task.md, written 0600, is given to the tool so that it,
+// and no other user of the host, can read its task.
 func handOver(dir string, uid int) error {
 	if uid == os.Getuid() {
 		return nil
 	}
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p == filepath.Join(dir, "tools") {
-			return filepath.SkipDir
-		}
-		return os.Lchown(p, uid, uid)
-	})
+	if err := sessionfs.ChownDirs(dir, uid, uid, "tools"); err != nil {
+		return err
+	}
+	r, err := sessionfs.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return r.GiveFile("task.md", uid, uid)
 }

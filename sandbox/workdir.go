@@ -1,31 +1,29 @@
 package sandbox
 
 import (
+	"errors"
 	"io/fs"
-	"path/filepath"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // workdirPoll is how often a running subprocess's session dir is measured.
 // murmur measures every 10 s; a disk filler writes gigabytes in that time.
 const workdirPoll = 250 * time.Millisecond
 
-// DirSize sums the sizes of the regular files under dir, following no
-// symlinks; files that vanish while it walks are skipped. Hard links count
-// once per link, as murmur's guard counts them.
+// measureTries is how often CheckWorkdir measures a folder that keeps
+// changing under the walk (sessionfs.ErrChanged) before it calls that a
+// breach: a tool moving deep folders around must not hide bytes.
+const measureTries = 3
+
+// DirSize is the bytes under dir as sessionfs.Size counts them: regular
+// files and symlinks by size, once per link, folders by their own size,
+// at any depth, following no symlinks. It is what a measurement that
+// failed got to (0 when dir is missing).
 func DirSize(dir string) uint64 {
-	var n uint64
-	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err == nil {
-			n += uint64(info.Size())
-		}
-		return nil
-	})
+	n, _ := sessionfs.Size(dir, 0)
 	return n
 }
 
@@ -37,13 +35,27 @@ func WorkdirError(size, limit uint64) error {
 }
 
 // CheckWorkdir returns WorkdirError when dir holds more than limit bytes
-// (0: no limit).
+// (0: no limit). A folder that cannot be measured (unreadable to
+// murmur-eval, or moved under the walk on every try) is E-RUN-013 too:
+// what cannot be counted is not allowed to grow. A missing dir is empty.
 func CheckWorkdir(dir string, limit uint64) error {
 	if limit == 0 {
 		return nil
 	}
-	if size := DirSize(dir); size > limit {
-		return WorkdirError(size, limit)
+	var err error
+	for range measureTries {
+		var size uint64
+		size, err = sessionfs.Size(dir, limit)
+		if size > limit {
+			return WorkdirError(size, limit)
+		}
+		if err == nil || errors.Is(err, fs.ErrNotExist) && size == 0 {
+			return nil
+		}
+		if !errors.Is(err, sessionfs.ErrChanged) {
+			break
+		}
 	}
-	return nil
+	return errcode.Wrap(errcode.RunWorkdirSize, err, "session workdir cannot be measured against its %d byte ceiling (capabilities.resources.workdir_max_bytes)", limit).
+		WithHint("make the tools leave folders murmur-eval can read where they are")
 }

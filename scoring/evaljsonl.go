@@ -3,10 +3,10 @@ package scoring
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // EvalFile is the name of the per-session scores file murmur's eval hook
@@ -51,10 +51,11 @@ func EvalRecords(scores []Score, caseID string, datasetID *string, turn, ts int6
 	return b.Bytes()
 }
 
-// WriteEvalFile writes EvalRecords to dir/eval.jsonl, creating or
-// truncating it, as the hook does.
+// WriteEvalFile writes EvalRecords to dir/eval.jsonl, replacing it, as
+// the hook does. The session folder is the tool's: the file is created
+// fresh through sessionfs, never written through a link or into a FIFO.
 func WriteEvalFile(dir string, scores []Score, caseID string, datasetID *string, turn, ts int64) error {
-	return os.WriteFile(filepath.Join(dir, EvalFile), EvalRecords(scores, caseID, datasetID, turn, ts), 0o644)
+	return sessionfs.WriteFile(dir, EvalFile, EvalRecords(scores, caseID, datasetID, turn, ts), 0o644)
 }
 
 // writeLine marshals a map (Go sorts map keys) without HTML escaping, as

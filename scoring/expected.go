@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // The keys of an expected object murmur-eval reads (docs/expected.md).
@@ -169,7 +170,7 @@ func parseFiles(v json.RawMessage) ([]FileExpectation, error) {
 	}
 	var out []FileExpectation
 	for path, spec := range m {
-		if !filepath.IsLocal(filepath.FromSlash(path)) || strings.Contains(path, `\`) {
+		if _, err := sessionfs.CheckName(path); err != nil || strings.Contains(path, `\`) {
 			return nil, fmt.Errorf("path %q: want a relative path inside the session folder", path)
 		}
 		f := FileExpectation{Path: filepath.ToSlash(filepath.Clean(filepath.FromSlash(path))), Exists: true}

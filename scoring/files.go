@@ -8,11 +8,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // maxContainsRead caps how much of a file a contains check reads: a file
@@ -20,14 +19,15 @@ import (
 const maxContainsRead = 64 << 20
 
 // fileScores scores each expected file under the session folder dir. Files
-// are opened through an os.Root, so a symlink cannot lead a check outside
-// the session folder. A file that cannot be read fails its scorer with the
+// are opened through sessionfs: a symlink cannot lead a check outside the
+// session folder, and a FIFO, device or folder is not a file (it never
+// blocks the check). A file that cannot be read fails its scorer with the
 // reason; only a session folder that cannot be opened is an error.
 func (e *Expected) fileScores(dir string) ([]Score, error) {
 	if len(e.Files) == 0 {
 		return nil, nil
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := sessionfs.Open(dir)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.IO, err, "open session folder for file checks")
 	}
@@ -42,7 +42,7 @@ func (e *Expected) fileScores(dir string) ([]Score, error) {
 // fileScore checks one file. Its conditions are existence (or absence),
 // each contains string and the sha256; the value is the fraction that hold,
 // and the reason names the first that does not.
-func fileScore(root *os.Root, f FileExpectation) Score {
+func fileScore(root *sessionfs.Root, f FileExpectation) Score {
 	name := fileScorerName(f.Path)
 	total := 1 + len(f.Contains)
 	if f.SHA256 != "" {
@@ -51,12 +51,19 @@ func fileScore(root *os.Root, f FileExpectation) Score {
 	fail := func(held int, format string, args ...any) Score {
 		return Score{Name: name, Type: TypeFile, Value: fraction(held, total), Reason: f.Path + " " + fmt.Sprintf(format, args...)}
 	}
-	fh, err := root.Open(filepath.FromSlash(f.Path))
+	fh, err := root.OpenRead(f.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		if !f.Exists {
 			return passFail(name, TypeFile, true, f.Path+" does not exist, as wanted")
 		}
 		return fail(0, "does not exist")
+	}
+	if errcode.Is(err, errcode.SessionFile) && !isEscape(err) {
+		// A FIFO, device or folder: it is there, but it is not a file.
+		if !f.Exists {
+			return fail(0, "exists, want it absent")
+		}
+		return fail(0, "is not a regular file")
 	}
 	if err != nil {
 		return fail(0, "cannot be opened: %v", err)
@@ -64,9 +71,6 @@ func fileScore(root *os.Root, f FileExpectation) Score {
 	defer fh.Close()
 	if !f.Exists {
 		return fail(0, "exists, want it absent")
-	}
-	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return fail(0, "is not a regular file")
 	}
 	h := sha256.New()
 	var content bytes.Buffer
@@ -102,6 +106,13 @@ func fileScore(root *os.Root, f FileExpectation) Score {
 		reason += ", " + strings.Join(reasons, ", ")
 	}
 	return passFail(name, TypeFile, true, reason)
+}
+
+// isEscape reports a name that resolves outside the session folder (a
+// link leading out), which sessionfs refuses with os.Root's error.
+func isEscape(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe)
 }
 
 // limitedBuffer keeps at most max bytes and silently drops the rest, so a

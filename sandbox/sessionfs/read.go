@@ -2,6 +2,7 @@ package sessionfs
 
 import (
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -79,4 +80,36 @@ func (r *Root) ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, refused(name, "is larger than %d bytes", limit)
 	}
 	return buf, nil
+}
+
+// ReadDir lists the folder name ("." is the root) in directory order, at
+// most limit entries (limit <= 0: all). Like OpenRead it stays beneath the
+// root and opens without blocking; anything but a folder is
+// errcode.SessionFile. The entries' types are lstat's: a link is a link.
+func (r *Root) ReadDir(name string, limit int) ([]fs.DirEntry, error) {
+	n := "."
+	if name != "." {
+		var err error
+		if n, err = CheckName(name); err != nil {
+			return nil, err
+		}
+	}
+	if fi, err := r.r.Stat(n); err != nil {
+		return nil, ioErr(err, "list %s", name)
+	} else if !fi.IsDir() {
+		return nil, refused(name, "is %s, not a folder", kind(fi.Mode()))
+	}
+	f, err := r.r.OpenFile(n, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, ioErr(err, "list %s", name)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.IsDir() {
+		return nil, refused(name, "is not a folder")
+	}
+	des, err := f.ReadDir(limit)
+	if err != nil && !(limit > 0 && err == io.EOF) {
+		return nil, ioErr(err, "list %s", name)
+	}
+	return des, nil
 }

@@ -59,6 +59,10 @@ type walk struct {
 	stop  uint64
 	// onPush, when set, runs after every push (tests).
 	onPush func()
+	// onDir, when set, is called for every folder below the root before
+	// the walk enters it (parent is its parent's descriptor); skip leaves
+	// it out, uncounted.
+	onDir func(parent int, name string, st *unix.Stat_t, depth int) (skip bool, err error)
 }
 
 func (w *walk) run() (uint64, error) {
@@ -86,6 +90,15 @@ func (w *walk) run() (uint64, error) {
 		case unix.S_IFREG, unix.S_IFLNK:
 			w.total += uint64(max(st.Size, 0))
 		case unix.S_IFDIR:
+			if w.onDir != nil {
+				skip, err := w.onDir(top.fd, name, &st, len(w.stack))
+				if err != nil {
+					return w.total, err
+				}
+				if skip {
+					continue
+				}
+			}
 			fd, err := unix.Openat(top.fd, name, dirFlags, 0)
 			if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
 				continue // gone or swapped for a non-folder since the fstatat

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -148,5 +149,93 @@ func TestWriteOverADeepFolder(t *testing.T) {
 	must(t, WriteFile(dir, "eval.jsonl", []byte("x"), 0o644))
 	if b, err := os.ReadFile(filepath.Join(dir, "eval.jsonl")); err != nil || string(b) != "x" {
 		t.Errorf("eval.jsonl = %q, %v; want x", b, err)
+	}
+}
+
+// TestChownDirs gives every folder to the tool's uid, at any depth, but
+// never follows a link to a host folder and leaves files and skipped
+// folders alone.
+func TestChownDirs(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("chown needs root")
+	}
+	top := t.TempDir()
+	dir, host := filepath.Join(top, "sess"), filepath.Join(top, "host")
+	for _, d := range []string{dir, host, filepath.Join(dir, "tools", "x"), filepath.Join(dir, "out")} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(dir, "out", "f"), nil, 0o644))
+	must(t, os.Symlink(host, filepath.Join(dir, "out", "h")))
+	deepChain(t, dir, strings.Repeat("c", 100), 100, 0)
+	must(t, ChownDirs(dir, 65534, 65534, "tools"))
+	owner := func(p string) int {
+		var st unix.Stat_t
+		must(t, unix.Lstat(p, &st))
+		return int(st.Uid)
+	}
+	for p, want := range map[string]int{dir: 65534, filepath.Join(dir, "out"): 65534, filepath.Join(dir, "out", "f"): 0,
+		filepath.Join(dir, "tools"): 0, filepath.Join(dir, "tools", "x"): 0, host: 0} {
+		if got := owner(p); got != want {
+			t.Errorf("owner of %s = %d, want %d", p, got, want)
+		}
+	}
+	// The bottom of the chain, past PATH_MAX, reached by descriptor.
+	fd, err := unix.Open(dir, dirFlags, 0)
+	must(t, err)
+	for range 100 {
+		next, err := unix.Openat(fd, strings.Repeat("c", 100), dirFlags, 0)
+		must(t, err)
+		_ = unix.Close(fd)
+		fd = next
+	}
+	var st unix.Stat_t
+	must(t, unix.Fstat(fd, &st))
+	_ = unix.Close(fd)
+	if st.Uid != 65534 {
+		t.Errorf("the deepest folder is uid %d, want 65534", st.Uid)
+	}
+}
+
+func TestGiveFile(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("chown needs root")
+	}
+	top := t.TempDir()
+	dir, secret := filepath.Join(top, "sess"), filepath.Join(top, "secret")
+	must(t, os.Mkdir(dir, 0o755))
+	must(t, os.WriteFile(secret, nil, 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "task.md"), nil, 0o600))
+	must(t, os.Link(secret, filepath.Join(dir, "hl")))
+	must(t, os.Symlink(secret, filepath.Join(dir, "sl")))
+	r, err := Open(dir)
+	must(t, err)
+	defer r.Close()
+	for _, n := range []string{"task.md", "hl", "sl", "missing"} {
+		must(t, r.GiveFile(n, 65534, 65534))
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "task.md")); fi.Sys().(*syscall.Stat_t).Uid != 65534 {
+		t.Error("task.md was not given to the tool")
+	}
+	if fi, _ := os.Stat(secret); fi.Sys().(*syscall.Stat_t).Uid != 0 {
+		t.Error("a file outside the session changed owner through a hard link or symlink")
+	}
+}
+
+func TestReadDir(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "sess")
+	must(t, os.MkdirAll(filepath.Join(dir, "tools", "a"), 0o755))
+	must(t, os.Symlink(top, filepath.Join(dir, "out")))
+	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o644))
+	r, err := Open(dir)
+	must(t, err)
+	defer r.Close()
+	if des, err := r.ReadDir("tools", 0); err != nil || len(des) != 1 || des[0].Name() != "a" {
+		t.Errorf("ReadDir(tools) = %v, %v", des, err)
+	}
+	for _, n := range []string{"out", "fifo", "../"} {
+		if _, err := r.ReadDir(n, 0); err == nil {
+			t.Errorf("ReadDir(%s) = nil error, want a refusal", n)
+		}
 	}
 }

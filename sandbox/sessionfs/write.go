@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
 // createTries bounds how often Create retries when something reappears at
@@ -154,4 +156,27 @@ func (r *Root) OpenAppend(name string, perm fs.FileMode) (*os.File, error) {
 // reusable reports whether an existing log may be appended to.
 func reusable(fi fs.FileInfo) bool {
 	return fi.Mode().IsRegular() && ownedOnce(fi)
+}
+
+// GiveFile chowns the regular file name to uid and gid when it is
+// murmur-eval's own with one link, through the descriptor it checked, so
+// a link or hard link swapped in cannot turn the chown on another file.
+// Anything else at name is left alone (nil).
+func (r *Root) GiveFile(name string, uid, gid int) error {
+	f, err := r.OpenRead(name)
+	if err != nil {
+		if errcode.Is(err, errcode.IONotFound) || errcode.Is(err, errcode.SessionFile) {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !reusable(fi) {
+		return nil
+	}
+	if err := f.Chown(uid, gid); err != nil {
+		return ioErr(err, "hand %s over", filepath.ToSlash(name))
+	}
+	return nil
 }

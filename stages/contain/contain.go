@@ -13,7 +13,6 @@ package contain
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // Name is the stage's name in the graph.
@@ -55,7 +55,12 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	// spared a folder (file-system calls are most of a trivial case's cost).
 	home := filepath.Join(c.SessionDir, ".capsule-home")
 	if c.Toolset.Spawner != nil {
-		if err := os.MkdirAll(home, 0o755); err != nil {
+		r, err := sessionfs.Open(c.SessionDir)
+		if err == nil {
+			err = r.MkdirAll(".capsule-home", 0o755)
+			_ = r.Close()
+		}
+		if err != nil {
 			return errcode.Wrap(errcode.IO, err, "create %s", home)
 		}
 	}
@@ -85,19 +90,8 @@ func bootstrapLog(sessionDir string, warnings []string) error {
 	if len(warnings) == 0 {
 		return nil
 	}
-	p := filepath.Join(sessionDir, "logs", "bootstrap.log")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return errcode.Wrap(errcode.IO, err, "create %s", filepath.Dir(p))
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return errcode.Wrap(errcode.IO, err, "open %s", p)
-	}
-	_, err = f.WriteString(strings.Join(warnings, "\n") + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	const p = "logs/bootstrap.log"
+	if err := sessionfs.AppendFile(sessionDir, p, []byte(strings.Join(warnings, "\n")+"\n"), 0o644); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write %s", p)
 	}
 	return nil

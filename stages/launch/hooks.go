@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // openHooks gives the case its hook dispatcher: the run's compiled hooks,
@@ -81,13 +82,10 @@ func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case) error {
 			bootstrapLog(c.SessionDir, "[on-stage] write-manifests: binary_name '"+name+"' is not a tool folder name; ignored")
 			continue
 		}
-		dir := filepath.Join(c.SessionDir, "tools", name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return errcode.Wrap(errcode.IO, err, "create %s", dir)
-		}
-		p := filepath.Join(dir, capsule.ManifestFile)
-		_ = os.Remove(p) // a hard link to the run's copy: replace it, never write through it
-		if err := os.WriteFile(p, []byte(m.Content), 0o644); err != nil {
+		// Created fresh: the staged file is a hard link to the run's copy,
+		// replaced, never written through (sessionfs).
+		p := "tools/" + name + "/" + capsule.ManifestFile
+		if err := sessionfs.WriteFile(c.SessionDir, p, []byte(m.Content), 0o644); err != nil {
 			return errcode.Wrap(errcode.IO, err, "write %s", p)
 		}
 		am, err := capsule.ParseArtifactManifest("tools/"+name+"/"+capsule.ManifestFile, []byte(m.Content))
@@ -115,10 +113,5 @@ type caseTools struct {
 func (t caseTools) Inventory() []inference.Tool { return t.inventory }
 
 func bootstrapLog(dir, line string) {
-	f, err := os.OpenFile(filepath.Join(dir, "logs", "bootstrap.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	_, _ = f.WriteString(line + "\n")
-	_ = f.Close()
+	_ = sessionfs.AppendFile(dir, "logs/bootstrap.log", []byte(line+"\n"), 0o644)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -160,6 +161,9 @@ func inferenceConfig(inf *capsule.Inference) inference.Config {
 	}
 }
 
+// maxPromptBytes bounds a system prompt read from the session folder.
+const maxPromptBytes = 16 << 20
+
 // systemPrompt resolves murmur's three exclusive prompt sources: the text,
 // a file relative to the manifest, or a prompt artifact's staged skill.md.
 // An unreadable file is E-RUN-009.
@@ -175,7 +179,13 @@ func systemPrompt(m *capsule.Manifest, sessionDir string) (string, error) {
 			path = filepath.Join(m.Dir, path)
 		}
 	case inf.SystemPromptArtifact != "":
-		path = filepath.Join(sessionDir, "tools", inf.SystemPromptArtifact, "skill.md")
+		// The session folder may hold what hooks left: read it confined.
+		name := "tools/" + inf.SystemPromptArtifact + "/skill.md"
+		b, err := sessionfs.ReadFile(sessionDir, name, maxPromptBytes)
+		if err != nil {
+			return "", errcode.Wrap(errcode.RunSystemPrompt, err, "read system prompt %s", name)
+		}
+		return string(b), nil
 	default:
 		return "", nil
 	}

@@ -2,8 +2,6 @@ package launch
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,11 +12,19 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // maxDescription is murmur's cap, in characters, on a description in
 // MURMUR.md.
 const maxDescription = 200
+
+// The bounds on what MURMUR.md reads of the session's tools/: entries, and
+// bytes of one murmur.yaml or skill.md.
+const (
+	maxToolDirs = 4096
+	maxToolFile = 4 << 20
+)
 
 // murmurMD is the identity MURMUR.md is written with.
 type murmurMD struct {
@@ -41,7 +47,7 @@ type murmurMD struct {
 // §7.2). The capsule URL is empty, as in the MURMUR.md murmur writes at
 // staging: murmur-eval serves no A2A endpoint.
 func writeMurmurMD(md murmurMD) error {
-	return os.WriteFile(filepath.Join(md.Dir, "MURMUR.md"), []byte(md.render()), 0o644)
+	return sessionfs.WriteFile(md.Dir, "MURMUR.md", []byte(md.render()), 0o644)
 }
 
 func (md murmurMD) render() string {
@@ -143,15 +149,20 @@ type toolDir struct {
 // readToolDirs reads tools/<name>/murmur.yaml and skill.md of every
 // folder, sorted by name (folders without either are left out).
 func readToolDirs(session string) []toolDir {
-	des, _ := os.ReadDir(filepath.Join(session, "tools"))
+	r, err := sessionfs.Open(session)
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	des, _ := r.ReadDir("tools", maxToolDirs)
 	var out []toolDir
 	for _, de := range des {
 		if !de.IsDir() {
 			continue
 		}
-		dir := filepath.Join(session, "tools", de.Name())
+		dir := "tools/" + de.Name() + "/"
 		e := toolDir{name: de.Name()}
-		if raw, err := os.ReadFile(filepath.Join(dir, "murmur.yaml")); err == nil {
+		if raw, err := r.ReadFile(dir+"murmur.yaml", maxToolFile); err == nil {
 			var v map[string]any
 			if yaml.Unmarshal(raw, &v) == nil && v != nil {
 				e.hasManifest = true
@@ -165,7 +176,7 @@ func readToolDirs(session string) []toolDir {
 				}
 			}
 		}
-		if text, err := os.ReadFile(filepath.Join(dir, "skill.md")); err == nil {
+		if text, err := r.ReadFile(dir+"skill.md", maxToolFile); err == nil {
 			e.skill, e.skillText = true, string(text)
 		}
 		if e.hasManifest || e.skill {

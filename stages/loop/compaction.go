@@ -4,15 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -157,12 +155,7 @@ func (l *run) bootstrap(line string) {
 	if l.dir == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(l.dir, "logs", "bootstrap.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	fmt.Fprintln(f, line)
-	_ = f.Close()
+	_ = sessionfs.AppendFile(l.dir, "logs/bootstrap.log", []byte(line+"\n"), 0o644)
 }
 
 // dumpSummary appends {turn, tokens_before, tokens_after, summary} to
@@ -188,16 +181,7 @@ func (l *run) dumpSummary(turn int, before, after int64, msgs []inference.Messag
 		TokensAfter  int64  `json:"tokens_after"`
 		Summary      string `json:"summary"`
 	}{turn, before, after, strings.Join(parts, "\n")})
-	dir := filepath.Join(l.dir, "out")
-	_ = os.MkdirAll(dir, 0o755)
-	f, err := os.OpenFile(filepath.Join(dir, "compaction-summaries.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err == nil {
-		_, err = f.Write(append(line, '\n'))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	if err := sessionfs.AppendFile(l.dir, "out/compaction-summaries.jsonl", append(line, '\n'), 0o644); err != nil {
 		l.bootstrap("[compaction] could not write out/compaction-summaries.jsonl at " + time.Now().UTC().Format(time.RFC3339) + ": " + err.Error())
 	}
 }

@@ -13,8 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +22,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -64,15 +64,20 @@ func newID(prefix string) string {
 	return prefix + hex.EncodeToString(u[:])
 }
 
+// maxTaskBytes bounds the task read from the session folder.
+const maxTaskBytes = 16 << 20
+
 // readTask reads task.md, else input.txt, else the task is empty (murmur's
 // order). Every case has a task.md, so the 30 s A2A wait never happens.
+// Hooks may have run in the folder already: the read goes through
+// sessionfs (regular files only, bounded, never leaving the folder).
 func readTask(dir string) (string, error) {
 	for _, name := range []string{"task.md", "input.txt"} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := sessionfs.ReadFile(dir, name, maxTaskBytes)
 		if err == nil {
 			return string(b), nil
 		}
-		if !os.IsNotExist(err) {
+		if !errors.Is(err, fs.ErrNotExist) {
 			return "", errcode.Wrap(errcode.IO, err, "read %s", name)
 		}
 	}

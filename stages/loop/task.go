@@ -2,8 +2,6 @@ package loop
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +9,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -110,8 +109,9 @@ func (l *run) reopen(taskID, original string, feedback []hooks.Reopen) error {
 	if err := l.tr.TaskReopened(trace.TaskReopened{TaskID: taskID, HookName: last.Hook, Reason: last.Reason, ReopenNumber: len(feedback)}); err != nil {
 		return errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
-	path := filepath.Join(l.dir, "task.md")
-	if err := os.WriteFile(path, []byte(reopenedTask(original, feedback)), 0o644); err != nil {
+	// Created fresh (never through what a tool left at the name), 0600 as
+	// Stage writes it; the tool's uid gets it at its next call.
+	if err := sessionfs.WriteFile(l.dir, "task.md", []byte(reopenedTask(original, feedback)), 0o600); err != nil {
 		return errcode.Wrap(errcode.IO, err, "rewrite task.md")
 	}
 	return nil

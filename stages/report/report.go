@@ -11,12 +11,11 @@ package report
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // Name is the stage's name in the graph.
@@ -79,20 +78,14 @@ func writeResult(c *pipeline.Case) error {
 			text = "error: " + v.Err.Error()
 		}
 	}
-	// Straight to the file: out/ exists whenever Stage ran, and only when
-	// it does not is it worth asking whether there is a session folder at
-	// all (a case that failed before Stage gets no files).
-	dir := filepath.Join(c.SessionDir, "out")
-	path := filepath.Join(dir, "result.txt")
-	err := os.WriteFile(path, []byte(text), 0o644)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return err
+	// The session folder is the tools': out/result.txt is created fresh
+	// through sessionfs, whatever a tool left at out/ or at the name. A
+	// case that failed before Stage has no folder and gets no files.
+	err := sessionfs.WriteFile(c.SessionDir, "out/result.txt", []byte(text), 0o644)
+	if errcode.Is(err, errcode.IONotFound) {
+		if _, serr := os.Lstat(c.SessionDir); serr != nil {
+			return nil
+		}
 	}
-	if _, serr := os.Stat(c.SessionDir); serr != nil {
-		return nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
+	return err
 }

@@ -80,7 +80,9 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o644); err != nil {
+	// 0600: a task_path may name any file the evaluator can read; only the
+	// tool's uid gets task.md (sandbox's handOver gives it at each call).
+	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o600); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write task.md")
 	}
 	if s.run != nil {
