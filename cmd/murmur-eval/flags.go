@@ -54,10 +54,13 @@ type options struct {
 	// checkTimeout bounds an expected check command without its own
 	// timeout_seconds.
 	checkTimeout time.Duration
-	gates        gateOptions
-	batch        batchOptions
-	profile      profileOptions
-	version      bool
+	// allowTaskOutside lets a dataset's task_path name files outside its
+	// folder.
+	allowTaskOutside bool
+	gates            gateOptions
+	batch            batchOptions
+	profile          profileOptions
+	version          bool
 }
 
 // parseRunFlags parses args with env as the source of defaults. It returns
@@ -77,6 +80,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
+	fs.BoolVar(&o.allowTaskOutside, "allow-task-outside-dataset", envBool(env, "MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET", false, &envErrs), "let the dataset's task_path name files outside the dataset's folder, symlinks resolved (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET)")
 	o.gates.registerRun(fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	o.profile.register(fs)
@@ -166,4 +170,18 @@ func envDuration(env map[string]string, key string, def time.Duration, errs *[]e
 		return def
 	}
 	return d
+}
+
+// envBool is envInt for booleans (true, false, 1, 0).
+func envBool(env map[string]string, key string, def bool, errs *[]error) bool {
+	v, ok := env[key]
+	if !ok || v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*errs = append(*errs, errcode.New(errcode.Usage, "%s=%q is not a boolean (true or false)", key, v))
+		return def
+	}
+	return b
 }

@@ -37,7 +37,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer stopProfile()
-	ds, err := datasets.Load(o.dataset)
+	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside}.Load(o.dataset)
 	if err != nil {
 		return usageError(stderr, err)
 	}
