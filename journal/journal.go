@@ -2,7 +2,10 @@
 // line per finished case, appended and fsynced before the case counts, so
 // a run killed at any moment (SIGKILL included) leaves a folder whose
 // journal says exactly which cases are done. A torn last line, the trace of
-// a kill in the middle of a write, is dropped on open.
+// a kill in the middle of a write, is dropped on open. A bad complete line
+// (two writers at once leave them; the run folder's lock, lock.go, now
+// keeps a second writer out) is skipped and reported, never taken as the
+// journal's end.
 package journal
 
 import (
@@ -10,9 +13,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"syscall"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -24,6 +30,9 @@ type Entry struct {
 	Epoch   int             `json:"epoch"`
 	Attempt int             `json:"attempt"`
 	Record  json.RawMessage `json:"record"`
+	// Line is the entry's 1-based line in the journal it was read from; 0
+	// for an entry not read from a file. It is not written.
+	Line int `json:"-"`
 }
 
 // Key identifies a case's epoch across attempts.
@@ -35,59 +44,251 @@ type Key struct {
 // Key returns the entry's (case, epoch).
 func (e Entry) Key() Key { return Key{e.CaseID, e.Epoch} }
 
+// MaxLine bounds one journal line, so a journal from elsewhere cannot make
+// a reader hold an unbounded line: a longer line is skipped as bad. A
+// line is one case with its attempts' rows and events; real ones are
+// kilobytes.
+const MaxLine = 64 << 20
+
+// BadLine is a complete line of a journal that could not be read back: it
+// is skipped, and its case counts as not run.
+type BadLine struct {
+	Line   int // 1-based
+	Reason string
+}
+
+// Contents is what reading a journal found.
+type Contents struct {
+	// Entries are the good lines, in file order, each with its Line.
+	Entries []Entry
+	// Bad are the complete lines skipped: not JSON, not an entry, longer
+	// than MaxLine, or refused by the caller's check. Two writers
+	// appending at once leave such lines; a single writer never does.
+	Bad []BadLine
+	// TornLine is the line number of a partial last line (no newline: the
+	// write a kill interrupted), 0 if the journal ends in a newline. It is
+	// not an entry: its case had not counted as finished.
+	TornLine int
+}
+
+// Whole returns nil when every line of the journal at path was read, and
+// otherwise an errcode.JournalCorrupt error at path:line naming the first
+// line that was not, for readers that must not go on with part of a
+// journal (merge).
+func (c Contents) Whole(path string) error {
+	if len(c.Bad) > 0 {
+		b := c.Bad[0]
+		more := ""
+		if n := len(c.Bad) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more bad lines)", n)
+		}
+		return errcode.New(errcode.JournalCorrupt, "journal line cannot be read: %s%s", b.Reason, more).
+			At(fmt.Sprintf("%s:%d", path, b.Line)).
+			WithHint("--resume the run: it skips the bad lines, runs their cases again and rewrites the journal")
+	}
+	if c.TornLine > 0 {
+		return errcode.New(errcode.JournalCorrupt, "journal ends in a partial line: the run was killed while writing it").
+			At(fmt.Sprintf("%s:%d", path, c.TornLine)).
+			WithHint("--resume the run to finish it before merging")
+	}
+	return nil
+}
+
+// Check is a caller's test of an entry's record (that it decodes, for
+// instance); an entry it refuses is a bad line. nil accepts every entry.
+type Check func(Entry) error
+
 // Writer appends entries to a journal file. It is not safe for concurrent
 // use: one goroutine owns it.
 type Writer struct {
 	f *os.File
 }
 
-// Open reads the journal at path (creating it if missing), drops a torn
-// last line, and returns the entries already recorded and a Writer that
-// appends after them.
-func Open(path string) (*Writer, []Entry, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// Open reads the journal at path (creating it if missing) and returns
+// what it holds and a Writer that appends after it. A torn last line is
+// cut off. When lines were bad, the journal is first rewritten with the
+// good lines only (atomically, through a temporary file), so a resumed
+// run that runs their cases again leaves a journal that reads whole.
+// Only the holder of the run folder's lock may call it.
+func Open(path string, check Check) (*Writer, Contents, error) {
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
-		return nil, nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+		return nil, Contents{}, err
 	}
-	entries, good, err := read(f)
+	c, spans, good, err := read(f, check)
 	if err != nil {
 		f.Close()
-		return nil, nil, errcode.Wrap(errcode.IO, err, "read journal %s", path)
+		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "read journal %s", path)
+	}
+	if len(c.Bad) > 0 {
+		nf, err := rewrite(path, f, spans)
+		f.Close()
+		if err != nil {
+			return nil, Contents{}, err
+		}
+		return &Writer{f: nf}, c, nil
 	}
 	// Cut what follows the last complete line, then append from there.
 	if err := f.Truncate(good); err != nil {
 		f.Close()
-		return nil, nil, errcode.Wrap(errcode.IO, err, "repair journal %s", path)
+		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "repair journal %s", path)
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
 		f.Close()
-		return nil, nil, errcode.Wrap(errcode.IO, err, "seek journal %s", path)
+		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "seek journal %s", path)
 	}
-	return &Writer{f: f}, entries, nil
+	return &Writer{f: f}, c, nil
 }
 
-// read decodes complete, valid lines and returns the offset after the last
-// one. A line that does not end in a newline, or does not decode, ends the
-// journal there: it can only be the write a kill interrupted.
-func read(r io.Reader) ([]Entry, int64, error) {
-	br := bufio.NewReader(r)
-	var entries []Entry
-	var good int64
-	for {
-		line, err := br.ReadBytes('\n')
+// span is a good line's place in the file, its newline included.
+type span struct{ off, n int64 }
+
+// read decodes every complete line, skipping and recording the bad ones,
+// and returns the good lines' spans and the offset after the last
+// complete line. A last line that does not end in a newline is torn.
+func read(r io.Reader, check Check) (Contents, []span, int64, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var c Contents
+	var spans []span
+	var off int64
+	for lineNo := 1; ; lineNo++ {
+		line, n, tooLong, err := readLine(br)
 		if errors.Is(err, io.EOF) {
-			return entries, good, nil // a partial last line, or none
+			if n > 0 {
+				c.TornLine = lineNo
+			}
+			return c, spans, off, nil
 		}
 		if err != nil {
-			return nil, 0, err
+			return Contents{}, nil, 0, err
 		}
-		var e Entry
-		if json.Unmarshal(bytes.TrimSpace(line), &e) != nil || e.CaseID == "" {
-			return entries, good, nil
+		start := off
+		off += n
+		if tooLong {
+			c.Bad = append(c.Bad, BadLine{lineNo, fmt.Sprintf("longer than %d bytes", MaxLine)})
+			continue
 		}
-		entries = append(entries, e)
-		good += int64(len(line))
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue // a blank line holds nothing to lose
+		}
+		e, reason := decodeLine(trimmed, check)
+		if reason != "" {
+			c.Bad = append(c.Bad, BadLine{lineNo, reason})
+			continue
+		}
+		e.Line = lineNo
+		c.Entries = append(c.Entries, e)
+		spans = append(spans, span{start, n})
 	}
+}
+
+// readLine returns the next line without its newline and the bytes it
+// took, newline included. A line past MaxLine is consumed but not kept.
+// At the end of the input it returns io.EOF with what was left (n > 0
+// for a torn line).
+func readLine(br *bufio.Reader) (line []byte, n int64, tooLong bool, err error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !tooLong {
+			if int64(len(line))+int64(len(chunk)) > MaxLine+1 {
+				tooLong, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(line, []byte("\n")), n, tooLong, nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		default:
+			return line, n, tooLong, err
+		}
+	}
+}
+
+// decodeLine decodes one line, or says why it is not an entry.
+func decodeLine(line []byte, check Check) (Entry, string) {
+	var e Entry
+	if err := json.Unmarshal(line, &e); err != nil {
+		return e, "not a JSON journal entry: " + err.Error()
+	}
+	if e.CaseID == "" {
+		return e, "entry without case_id"
+	}
+	if check != nil {
+		if err := check(e); err != nil {
+			return e, err.Error()
+		}
+	}
+	return e, ""
+}
+
+// rewrite replaces the journal at path by its good lines, copied from f,
+// and returns the new file open for appending.
+func rewrite(path string, f *os.File, spans []span) (*os.File, error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "rewrite journal %s", path)
+	}
+	fail := func(err error) (*os.File, error) {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, errcode.Wrap(errcode.IO, err, "rewrite journal %s", path)
+	}
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	for _, s := range spans {
+		if _, err := io.Copy(w, io.NewSectionReader(f, s.off, s.n)); err != nil {
+			return fail(err)
+		}
+	}
+	if err := errors.Join(w.Flush(), tmp.Chmod(0o644), tmp.Sync()); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fail(err)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	if _, err := tmp.Seek(0, io.SeekEnd); err != nil {
+		tmp.Close()
+		return nil, errcode.Wrap(errcode.IO, err, "seek journal %s", path)
+	}
+	return tmp, nil
+}
+
+// openRegular opens a journal without following a symbolic link or
+// blocking on a FIFO, and refuses anything but a regular file.
+func openRegular(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, errcode.Wrap(errcode.IONotFound, err, "open journal %s", path)
+		}
+		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+	}
+	// Back to blocking mode: appends must not return EAGAIN.
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+	}
+	return f, nil
 }
 
 // Append writes one entry and syncs it to disk before returning.
@@ -144,17 +345,18 @@ func Exists(path string) bool {
 	return !errors.Is(err, fs.ErrNotExist)
 }
 
-// Read returns the complete entries of the journal at path without
-// repairing it, for readers such as merge that must not write.
-func Read(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+// Read returns what the journal at path holds without repairing it, for
+// readers such as merge that must not write; Contents.Whole says whether
+// it was read whole.
+func Read(path string, check Check) (Contents, error) {
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
-		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
+		return Contents{}, err
 	}
 	defer f.Close()
-	entries, _, err := read(f)
+	c, _, _, err := read(f, check)
 	if err != nil {
-		return nil, errcode.Wrap(errcode.IO, err, "read journal %s", path)
+		return Contents{}, errcode.Wrap(errcode.IO, err, "read journal %s", path)
 	}
-	return entries, nil
+	return c, nil
 }

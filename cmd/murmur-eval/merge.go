@@ -26,8 +26,10 @@ summary.json, summary.md, junit.xml, journal.jsonl and run.json. Rows get
 the merged run's id; session_dir points into the shard folders.
 
 Refuses shards of different configurations (capsule, lock, artifacts,
-dataset, recordings, selection, epochs, flags) and shards that ran the same
-(case, epoch); lists the (case, epoch) pairs no shard ran. Applies the
+dataset, recordings, selection, epochs, flags), shards that ran the same
+(case, epoch), a shard still running (its folder's lock is held), and a
+journal it cannot read whole (named at file:line: --resume that shard
+first); lists the (case, epoch) pairs no shard ran. Applies the
 run's gates to the merged run (--fail-under, --max-error-rate, --baseline),
 with the run command's exit codes.
 
@@ -65,10 +67,13 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	if err := gates.validate(); err != nil {
 		return usageError(stderr, err)
 	}
+	lim, err := readLimits(env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
 	var baseline *reports.RunData
 	if gates.baseline != "" {
-		var err error
-		if baseline, err = reports.ReadRun(gates.baseline); err != nil {
+		if baseline, err = reports.ReadRunLimited(gates.baseline, lim); err != nil {
 			return usageError(stderr, err)
 		}
 	}
@@ -78,6 +83,13 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	}
 	shards := make([]shardRun, fs.NArg())
 	for i, dir := range fs.Args() {
+		// A shared lock for the merge's life: a shard still running (or
+		// being resumed) is refused, and none can start while merge reads.
+		lock, err := journal.Share(dir)
+		if err != nil {
+			return usageError(stderr, err)
+		}
+		defer lock.Unlock()
 		s, err := readShard(dir)
 		if err != nil {
 			return usageError(stderr, err)
@@ -98,6 +110,11 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	if err := createRunDir(out); err != nil {
 		return usageError(stderr, err)
 	}
+	outLock, err := journal.Acquire(out)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer outLock.Unlock()
 	outAbs := absPath(out)
 	runID := newID("run_")
 	for i := range records {
@@ -108,21 +125,27 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 			return abs
 		})
 	}
-	m := merged{outAbs: outAbs, out: out, runID: runID, first: shards[0].run, passAt: passAt, gates: gates, baseline: baseline}
+	m := merged{outAbs: outAbs, out: out, runID: runID, first: shards[0].run, passAt: passAt, gates: gates, baseline: baseline, limits: lim}
 	return m.write(records, stdout, stderr)
 }
 
-// readShard reads a shard's run.json and journal.
+// readShard reads a shard's run.json and journal. A journal that cannot be
+// read whole (a bad line, a torn last line) is refused at its file:line:
+// a merge of part of a shard would silently drop cases.
 func readShard(dir string) (shardRun, error) {
 	run, err := journal.ReadRun(dir)
 	if err != nil {
 		return shardRun{}, err
 	}
-	entries, err := journal.Read(filepath.Join(dir, journalFile))
+	path := filepath.Join(dir, journalFile)
+	contents, err := journal.Read(path, checkRecord)
 	if err != nil {
 		return shardRun{}, err
 	}
-	records, _, err := journaled(entries)
+	if err := contents.Whole(path); err != nil {
+		return shardRun{}, err
+	}
+	records, _, err := journaled(contents.Entries)
 	if err != nil {
 		return shardRun{}, err
 	}

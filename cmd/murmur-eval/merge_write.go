@@ -20,6 +20,7 @@ type merged struct {
 	passAt      []int
 	gates       gateOptions
 	baseline    *reports.RunData
+	limits      reports.ReadLimits // for reading the merged run back
 }
 
 // write writes the merged run folder from the records, as the run command
@@ -28,7 +29,7 @@ type merged struct {
 func (m merged) write(records []caseRecord, stdout, stderr io.Writer) int {
 	parts := withoutShard(m.first.Config)
 	parts[shardPart] = ""
-	jw, _, err := journal.Open(filepath.Join(m.outAbs, journalFile))
+	jw, _, err := journal.Open(filepath.Join(m.outAbs, journalFile), nil)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -64,7 +65,7 @@ func (m merged) write(records []caseRecord, stdout, stderr io.Writer) int {
 	if err == nil {
 		var diff *reports.DiffReport
 		if m.baseline != nil {
-			head, rerr := reports.ReadRun(m.outAbs)
+			head, rerr := reports.ReadRunLimited(m.outAbs, m.limits)
 			if rerr != nil {
 				err = rerr
 			} else {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,25 +18,46 @@ import (
 type runFolder struct {
 	runID string
 	prev  *journal.Run // the resumed run's run.json; nil for a new run
+	// lock is the folder's exclusive lock, held for the run's life: a
+	// second run or --resume on the folder is refused while it is held.
+	lock *journal.Lock
 }
 
 // openRunFolder creates a new run folder, or opens the one to resume and
-// removes what its interrupted writers left: temporary files.
+// removes what its interrupted writers left: temporary files. Either way
+// it takes the folder's lock first (journal.Acquire); the caller releases
+// it with unlock when the run ends (the kernel does if the process dies).
 func openRunFolder(o *options) (runFolder, error) {
 	if o.batch.resume == "" {
 		id := newID("run_")
 		if o.out == "" {
 			o.out = filepath.Join("runs", id)
 		}
-		return runFolder{runID: id}, createRunDir(o.out)
+		if err := createRunDir(o.out); err != nil {
+			return runFolder{}, err
+		}
+		lock, err := journal.Acquire(o.out)
+		if err != nil {
+			return runFolder{}, err
+		}
+		return runFolder{runID: id, lock: lock}, nil
 	}
 	prev, err := journal.ReadRun(o.out)
 	if err != nil {
 		return runFolder{}, err
 	}
+	// Locked before anything is removed or read further: the temporary
+	// files of a run still writing are not leftovers.
+	lock, err := journal.Acquire(o.out)
+	if err != nil {
+		return runFolder{}, err
+	}
 	removeTemps(o.out)
-	return runFolder{runID: prev.RunID, prev: &prev}, nil
+	return runFolder{runID: prev.RunID, prev: &prev, lock: lock}, nil
 }
+
+// unlock releases the folder's lock.
+func (f runFolder) unlock() { _ = f.lock.Unlock() }
 
 // removeTemps removes the temporary files (".<name>.tmp-*") a killed run
 // left in its folder.
@@ -97,7 +120,9 @@ func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pi
 // openJournal checks a resumed run's configuration, or records a new
 // run's, then opens the journal (repairing a torn last line) and returns
 // the records of the cases it holds, and which (case, epoch) pairs are done.
-func openJournal(o options, env map[string]string, folder runFolder, outDir string) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
+// Lines that cannot be read back are skipped, their cases run again, and a
+// warning with their count goes to warn once.
+func openJournal(o options, env map[string]string, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
 	parts, err := configParts(o, env)
 	if err != nil {
 		return nil, nil, nil, err
@@ -114,11 +139,12 @@ func openJournal(o options, env map[string]string, folder runFolder, outDir stri
 			return nil, nil, nil, err
 		}
 	}
-	jw, entries, err := journal.Open(filepath.Join(outDir, journalFile))
+	jw, contents, err := journal.Open(filepath.Join(outDir, journalFile), checkRecord)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	records, done, err := journaled(entries)
+	warnBadLines(warn, filepath.Join(o.out, journalFile), contents.Bad)
+	records, done, err := journaled(contents.Entries)
 	if err != nil {
 		jw.Close()
 		return nil, nil, nil, err
@@ -127,6 +153,39 @@ func openJournal(o options, env map[string]string, folder runFolder, outDir stri
 		pruneUnjournaled(outDir, records)
 	}
 	return jw, records, done, nil
+}
+
+// checkRecord is the journal's test of a line's record: one that does not
+// decode is a bad line, skipped, and its case runs again.
+func checkRecord(e journal.Entry) error {
+	_, err := decodeRecord(e)
+	return err
+}
+
+// warnBadLines prints, once, how many journal lines were skipped and the
+// first few of them.
+func warnBadLines(w io.Writer, path string, bad []journal.BadLine) {
+	if len(bad) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "murmur-eval: warning: %s: %d lines could not be read and were skipped; their cases run again (the journal is rewritten without them)\n", path, len(bad))
+	for _, b := range bad[:min(len(bad), 5)] {
+		fmt.Fprintf(w, "  %s:%d: %s\n", path, b.Line, trimReason(b.Reason))
+	}
+	if len(bad) > 5 {
+		fmt.Fprintf(w, "  ... and %d more\n", len(bad)-5)
+	}
+}
+
+// trimReason keeps a skipped line's reason to one short line.
+func trimReason(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
 }
 
 func absPath(p string) string {

@@ -46,9 +46,13 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	readLim, err := readLimits(env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
 	var baseline *reports.RunData
 	if o.gates.baseline != "" {
-		if baseline, err = reports.ReadRun(o.gates.baseline); err != nil {
+		if baseline, err = reports.ReadRunLimited(o.gates.baseline, readLim); err != nil {
 			return usageError(stderr, err)
 		}
 	}
@@ -61,6 +65,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	defer folder.unlock()
 	runID := folder.runID
 	outAbs, err := filepath.Abs(o.out)
 	if err != nil {
@@ -93,7 +98,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		}
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
-	jw, records, done, err := openJournal(o, env, folder, outAbs)
+	jw, records, done, err := openJournal(o, env, folder, outAbs, stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -162,7 +167,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
 	endRunSpan(runSpan, col.summary)
 
-	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline,
+	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline, readLimits: readLim,
 		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr, traceID: traceID(runSpan)}
 	return end.finish(col, stdout, stderr)
 }
@@ -174,10 +179,12 @@ type runEnd struct {
 	start    time.Time
 	wall     time.Duration
 	baseline *reports.RunData
-	runErr   error // the run was interrupted
-	prepErr  error // the capsule was refused
-	sinkErr  error // a Parquet file could not be written
-	traceID  string
+	// readLimits bound reading the run's own results back for --baseline.
+	readLimits reports.ReadLimits
+	runErr     error // the run was interrupted
+	prepErr    error // the capsule was refused
+	sinkErr    error // a Parquet file could not be written
+	traceID    string
 }
 
 // finish compares with the baseline, applies the gates, writes the report
@@ -188,7 +195,7 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 	completed := e.runErr == nil && e.prepErr == nil && e.sinkErr == nil
 	var diff *reports.DiffReport
 	if e.baseline != nil && completed {
-		head, err := reports.ReadRun(e.outAbs)
+		head, err := reports.ReadRunLimited(e.outAbs, e.readLimits)
 		if err != nil {
 			e.sinkErr = err
 		} else {
