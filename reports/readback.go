@@ -5,9 +5,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-
-	"github.com/parquet-go/parquet-go"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -26,12 +23,17 @@ type RunData struct {
 	Scores  []ScoreRow  // nil for a run written before scoring existed
 }
 
-// ReadRun reads a run back: a run folder (results.parquet and, when
+// ReadRun reads a run back with DefaultReadLimits (ReadRunLimited).
+func ReadRun(path string) (*RunData, error) { return ReadRunLimited(path, DefaultReadLimits()) }
+
+// ReadRunLimited reads a run back: a run folder (results.parquet and, when
 // present, scores.parquet), or one of its Parquet files. A results.parquet
 // or scores.parquet given by path brings its sibling of the other kind when
 // that exists; a Parquet file of another name is taken alone, its kind told
-// by its columns. A missing or unreadable run is E-IO-001 or E-IO-003.
-func ReadRun(path string) (*RunData, error) {
+// by its columns. A missing or unreadable run is E-IO-001 or E-IO-003; a
+// file past lim (a decompression bomb, or a run larger than lim allows) is
+// E-EVL-052, refused before it is decoded (readparquet.go).
+func ReadRunLimited(path string, lim ReadLimits) (*RunData, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, openErr(path, err)
@@ -47,7 +49,7 @@ func ReadRun(path string) (*RunData, error) {
 		}
 		scoresPath = sibling(path, ScoresFile)
 	default:
-		kind, err := parquetKind(path)
+		kind, err := parquetKind(path, lim)
 		if err != nil {
 			return nil, err
 		}
@@ -64,12 +66,12 @@ func ReadRun(path string) (*RunData, error) {
 		}
 	}
 	if resultsPath != "" {
-		if r.Results, err = readRows[ResultRow](resultsPath); err != nil {
+		if r.Results, err = readRows[ResultRow](resultsPath, lim); err != nil {
 			return nil, err
 		}
 	}
 	if scoresPath != "" {
-		if r.Scores, err = readRows[ScoreRow](scoresPath); err != nil {
+		if r.Scores, err = readRows[ScoreRow](scoresPath, lim); err != nil {
 			return nil, err
 		}
 	}
@@ -85,41 +87,25 @@ func sibling(dir, name string) string {
 	return p
 }
 
-// parquetKind tells a results file from a scores file by its columns.
-func parquetKind(path string) (string, error) {
-	f, err := os.Open(path)
+// parquetKind tells a results file from a scores file by its columns,
+// read from its checked footer.
+func parquetKind(path string, lim ReadLimits) (string, error) {
+	c, err := openChecked(path, lim, false)
 	if err != nil {
-		return "", openErr(path, err)
+		return "", err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", openErr(path, err)
+	defer c.Close()
+	cols := map[string]bool{}
+	for _, s := range c.meta.Schema {
+		cols[s.Name] = true
 	}
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		return "", errcode.Wrap(errcode.IO, err, "%s is not a Parquet file", path)
-	}
-	schema := pf.Schema()
 	switch {
-	case hasColumn(schema, "scorer") && hasColumn(schema, "result"):
+	case cols["scorer"] && cols["result"]:
 		return ScoresFile, nil
-	case hasColumn(schema, "status") && hasColumn(schema, "case_id"):
+	case cols["status"] && cols["case_id"]:
 		return ResultsFile, nil
 	}
 	return "", errcode.New(errcode.IO, "%s is neither a results.parquet nor a scores.parquet", path)
-}
-
-func hasColumn(s *parquet.Schema, name string) bool {
-	return slices.ContainsFunc(s.Fields(), func(f parquet.Field) bool { return f.Name() == name })
-}
-
-func readRows[T any](path string) ([]T, error) {
-	rows, err := parquet.ReadFile[T](path)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.IO, err, "read %s", path)
-	}
-	return rows, nil
 }
 
 func openErr(path string, err error) error {

@@ -54,11 +54,15 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	if err := g.validate(); err != nil {
 		return usageError(stderr, err)
 	}
-	base, err := reports.ReadRun(fs.Arg(0))
+	lim, err := readLimits(env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	head, err := reports.ReadRun(fs.Arg(1))
+	base, err := reports.ReadRunLimited(fs.Arg(0), lim)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	head, err := reports.ReadRunLimited(fs.Arg(1), lim)
 	if err != nil {
 		return usageError(stderr, err)
 	}

@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 		case "diff":
 			return runDiff(args[1:], env, stdout, stderr)
 		case "show":
-			return runShow(args[1:], stdout, stderr)
+			return runShow(args[1:], env, stdout, stderr)
 		case "report":
 			return runReport(args[1:], env, stdout, stderr)
 		case "run":

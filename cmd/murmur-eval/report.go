@@ -75,7 +75,11 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 		return usageError(stderr, err)
 	}
 	opt.Alpha, opt.MaxDropPP = g.alpha, g.maxDropPP
-	runs, err := trend.Load(fs.Args())
+	lim, err := readLimits(env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	runs, err := trend.LoadLimited(fs.Args(), lim)
 	if err != nil {
 		return usageError(stderr, err)
 	}

@@ -25,7 +25,7 @@ Flags:
 `
 
 // runShow is the show command.
-func runShow(args []string, stdout, stderr io.Writer) int {
+func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int {
 	var asJSON, asMarkdown bool
 	fs := pflag.NewFlagSet("murmur-eval show", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,7 +45,11 @@ func runShow(args []string, stdout, stderr io.Writer) int {
 	case asJSON && asMarkdown:
 		return usageError(stderr, errcode.New(errcode.Usage, "--json and --markdown are exclusive"))
 	}
-	run, err := reports.ReadRun(fs.Arg(0))
+	lim, err := readLimits(env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	run, err := reports.ReadRunLimited(fs.Arg(0), lim)
 	if err == nil && run.Results == nil {
 		err = errcode.New(errcode.Usage, "%s is a scores file alone; show needs the run's results.parquet", fs.Arg(0))
 	}

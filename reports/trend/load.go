@@ -40,16 +40,20 @@ func (r *Run) Label() string {
 	return "#" + itoa(r.Index) + " " + r.Start.UTC().Format("2006-01-02 15:04")
 }
 
-// Load reads each path (a run folder or its results.parquet) and returns
-// the runs ordered by start time, then run id. A path that is not a run, or
-// a scores file alone, is an error naming it.
-func Load(paths []string) ([]*Run, error) {
+// Load is LoadLimited with reports.DefaultReadLimits.
+func Load(paths []string) ([]*Run, error) { return LoadLimited(paths, reports.DefaultReadLimits()) }
+
+// LoadLimited reads each path (a run folder or its results.parquet), each
+// Parquet file bounded by lim (reports.ReadRunLimited), and returns the
+// runs ordered by start time, then run id. A path that is not a run, or a
+// scores file alone, is an error naming it.
+func LoadLimited(paths []string, lim reports.ReadLimits) ([]*Run, error) {
 	if len(paths) == 0 {
 		return nil, errcode.New(errcode.Usage, "no run given").WithHint("murmur-eval report runs/* -o report.html")
 	}
 	runs := make([]*Run, 0, len(paths))
 	for _, p := range paths {
-		data, err := reports.ReadRun(p)
+		data, err := reports.ReadRunLimited(p, lim)
 		if err != nil {
 			return nil, err
 		}
