@@ -13,6 +13,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/termtext"
 )
 
 // Mode is how progress is shown.
@@ -69,9 +70,11 @@ type plain struct {
 func (p *plain) Done(caseID string, epoch int, status string, took time.Duration) {
 	p.n++
 	width := len(fmt.Sprint(p.total))
-	name := caseID
+	// The id is the dataset's: escaped, so "\x1b[2J" or "\r" in it cannot
+	// clear or rewrite the log.
+	name := termtext.Field(caseID)
 	if epoch > 1 {
-		name = fmt.Sprintf("%s (epoch %d)", caseID, epoch)
+		name = fmt.Sprintf("%s (epoch %d)", name, epoch)
 	}
 	fmt.Fprintf(p.w, "[%*d/%d] %-9s %s (%s)\n", width, p.n, p.total, status, name, took.Round(time.Millisecond))
 }
@@ -88,7 +91,9 @@ type bar struct {
 
 func newBar(w io.Writer, total int) *bar {
 	// WithAutoRefresh: render even when w is not a terminal (--progress bar).
-	r := &bar{p: mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithAutoRefresh())}
+	// The bar draws with escape sequences of its own, so it writes to the
+	// writer under a termtext.Writer; it prints no text from the dataset.
+	r := &bar{p: mpb.New(mpb.WithOutput(termtext.Raw(w)), mpb.WithWidth(40), mpb.WithAutoRefresh())}
 	counts := decor.Any(func(decor.Statistics) string {
 		return fmt.Sprintf("passed %d  failed %d  error %d", r.passed.Load(), r.failed.Load(), r.errors.Load())
 	}, decor.WCSyncSpaceR)

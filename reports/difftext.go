@@ -28,8 +28,8 @@ func (r *DiffReport) WriteJSON(w io.Writer) error {
 // McNemar's p), then the flipped cases and the cases of one run only.
 func (r *DiffReport) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "base: %s (%s, %s)\n", orDash(r.Base.RunID), r.Base.Path, plural(r.Base.Cases, "case"))
-	fmt.Fprintf(&b, "head: %s (%s, %s)\n", orDash(r.Head.RunID), r.Head.Path, plural(r.Head.Cases, "case"))
+	fmt.Fprintf(&b, "base: %s (%s, %s)\n", orDash(clean(r.Base.RunID)), clean(r.Base.Path), plural(r.Base.Cases, "case"))
+	fmt.Fprintf(&b, "head: %s (%s, %s)\n", orDash(clean(r.Head.RunID)), clean(r.Head.Path), plural(r.Head.Cases, "case"))
 	fmt.Fprintf(&b, "a regression: on the paired cases, a drop of more than %g points with McNemar p < %g\n\n", r.MaxDropPP, r.Alpha)
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
@@ -56,7 +56,7 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 	writeCases(&b, "only in base", r.OnlyBase)
 	writeCases(&b, "only in head", r.OnlyHead)
 	if len(r.Regressions) > 0 {
-		fmt.Fprintf(&b, "\nregressed: %s\n", strings.Join(r.Regressions, ", "))
+		fmt.Fprintf(&b, "\nregressed: %s\n", clean(strings.Join(r.Regressions, ", ")))
 	} else {
 		b.WriteString("\nno regression\n")
 	}

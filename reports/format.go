@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/internal/termtext"
 )
 
 // msDuration converts float milliseconds to a Duration.
@@ -35,15 +37,17 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// clean makes s safe for one tabwriter cell: control characters (tabs and
-// newlines among them) become spaces.
+// clean makes s safe for one tabwriter cell on a terminal: tabs and
+// newlines become spaces, every other control character (ESC, \r, C1, the
+// bidi overrides) is escaped by termtext.Field, the one escaping function
+// of the terminal writers.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+	return termtext.Field(strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, s))
 }
 
 // truncate shortens s to at most n runes, marking a cut with "…".

@@ -144,7 +144,7 @@ func writeFiles(b *strings.Builder, files []OutputFile) {
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', 0)
 	for _, f := range shown {
-		fmt.Fprintf(tw, "%s:\t%s\n", f.Label, f.Path)
+		fmt.Fprintf(tw, "%s:\t%s\n", f.Label, clean(f.Path))
 	}
 	tw.Flush()
 }

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/murmur-nexus/murmur-eval/internal/termtext"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
@@ -56,6 +57,11 @@ func environ() map[string]string {
 // run is the whole command, testable: it dispatches to a subcommand and
 // returns the process exit code.
 func run(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
+	// Case ids, messages and paths from datasets, capsules, model servers
+	// and Parquet files reach both streams: control characters in them are
+	// escaped here, once, for every subcommand (the progress bar draws
+	// under this, termtext.Raw).
+	stdout, stderr = termtext.NewWriter(stdout), termtext.NewWriter(stderr)
 	if len(args) > 0 {
 		switch args[0] {
 		case "pack":

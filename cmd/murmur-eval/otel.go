@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/termtext"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/telemetry"
 )
@@ -62,6 +63,6 @@ func shutdownTelemetry(tel *telemetry.Telemetry, stderr io.Writer) {
 
 // isTerminal reports whether w is a terminal, for --progress auto.
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := termtext.Raw(w).(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
