@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
 	"strings"
 	"time"
 
@@ -20,8 +19,14 @@ import (
 type Call struct {
 	// Dir is the host directory mounted as the guest's "/", the only
 	// directory it sees; it is created if missing. "" gives the guest no
-	// file system at all. The guest cannot create symlinks in it.
+	// file system at all. The guest cannot create symlinks in it, nor
+	// follow one out of it (see guestFS).
 	Dir string
+	// Session, when not empty, is the session folder Dir lies in (Dir is
+	// then a filesystem.scope folder of it): Dir is created and opened from
+	// Session without following a link out of it, since a tool may have
+	// replaced the scope folder by one. Dir outside Session is an error.
+	Session string
 	// Env is the guest's whole environment, "K=V" entries; nothing from the
 	// host environment is added. A later duplicate key wins.
 	Env []string
@@ -71,10 +76,11 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	defer cancel()
 	stdout := &cappedBuffer{max: e.maxOutput}
 	stderr := &cappedBuffer{max: e.maxOutput}
-	cfg, err := e.moduleConfig(callCtx, m, c, stdout, stderr)
+	cfg, closeFS, err := e.moduleConfig(callCtx, m, c, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
+	defer closeFS()
 	callCtx = withHost(callCtx, c.Host)
 	var alloc *boundedAllocator
 	if e.memLimit > 0 {
@@ -123,7 +129,8 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 // moduleConfig builds the per-call module configuration. Sleeps end when
 // callCtx does: wazero stops a guest only while its code runs, so without
 // this a guest sleeping in poll_oneoff would outlive its deadline.
-func (e *Engine) moduleConfig(callCtx context.Context, m *Module, c Call, stdout, stderr *cappedBuffer) (wazero.ModuleConfig, error) {
+// The returned func closes the guest's file system once the call is over.
+func (e *Engine) moduleConfig(callCtx context.Context, m *Module, c Call, stdout, stderr *cappedBuffer) (wazero.ModuleConfig, func(), error) {
 	cfg := e.base.
 		WithStdin(bytes.NewReader(c.Stdin)).
 		WithStdout(stdout).
@@ -137,17 +144,18 @@ func (e *Engine) moduleConfig(callCtx context.Context, m *Module, c Call, stdout
 	for _, kv := range c.Env {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" || strings.ContainsRune(kv, 0) {
-			return nil, errcode.New(errcode.Internal, "invalid environment entry %q for tool '%s': want K=V", kv, m.name)
+			return nil, nil, errcode.New(errcode.Internal, "invalid environment entry %q for tool '%s': want K=V", kv, m.name)
 		}
 		cfg = cfg.WithEnv(k, v)
 	}
-	if c.Dir != "" {
-		if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-			return nil, ioError(err, "create directory for tool '%s'", m.name)
-		}
-		cfg = cfg.WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(dirFS(c.Dir), "/"))
+	if c.Dir == "" {
+		return cfg, func() {}, nil
 	}
-	return cfg, nil
+	g, err := openGuestFS(c.Session, c.Dir)
+	if err != nil {
+		return nil, nil, ioError(err, "open directory for tool '%s'", m.name)
+	}
+	return cfg.WithFSConfig(wazero.NewFSConfig().(sysfs.FSConfig).WithSysFSMount(g, "/")), g.close, nil
 }
 
 // sleep waits for d or until ctx is done.

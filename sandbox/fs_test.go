@@ -23,7 +23,7 @@ func TestGuestFSProtectsSharedFiles(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "own.txt"), []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	g := dirFS(dir)
+	g := openTestFS(t, dir)
 	for _, flag := range []experimentalsys.Oflag{experimentalsys.O_WRONLY, experimentalsys.O_RDWR, experimentalsys.O_RDONLY | experimentalsys.O_TRUNC, experimentalsys.O_WRONLY | experimentalsys.O_APPEND} {
 		if f, errno := g.OpenFile("calc.wasm", flag, 0); errno != experimentalsys.EACCES {
 			if f != nil {
@@ -60,4 +60,15 @@ func TestGuestFSProtectsSharedFiles(t *testing.T) {
 	if got, _ := os.ReadFile(shared); string(got) != "module" {
 		t.Errorf("shared file now %q", got)
 	}
+}
+
+// openTestFS opens dir as a guest file system closed at the end of the test.
+func openTestFS(t testing.TB, dir string) *guestFS {
+	t.Helper()
+	g, err := openGuestFS("", dir)
+	if err != nil {
+		t.Fatalf("openGuestFS(%s): %v", dir, err)
+	}
+	t.Cleanup(g.close)
+	return g
 }
