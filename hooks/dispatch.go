@@ -291,7 +291,7 @@ func (d *Dispatcher) call(ctx context.Context, h *Hook, stdin []byte, env []stri
 		dir = sandbox.ScopeDir(d.dir, h.Scope)
 	}
 	res, err := d.set.engine.Run(ctx, h.Module, sandbox.Call{
-		Dir: dir, Env: env, Stdin: stdin, Deadline: d.set.opts.Deadline, Args: []string{h.Name},
+		Dir: dir, Session: d.dir, Env: env, Stdin: stdin, Deadline: d.set.opts.Deadline, Args: []string{h.Name},
 		Host: hostCalls{d: d, h: h},
 	})
 	if err != nil {

@@ -81,6 +81,7 @@ func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawM
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	out, err := t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
 		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
+		Session:  t.policy.Root,
 		Env:      t.policy.Env,
 		Stdin:    stdin,
 		Deadline: t.policy.Deadline,
