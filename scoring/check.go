@@ -1,16 +1,17 @@
 package scoring
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // Check command defaults.
@@ -20,15 +21,57 @@ const (
 	DefaultCheckTimeout = 5 * time.Minute
 	// DefaultPATH is the check's PATH when the run gives none.
 	DefaultPATH = "/usr/local/bin:/usr/bin:/bin"
-	// checkLogMax caps logs/check.log; the rest of the output is dropped.
+	// checkLogMax caps logs/check.log; past it the middle of the output is
+	// dropped and its end kept.
 	checkLogMax = 1 << 20
-	// checkWaitDelay is how long a check that exited (or was killed) may
-	// keep its output pipes open through a leftover child.
-	checkWaitDelay = 5 * time.Second
 )
 
 // CheckLog is where a check's output is kept, relative to the session folder.
 const CheckLog = "logs/check.log"
+
+// CheckHome is the check's HOME, relative to the session folder; its TMPDIR
+// is CheckHome/tmp.
+const CheckHome = ".check-home"
+
+// CheckRunner runs a check command inside the sandbox shell tools run in
+// (tool uid, Landlock, namespaces, rlimits). Package scoring only prepares
+// the command and judges what it did; the runner is supplied by the caller
+// (the Report stage), so that scoring itself never starts a process and
+// needs no Linux-only code.
+type CheckRunner interface {
+	// RunCheck runs p to its end or its Timeout. A check that ran and
+	// failed, or ran out of time, is a CheckResult, not an error; errors
+	// are the sandbox's set-up failures (a host that cannot sandbox the
+	// check, a launcher that failed) and the caller's context ending.
+	RunCheck(ctx context.Context, p CheckProc) (CheckResult, error)
+}
+
+// CheckProc is one check command to run.
+type CheckProc struct {
+	Path string   // absolute path of the binary, found on the check's PATH
+	Argv []string // argv[0] as the dataset wrote it
+	Env  []string // the whole environment
+	// SessionDir is the working directory and the one folder the check may
+	// write.
+	SessionDir string
+	// ExecFiles are files outside the system folders the check must be
+	// allowed to execute: the resolved binary when it lives elsewhere.
+	ExecFiles []string
+	Timeout   time.Duration
+	// Output receives stdout and stderr both, as one stream.
+	Output io.Writer
+}
+
+// CheckResult is how a check that ran ended.
+type CheckResult struct {
+	ExitCode int    // exit status, or 128+signal
+	Signal   string // the signal that killed it ("killed"), "" when it exited
+	TimedOut bool   // stopped at its Timeout
+	// Stopped says why the sandbox stopped it otherwise (the session folder
+	// grew past workdir_max_bytes); "" when it did not.
+	Stopped  string
+	Duration time.Duration
+}
 
 // checkEnv is what a check runs with.
 type checkEnv struct {
@@ -37,95 +80,111 @@ type checkEnv struct {
 	sessionID string
 	path      string // PATH
 	timeout   time.Duration
+	runner    CheckRunner
 }
 
-// runCheck runs the check command in the session folder, with an
-// environment rebuilt from nothing (PATH, a HOME and TMPDIR inside the
-// session folder, the case and session ids: no credentials), in its own
-// process group, killed with everything it started when its time is up.
-// stdout and stderr go to logs/check.log (at most 1 MiB).
+// runCheck runs the check command in the session folder through the
+// sandbox (env.runner), with an environment rebuilt from nothing (PATH, a
+// HOME and TMPDIR inside the session folder, the case and session ids: no
+// credentials). Its output, interleaved, is kept in memory (at most about
+// 1 MiB: the start and the end) and written by murmur-eval to
+// logs/check.log, created fresh beneath the session folder (sessionfs): the
+// session is the tool's, and a link planted there is replaced, never
+// written through.
 //
 // Exit 0 passes; another exit status or running out of time fails, with the
 // last line of output in the reason. A command that cannot be started (not
-// found, not executable) is an error of the dataset or the host, not the
-// model's failure: it returns an error and no score.
-//
-// This is not a sandbox: the process sandbox (Landlock, rlimits) is a later
-// issue, and the check will run inside it then (docs/expected.md).
+// found, not executable, or no sandbox to start it in) is an error of the
+// dataset or the host, not the model's failure: it returns an error and no
+// score.
 func runCheck(ctx context.Context, spec CheckSpec, env checkEnv) (Score, error) {
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = env.timeout
 	}
-	home := filepath.Join(env.dir, ".check-home")
-	tmp := filepath.Join(home, "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return Score{}, errcode.Wrap(errcode.IO, err, "check: create its HOME")
-	}
-	if err := os.MkdirAll(filepath.Join(env.dir, "logs"), 0o755); err != nil {
-		return Score{}, errcode.Wrap(errcode.IO, err, "check: create logs/")
-	}
-	logFile, err := os.Create(filepath.Join(env.dir, filepath.FromSlash(CheckLog)))
+	root, err := sessionfs.Open(env.dir)
 	if err != nil {
-		return Score{}, errcode.Wrap(errcode.IO, err, "check: create %s", CheckLog)
-	}
-	defer logFile.Close()
-
-	bin, err := lookPath(spec.Argv[0], env.path, env.dir)
-	if err != nil {
-		fmt.Fprintf(logFile, "murmur-eval: %v\n", err)
 		return Score{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, spec.Argv[1:]...)
-	cmd.Args[0] = spec.Argv[0]
-	cmd.Dir = env.dir
-	cmd.Env = []string{
-		"PATH=" + env.path,
-		"HOME=" + home,
-		"TMPDIR=" + tmp,
-		"LANG=C.UTF-8",
-		"MURMUR_CASE_ID=" + env.caseID,
-		"MURMUR_SESSION_ID=" + env.sessionID,
+	defer root.Close()
+	out := newCheckOutput(checkLogMax)
+	// failed keeps err's reason in the log too; err, not a log write
+	// error, is what the case ends with.
+	failed := func(err error) (Score, error) {
+		fmt.Fprintf(out, "murmur-eval: %v\n", err)
+		_ = writeCheckLog(root, out, "")
+		return Score{}, err
 	}
-	out := &tailWriter{w: logFile, max: checkLogMax}
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.WaitDelay = checkWaitDelay
-	ownProcessGroup(cmd)
-
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(logFile, "murmur-eval: %v\n", err)
-		return Score{}, errcode.Wrap(errcode.IO, err, "check: cannot start %q", spec.Argv[0])
+	if env.runner == nil {
+		return failed(errcode.New(errcode.Internal, "check: no sandbox was given to run it in"))
 	}
-	werr := cmd.Wait()
-	killProcessGroup(cmd)
-	took := time.Since(start).Round(time.Millisecond)
+	home := filepath.Join(env.dir, CheckHome)
+	if err := root.MkdirAll(filepath.Join(CheckHome, "tmp"), 0o755); err != nil {
+		return Score{}, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "check: create its HOME")
+	}
+	bin, err := lookPath(root, spec.Argv[0], env.path)
+	if err != nil {
+		return failed(err)
+	}
+	var execFiles []string
+	if !within(env.dir, bin) {
+		execFiles = []string{bin}
+	}
+	res, err := env.runner.RunCheck(ctx, CheckProc{
+		Path: bin, Argv: spec.Argv, SessionDir: env.dir, ExecFiles: execFiles,
+		Env: []string{
+			"PATH=" + env.path,
+			"HOME=" + home,
+			"TMPDIR=" + filepath.Join(home, "tmp"),
+			"LANG=C.UTF-8",
+			"MURMUR_CASE_ID=" + env.caseID,
+			"MURMUR_SESSION_ID=" + env.sessionID,
+		},
+		Timeout: timeout, Output: out,
+	})
+	if err != nil {
+		return failed(err)
+	}
 	last := out.lastLine()
-	fmt.Fprintf(logFile, "\nmurmur-eval: check %s after %s\n", describeExit(werr, ctx), took)
-
+	var s Score
 	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return passFail(TypeCheck, TypeCheck, false, withOutput(fmt.Sprintf("timed out after %s", timeout), last)), nil
-	case werr == nil:
-		return passFail(TypeCheck, TypeCheck, true, "exit status 0"), nil
+	case res.TimedOut:
+		s = passFail(TypeCheck, TypeCheck, false, withOutput(fmt.Sprintf("timed out after %s", timeout), last))
+	case res.Stopped != "":
+		s = passFail(TypeCheck, TypeCheck, false, withOutput("stopped: "+res.Stopped, last))
+	case res.Signal != "":
+		s = passFail(TypeCheck, TypeCheck, false, withOutput("signal: "+res.Signal, last))
+	case res.ExitCode == 0:
+		s = passFail(TypeCheck, TypeCheck, true, "exit status 0")
+	default:
+		s = passFail(TypeCheck, TypeCheck, false, withOutput(fmt.Sprintf("exit status %d", res.ExitCode), last))
 	}
-	var exitErr *exec.ExitError
-	if errors.As(werr, &exitErr) {
-		return passFail(TypeCheck, TypeCheck, false, withOutput(exitErr.ProcessState.String(), last)), nil
+	footer := fmt.Sprintf("\nmurmur-eval: check %s after %s\n", describeEnd(res), res.Duration.Round(time.Millisecond))
+	if err := writeCheckLog(root, out, footer); err != nil {
+		return Score{}, err
 	}
-	return passFail(TypeCheck, TypeCheck, false, withOutput(werr.Error(), last)), nil
+	return s, nil
 }
 
-func describeExit(err error, ctx context.Context) string {
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "timed out"
-	case err == nil:
-		return "exited with status 0"
+// writeCheckLog writes logs/check.log fresh (a planted link or FIFO at the
+// name is replaced, never followed).
+func writeCheckLog(root *sessionfs.Root, out *checkOutput, footer string) error {
+	if err := root.WriteFile(CheckLog, append(out.bytes(), footer...), 0o644); err != nil {
+		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "check: write %s", CheckLog)
 	}
-	return "ended: " + err.Error()
+	return nil
+}
+
+func describeEnd(r CheckResult) string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Stopped != "":
+		return "stopped: " + r.Stopped
+	case r.Signal != "":
+		return "killed by signal: " + r.Signal
+	}
+	return fmt.Sprintf("exited with status %d", r.ExitCode)
 }
 
 func withOutput(reason, last string) string {
@@ -135,27 +194,43 @@ func withOutput(reason, last string) string {
 	return reason + ": " + truncate(last, 200)
 }
 
+// within reports whether p is dir or beneath it.
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
+}
+
 // lookPath finds name on path the way a shell would, but in the check's
-// PATH rather than murmur-eval's own. A name with a slash is relative to
-// dir, the check's working directory.
-func lookPath(name, path, dir string) (string, error) {
+// PATH rather than murmur-eval's own; relative PATH entries are skipped (they
+// would depend on the session's content). A name with a slash and no
+// leading "/" is a file of the session folder, looked up beneath it (a link
+// out of the folder is not followed).
+func lookPath(root *sessionfs.Root, name, path string) (string, error) {
 	notFound := func() error {
 		return errcode.New(errcode.IONotFound, "check: command %q not found in PATH %s", name, path).
 			WithHint("install it on the machine that runs murmur-eval, or give its absolute path")
 	}
 	if strings.Contains(name, "/") {
-		p := name
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
+		if filepath.IsAbs(name) {
+			if isExecutable(name) {
+				return filepath.Clean(name), nil
+			}
+			return "", notFound()
 		}
-		if isExecutable(p) {
-			return p, nil
+		f, err := root.OpenRead(name)
+		if err != nil {
+			return "", notFound()
 		}
-		return "", notFound()
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil || fi.Mode().Perm()&0o111 == 0 {
+			return "", notFound()
+		}
+		return filepath.Join(root.Dir(), filepath.FromSlash(name)), nil
 	}
 	for _, d := range filepath.SplitList(path) {
 		if d == "" || !filepath.IsAbs(d) {
-			continue // a relative PATH entry would depend on the session's content
+			continue
 		}
 		if p := filepath.Join(d, name); isExecutable(p) {
 			return p, nil
@@ -169,37 +244,52 @@ func isExecutable(p string) bool {
 	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
-// tailWriter writes to w until max bytes, then drops the rest, and keeps
-// the last bytes seen for the reason. exec calls Write from one goroutine
-// when stdout and stderr are the same writer.
-type tailWriter struct {
-	w       *os.File
-	max     int
-	written int
-	dropped bool
-	tail    []byte
+// checkOutput keeps a check's output for logs/check.log: the first bytes up
+// to its cap less tailKeep, then, once the cap is passed, the last tailKeep
+// bytes, so that both the start and the end (where test runners print
+// their summary) survive. The sandbox calls Write from one goroutine.
+type checkOutput struct {
+	max   int
+	head  []byte
+	tail  []byte // the last tailKeep bytes of the whole output
+	total int64
 }
 
 const tailKeep = 4 << 10
 
-func (t *tailWriter) Write(p []byte) (int, error) {
-	if room := t.max - t.written; room > 0 {
-		n, _ := t.w.Write(p[:min(len(p), room)]) // a log write error must not fail the check
-		t.written += n
+func newCheckOutput(max int) *checkOutput { return &checkOutput{max: max} }
+
+func (o *checkOutput) Write(p []byte) (int, error) {
+	if room := o.max - tailKeep - len(o.head); room > 0 {
+		o.head = append(o.head, p[:min(len(p), room)]...)
 	}
-	if t.written >= t.max && !t.dropped {
-		t.dropped = true
-		fmt.Fprintf(t.w, "\nmurmur-eval: output cut at %d bytes\n", t.max)
-	}
-	t.tail = append(t.tail, p...)
-	if len(t.tail) > tailKeep {
-		t.tail = append(t.tail[:0], t.tail[len(t.tail)-tailKeep:]...)
+	o.total += int64(len(p))
+	if len(p) >= tailKeep {
+		o.tail = append(o.tail[:0], p[len(p)-tailKeep:]...)
+	} else {
+		o.tail = append(o.tail, p...)
+		if len(o.tail) > tailKeep {
+			o.tail = append(o.tail[:0], o.tail[len(o.tail)-tailKeep:]...)
+		}
 	}
 	return len(p), nil
 }
 
+// bytes is the log's text: the whole output when it fits, else its head,
+// a note of what was dropped, and its tail.
+func (o *checkOutput) bytes() []byte {
+	b := append([]byte(nil), o.head...)
+	rest := o.total - int64(len(o.head)) // what came after the head
+	if rest <= int64(len(o.tail)) {
+		return append(b, o.tail[int64(len(o.tail))-rest:]...)
+	}
+	note := fmt.Sprintf("\nmurmur-eval: output cut: %d bytes dropped after the first %d; the last %d follow\n",
+		rest-int64(len(o.tail)), len(o.head), len(o.tail))
+	return append(append(b, note...), o.tail...)
+}
+
 // lastLine is the last non-blank line of the output.
-func (t *tailWriter) lastLine() string {
-	lines := strings.Split(strings.TrimRight(string(t.tail), "\n\r\t "), "\n")
+func (o *checkOutput) lastLine() string {
+	lines := strings.Split(strings.TrimRight(string(o.tail), "\n\r\t "), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }

@@ -30,6 +30,9 @@ type Input struct {
 	Trace      TraceSummary    // the case's trace
 	ResultText string          // out/result.txt
 	Expected   json.RawMessage // the dataset line's expected value, verbatim
+	// Checks runs the check command sandboxed; without one a check is
+	// refused (an error), never run unsandboxed.
+	Checks CheckRunner
 }
 
 // Expected parses a case's expected value (ParseExpected) and checks that
@@ -79,6 +82,7 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 			s, err := runCheck(ctx, *e.Check, checkEnv{
 				dir: in.SessionDir, caseID: in.CaseID, sessionID: in.SessionID,
 				path: cmp.Or(p.PATH, DefaultPATH), timeout: cmp.Or(p.CheckTimeout, DefaultCheckTimeout),
+				runner: in.Checks,
 			})
 			if err != nil {
 				return scores, err

@@ -27,7 +27,7 @@ func TestPlanScoreOrderAndDefault(t *testing.T) {
 	}
 	tr := mustTrace(t, traceMaxTurns)
 	plan := &Plan{Config: Config{Scorers: []ScorerSpec{{Type: TypeMaxTurns, Name: "turns", Max: 10}, {Type: TypeExitOK, Name: "exit_ok"}}}, PATH: os.Getenv("PATH")}
-	in := Input{CaseID: "c", SessionDir: dir, Trace: tr, ResultText: "error: inference loop exceeded 4 turns",
+	in := Input{CaseID: "c", SessionDir: dir, Trace: tr, ResultText: "error: inference loop exceeded 4 turns", Checks: &fakeRunner{},
 		Expected: json.RawMessage(`{"check": "test -f out.txt", "files": {"out.txt": true}, "result_contains": "42"}`)}
 	scores, err := plan.Score(context.Background(), in)
 	if err != nil {
@@ -51,7 +51,7 @@ func TestPlanScoreOrderAndDefault(t *testing.T) {
 
 func TestPlanScoreCheckErrorKeepsScores(t *testing.T) {
 	plan := &Plan{PATH: "/nonexistent"}
-	scores, err := plan.Score(context.Background(), Input{SessionDir: t.TempDir(), Trace: mustTrace(t, traceTypical), ResultText: "42",
+	scores, err := plan.Score(context.Background(), Input{SessionDir: t.TempDir(), Trace: mustTrace(t, traceTypical), ResultText: "42", Checks: &fakeRunner{},
 		Expected: json.RawMessage(`{"result_contains": "42", "check": ["definitely-not-a-command"]}`)})
 	if !errcode.Is(err, errcode.IONotFound) {
 		t.Errorf("err = %v, want %s", err, errcode.IONotFound)

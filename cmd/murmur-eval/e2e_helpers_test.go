@@ -248,12 +248,27 @@ func runBinary(t testing.TB, args ...string) result {
 // into a new --out folder, plus extra flags. It returns the run folder.
 func evalRun(t testing.TB, capsuleDir string, extra ...string) (string, result) {
 	t.Helper()
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(reachableTempDir(t), "run")
 	args := append([]string{capsuleDir,
 		"--dataset", filepath.Join(capsuleDir, "cases.jsonl"),
 		"--replay", filepath.Join(capsuleDir, "recordings"),
 		"--out", out}, extra...)
 	return out, runBinary(t, args...)
+}
+
+// reachableTempDir is t.TempDir opened to others (0755, and its parent):
+// a run's shell tools and expected checks run as an unprivileged user when
+// the tests run as root, and must reach the run folder. The path keeps
+// t.TempDir's length (replayed token estimates count the session path).
+func reachableTempDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // column is what a reader sees of one Parquet column (a local copy of

@@ -91,7 +91,7 @@ func TestReportOnEngineeredNights(t *testing.T) {
 	t.Parallel()
 	qs := quickstart(t)
 	ids, nights := engineeredNights()
-	root := filepath.Join(t.TempDir(), "runs")
+	root := filepath.Join(reachableTempDir(t), "runs")
 	// Folder names sort against start order: the report must order by the
 	// runs' start times, not by name or argument order.
 	names := []string{"f", "e", "d", "c", "b", "a"}

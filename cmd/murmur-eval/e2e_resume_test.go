@@ -105,13 +105,13 @@ func TestKilledRunResumes(t *testing.T) {
 	args := func(out string, flag string) []string {
 		return []string{qs, "--dataset", dataset, "--replay", recs, flag, out, "--workers", "2", "--max-error-rate", "1", "--progress", "plain"}
 	}
-	full := filepath.Join(t.TempDir(), "run") // all named alike: replayed token estimates count the session path
+	full := filepath.Join(reachableTempDir(t), "run") // all named alike: replayed token estimates count the session path
 	ref := runBinary(t, args(full, "--out")...)
 	if ref.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\nstderr:\n%s", ref.code, ref.stderr)
 	}
 
-	killed := filepath.Join(t.TempDir(), "run")
+	killed := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, args(killed, "--out")...)
@@ -217,11 +217,11 @@ func TestInterruptedRunResumes(t *testing.T) {
 	args := func(out string, flag string) []string {
 		return []string{qs, "--dataset", dataset, "--replay", recs, flag, out, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
 	}
-	full := filepath.Join(t.TempDir(), "run") // all named alike: replayed token estimates count the session path
+	full := filepath.Join(reachableTempDir(t), "run") // all named alike: replayed token estimates count the session path
 	if r := runBinary(t, args(full, "--out")...); r.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	stopped := filepath.Join(t.TempDir(), "run")
+	stopped := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, args(stopped, "--out")...)

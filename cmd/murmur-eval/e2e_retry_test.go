@@ -42,7 +42,7 @@ func TestRetriesOfHarnessErrors(t *testing.T) {
 	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--retries", "2", "--retry-backoff", "10ms", "--progress", "none", "--keep-sessions", "failed")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0: the retried errors do not count\nstderr:\n%s", r.code, r.stderr)

@@ -195,7 +195,7 @@ func TestBadExpectedIsAUsageError(t *testing.T) {
 	if err := os.WriteFile(ds, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, qs, "--dataset", ds, "--replay", filepath.Join(qs, "recordings"), "--out", out)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "error[E-EVAL-001]") ||
 		!strings.Contains(r.stderr, "cases.jsonl:2: expected.result_matches") || !strings.Contains(r.stderr, "cases.jsonl:3: expected.files") {

@@ -53,7 +53,7 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	}
 	var shards []string
 	for i, flags := range [][]string{{"--shard", "0/3"}, {"--shard", "1/3"}, nil} {
-		out := filepath.Join(t.TempDir(), "run") // named as the whole run: replayed token counts depend on the paths
+		out := filepath.Join(reachableTempDir(t), "run") // named as the whole run: replayed token counts depend on the paths
 		args := append([]string{qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out}, append(flags, epochs...)...)
 		var env []string
 		if flags == nil {

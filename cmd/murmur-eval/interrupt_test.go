@@ -21,7 +21,7 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	}
 	t.Parallel()
 	dir := hangCapsule(t)
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),

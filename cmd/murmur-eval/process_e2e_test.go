@@ -61,7 +61,7 @@ func TestProcessTransportEndToEnd(t *testing.T) {
 	if err := goBuild(moduleRoot(t), nil, "-o", filepath.Join(bin, "claude"), "./internal/fakeclaude"); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "run")
+	out := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--workers", "2", "--max-error-rate", "1")

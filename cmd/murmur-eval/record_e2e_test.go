@@ -38,13 +38,13 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 	}
 	cases := filepath.Join(dir, "cases.jsonl")
 	rec := filepath.Join(t.TempDir(), "recordings")
-	live := filepath.Join(t.TempDir(), "live")
+	live := filepath.Join(reachableTempDir(t), "live")
 	r := runBinary(t, dir, "--dataset", cases, "--record", rec, "--out", live, "--workers", "6", "--max-connections", "2")
 	if r.code != 0 {
 		t.Fatalf("recording run exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	srv.Close()
-	replayed := filepath.Join(t.TempDir(), "replayed")
+	replayed := filepath.Join(reachableTempDir(t), "replayed")
 	if r := runBinary(t, dir, "--dataset", cases, "--replay", rec, "--out", replayed); r.code != 0 {
 		t.Fatalf("replay run exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -29,9 +29,10 @@ type wiring struct {
 // graph builds the run's stage table: the seven stages, their edges, and
 // Report running despite failures. It also returns the run's security
 // warnings (to read once Graph.Prepare succeeded) and a func that releases
-// what the stages hold (the WASM engine).
+// what the stages hold (the WASM engine, the launchers).
 func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
+	rep := report.New(w.outDir)
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}), Shared: true},
@@ -40,8 +41,8 @@ func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
 		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(version), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
-		pipeline.Node{Stage: report.Stage{}, Requires: []string{loop.Name}, RunDespiteFailure: true},
+		pipeline.Node{Stage: rep, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
-	closeFn := func() { _ = ver.Close(context.Background()) }
+	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
 	return g, ver.Warnings, closeFn, err
 }

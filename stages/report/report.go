@@ -21,9 +21,21 @@ import (
 // Name is the stage's name in the graph.
 const Name = "report"
 
-// Stage is the Report stage. It holds no state: the run's scoring plan
-// comes with each case (pipeline.Case.Scoring).
-type Stage struct{}
+// Stage is the Report stage. The run's scoring plan comes with each case
+// (pipeline.Case.Scoring); the stage holds only the launcher it makes for
+// check commands when the capsule has no shell or native tools (their
+// launcher is used otherwise). Make it with New and Close it at the end of
+// the run; the zero value runs checks only with the toolset's launcher.
+type Stage struct {
+	checks *checkSandbox
+}
+
+// New returns a Report stage for one run whose folder is runDir (the
+// check's launcher copy goes there; "" for the system's temporary folder).
+func New(runDir string) Stage { return Stage{checks: &checkSandbox{runDir: runDir}} }
+
+// Close removes the launcher made for check commands, if any.
+func (s Stage) Close() error { return s.checks.Close() }
 
 // Name returns "report".
 func (Stage) Name() string { return Name }
@@ -32,15 +44,15 @@ func (Stage) Name() string { return Name }
 // nothing when the case never got a session directory (a failure before
 // Stage). A scorer that cannot run (a check command that does not start)
 // fails the stage, so the case is an error, not the model's failure.
-func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
+func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	var errs []error
-	if s := c.Session; s != nil && s.Trace != nil {
-		if s.Trace.Started() && !s.Trace.Ended() {
+	if ses := c.Session; ses != nil && ses.Trace != nil {
+		if ses.Trace.Started() && !ses.Trace.Ended() {
 			// murmur's launch fallback: an attempt that started but ended in
 			// an error still gets a session_end, with status failed.
-			errs = append(errs, s.Trace.SessionEnd(pipeline.ExitFailed))
+			errs = append(errs, ses.Trace.SessionEnd(pipeline.ExitFailed))
 		}
-		errs = append(errs, s.Trace.Close())
+		errs = append(errs, ses.Trace.Close())
 	}
 	if c.SessionDir != "" {
 		errs = append(errs, writeResult(c))
@@ -51,7 +63,7 @@ func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if !scorable(c) {
 		return nil
 	}
-	return score(ctx, c)
+	return score(ctx, c, s.checks)
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its

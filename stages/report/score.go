@@ -12,7 +12,7 @@ import (
 // keeps the scores in c.Scores and writes eval.jsonl. When a scorer cannot
 // run, the case is an error with no verdict: it keeps no scores and gets no
 // eval.jsonl, so that only passed and failed cases have scores anywhere.
-func score(ctx context.Context, c *pipeline.Case) error {
+func score(ctx context.Context, c *pipeline.Case, checks *checkSandbox) error {
 	plan := c.Scoring
 	if plan == nil {
 		plan = &scoring.Plan{}
@@ -33,6 +33,7 @@ func score(ctx context.Context, c *pipeline.Case) error {
 		Trace:      tr,
 		ResultText: c.Loop.ResultText,
 		Expected:   c.Input.Expected,
+		Checks:     caseChecks{box: checks, c: c},
 	})
 	if scoreErr != nil {
 		return scoreErr

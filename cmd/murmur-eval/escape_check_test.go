@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+)
+
+// checkCapsule is a capsule with nothing but shell tools (bash may run
+// mkdir; everything else the tool does is a bash builtin).
+const checkCapsule = `name: check-escape
+version: 0.1.0
+inference:
+  transport: http
+  endpoint: https://api.anthropic.com
+  model: claude-sonnet-4-5
+  driver:
+    artifact: murmur-driver-anthropic
+  max_turns: 3
+capabilities:
+  shell:
+    allow: [bash, sh, mkdir]
+trace:
+  include_tool_output: true
+`
+
+// TestCheckCannotEscapeTheSession is finding 3 of issue 13 through the real
+// binary: a bash tool plants json/__init__.py in its session, and the
+// dataset's check runs python3 -m json.tool there. The planted code may run,
+// but sandboxed: as the tool user, unable to write a host folder anyone may
+// write. Next to it a check that passes still passes and one that fails
+// still fails with its last line, in the same run.
+func TestCheckCannotEscapeTheSession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	python := "/usr/bin/python3"
+	if _, err := os.Stat(python); err != nil {
+		t.Skip("no /usr/bin/python3")
+	}
+	t.Parallel()
+	e2eBinary(t)
+
+	// The check's user must reach the run folder and the host folder (so
+	// only the sandbox stops the write): t.TempDir is private.
+	base, err := os.MkdirTemp("", "escape-check-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	hostDir := filepath.Join(base, "host")
+	for _, d := range []string{base, hostDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	marker := filepath.Join(hostDir, "pwned")
+
+	planted := fmt.Sprintf(`import os
+print("planted uid=%%d" %% os.getuid(), flush=True)
+try:
+    open(%q, "w").write("pwned")
+    print("PLANTED-WROTE-HOST", flush=True)
+except OSError as e:
+    print("planted write refused:", e, flush=True)
+`, marker)
+	plant := "mkdir -p json && printf '%s' " + shellQuote(planted) + " > json/__init__.py && echo '{\"a\": 1}' > out.json && echo planted"
+
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(checkCapsule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		id, command string // command: the bash tool call, "" for none
+		expected        map[string]any
+	}{
+		{"planted-module", plant, map[string]any{"check": python + " -m json.tool out.json"}},
+		{"passing-check", "echo 42 > answer.txt", map[string]any{"check": "grep -qx 42 answer.txt && echo found"}},
+		{"failing-check", "", map[string]any{"check": []string{"sh", "-c", "echo first; echo 'expected 42, got 41' >&2; exit 1"}}},
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var dataset bytes.Buffer
+	for _, tc := range cases {
+		line, _ := json.Marshal(map[string]any{"case_id": tc.id, "task": "Do it.", "expected": tc.expected})
+		dataset.Write(append(line, '\n'))
+		var rec bytes.Buffer
+		if tc.command != "" {
+			call, _ := json.Marshal(map[string]any{"stop_reason": "tool_call", "content": []any{
+				map[string]any{"type": "tool_call", "id": "c1", "name": "bash", "input": map[string]any{"command": tc.command}}}})
+			rec.Write(append(call, '\n'))
+		}
+		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
+		if err := os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(tc.id)), rec.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), dataset.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := filepath.Join(base, "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
+		"--out", out, "--workers", "2", "--timeout", "60s", "--check-timeout", "30s")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
+			t.Fatal(err)
+		}
+		// Failed cases make a non-zero exit; the rows say what happened.
+		t.Logf("exit %d\nstderr:\n%s", exitErr.ExitCode(), stderr.String())
+	}
+
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the planted module wrote %s on the host", marker)
+	}
+	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	checkLog := func(id string) string {
+		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase[id]["session_dir"])), filepath.FromSlash(scoring.CheckLog)))
+		if err != nil {
+			t.Errorf("case %s: %v", id, err)
+		}
+		return string(b)
+	}
+	checkScore := func(id string) map[string]any {
+		for _, s := range readParquet(t, filepath.Join(out, "scores.parquet")).Rows {
+			if s["case_id"] == id && s["scorer"] == "check" {
+				return s
+			}
+		}
+		t.Errorf("case %s: no check score (status %v, %v)", id, byCase[id]["status"], byCase[id]["error_message"])
+		return nil
+	}
+
+	// The attack was really attempted: the bash call planted the module.
+	sdir := filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase["planted-module"]["session_dir"])))
+	if call, shell := toolEvents(t, filepath.Join(sdir, "trace.jsonl")); shell == nil || shell["exit_code"] != float64(0) {
+		t.Fatalf("the bash tool did not plant the module: %v\n%v", call, shell)
+	}
+	if _, err := os.Stat(filepath.Join(sdir, "json", "__init__.py")); err != nil {
+		t.Fatalf("no planted module: %v", err)
+	}
+	log := checkLog("planted-module")
+	if !strings.Contains(log, "planted uid=") {
+		t.Errorf("the planted module did not run (the check should import it):\n%s", log)
+	}
+	if strings.Contains(log, "PLANTED-WROTE-HOST") {
+		t.Errorf("the planted module wrote on the host:\n%s", log)
+	}
+	wantUID := os.Getuid()
+	if wantUID == 0 {
+		wantUID = 65534
+	}
+	if strings.Contains(log, "planted uid=") && !strings.Contains(log, "planted uid="+strconv.Itoa(wantUID)+"\n") {
+		t.Errorf("the planted module ran as another uid than the tool user's %d:\n%s", wantUID, log)
+	}
+	if wantUID != 0 && strings.Contains(log, "planted uid=0\n") {
+		t.Errorf("the planted module ran as root:\n%s", log)
+	}
+	t.Logf("planted-module: status %v; check.log:\n%s", byCase["planted-module"]["status"], log)
+
+	if row := byCase["passing-check"]; row["status"] != "passed" {
+		t.Errorf("passing-check: status %v (%v), want passed\ncheck.log:\n%s", row["status"], row["error_message"], checkLog("passing-check"))
+	}
+	if row := byCase["failing-check"]; row["status"] != "failed" {
+		t.Errorf("failing-check: status %v (%v), want failed", row["status"], row["error_message"])
+	}
+	if s := checkScore("failing-check"); s != nil && (s["result"] != "fail" || s["reason"] != "exit status 1: expected 42, got 41") {
+		t.Errorf("failing-check score %v, want a failure with the last line", s)
+	}
+	if l := checkLog("failing-check"); !strings.Contains(l, "first\nexpected 42, got 41\n") {
+		t.Errorf("failing-check check.log = %q, want both streams in order", l)
+	}
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
