@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,6 +27,9 @@ const (
 	llFileRights = llExecute | llWriteFile | llReadFile | llTruncate | unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
 	llNetConnect = unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
 	llNetBind    = unix.LANDLOCK_ACCESS_NET_BIND_TCP
+
+	llScopeAbstractUnix = unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+	llScopeSignal       = unix.LANDLOCK_SCOPE_SIGNAL
 )
 
 // landlockABI asks the kernel which Landlock ABI it offers; 0 means none.
@@ -68,9 +72,12 @@ type landlockSpec struct {
 	// DenyTCP handles TCP connect and bind (ABI 4) with no rule granting
 	// them, on top of the network namespace.
 	DenyTCP bool `json:"deny_tcp"`
+	// Scoped (ABI 6) keeps the subprocess tree from connecting to abstract
+	// unix sockets and signalling processes created outside it.
+	Scoped bool `json:"scoped"`
 }
 
-type rulesetAttr struct{ fs, net uint64 }
+type rulesetAttr struct{ fs, net, scoped uint64 }
 
 type pathBeneath struct {
 	access uint64
@@ -85,7 +92,10 @@ func restrictThread(spec landlockSpec) error {
 	attr := rulesetAttr{fs: handled}
 	size := unsafe.Sizeof(attr.fs)
 	if spec.DenyTCP && spec.ABI >= 4 {
-		attr.net, size = llNetConnect|llNetBind, unsafe.Sizeof(attr)
+		attr.net, size = llNetConnect|llNetBind, 2*unsafe.Sizeof(attr.fs)
+	}
+	if spec.Scoped && spec.ABI >= 6 {
+		attr.scoped, size = llScopeAbstractUnix|llScopeSignal, unsafe.Sizeof(attr)
 	}
 	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
@@ -123,33 +133,62 @@ func noNewPrivs() error {
 	return nil
 }
 
-// systemDirs are the host folders a subprocess may read and execute from.
+// systemDirs are the host folders a subprocess may read (not execute:
+// what may run is the exec closure's business).
 func systemDirs() []string {
 	return []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}
 }
 
-// SessionRules is the rule set of a subprocess in a session: the session
-// dir read-write (without execute unless workdirExec, never device or
-// socket nodes), the system binary and library folders read-execute,
-// murmur's fixed devices, and extra read-execute files (a native tool's own
-// binary). Nothing else of the host is visible.
-func SessionRules(sessionDir string, workdirExec bool, execFiles ...string) []LandlockRule {
+// SessionRules is the base rule set of a subprocess in a session: the
+// session dir read-write (without execute unless workdirExec, never device
+// or socket nodes), the system binary and library folders read-only (the
+// dynamic loader maps libraries with plain reads), the loader's cache and
+// murmur's fixed devices. What may be executed is added by execRules.
+// Nothing else of the host is visible.
+func SessionRules(sessionDir string, workdirExec bool) []LandlockRule {
 	rw := uint64(1<<16-1) &^ (llMakeChar | llMakeBlock | llMakeSock)
 	if !workdirExec {
 		rw &^= llExecute
 	}
 	rules := []LandlockRule{{Path: sessionDir, Access: rw}}
 	for _, d := range systemDirs() {
-		rules = append(rules, LandlockRule{Path: d, Access: llReadFile | llReadDir | llExecute})
+		rules = append(rules, LandlockRule{Path: d, Access: llReadFile | llReadDir})
 	}
-	rules = append(rules,
+	return append(rules,
 		LandlockRule{Path: "/etc/ld.so.cache", Access: llReadFile},
 		LandlockRule{Path: "/dev/null", Access: llReadFile | llWriteFile | llTruncate},
 		LandlockRule{Path: "/dev/zero", Access: llReadFile},
 		LandlockRule{Path: "/dev/urandom", Access: llReadFile},
 	)
-	for _, f := range execFiles {
+}
+
+// execRules grants a closure: read and execute on the files the kernel
+// executes, read on the libraries.
+func execRules(c closure) []LandlockRule {
+	rules := make([]LandlockRule, 0, len(c.Exec)+len(c.Read))
+	for _, f := range c.Exec {
 		rules = append(rules, LandlockRule{Path: f, Access: llReadFile | llExecute})
+	}
+	for _, f := range c.Read {
+		rules = append(rules, LandlockRule{Path: f, Access: llReadFile})
+	}
+	return rules
+}
+
+// runtimeRules are capabilities.shell.interpreter_runtime grants as murmur
+// applies them: read and execute beneath each folder, and listing when
+// list_dir. Landlock's domain covers the whole subprocess tree, so a grant
+// named for one binary serves every process of the call.
+func runtimeRules(grants []capsule.InterpreterGrant) []LandlockRule {
+	var rules []LandlockRule
+	for _, g := range grants {
+		for _, d := range g.Dirs {
+			access := uint64(llReadFile | llExecute)
+			if d.ListDir {
+				access |= llReadDir
+			}
+			rules = append(rules, LandlockRule{Path: d.Path, Access: access})
+		}
 	}
 	return rules
 }

@@ -32,6 +32,7 @@ type launchSpec struct {
 	Dir      string        `json:"dir"`
 	Rlimits  []rlimit      `json:"rlimits"`
 	Landlock *landlockSpec `json:"landlock,omitempty"`
+	Seccomp  seccompSpec   `json:"seccomp"`
 }
 
 type rlimit struct {
@@ -46,8 +47,8 @@ type rlimit struct {
 //
 // The launcher, already inside the subprocess's namespaces, sets no_new_privs,
 // the Landlock rule set and hard rlimits on its own thread, marks every
-// descriptor above stderr close-on-exec, and execs the tool. It returns only
-// on failure.
+// descriptor above stderr close-on-exec, installs the seccomp filter and
+// execs the tool. It returns only on failure.
 func LauncherMain(args []string) (handled bool, exitCode int) {
 	if len(args) < 2 || args[1] != LauncherArg {
 		return false, 0
@@ -88,6 +89,10 @@ func launch(spec launchSpec) error {
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
 		return fmt.Errorf("close inherited descriptors: %w", err)
 	}
+	filter, err := seccompProgram(spec.Seccomp)
+	if err != nil {
+		return err
+	}
 	// rlimits last: RLIMIT_NPROC and RLIMIT_AS would stop the Go runtime
 	// itself from starting threads or mapping memory before the exec.
 	for _, r := range spec.Rlimits {
@@ -100,6 +105,11 @@ func launch(spec launchSpec) error {
 			return fmt.Errorf("setrlimit(%d): %w", r.Resource, err)
 		}
 	}
-	err := syscall.Exec(spec.Path, spec.Argv, spec.Env)
+	// The filter last: nothing the launcher itself does is filtered but
+	// the execve, which the filter allows.
+	if err := loadSeccomp(filter); err != nil {
+		return err
+	}
+	err = syscall.Exec(spec.Path, spec.Argv, spec.Env)
 	return fmt.Errorf("exec %s: %w", spec.Path, err)
 }

@@ -19,8 +19,9 @@ type Host struct {
 	// refused); LandlockABI is the kernel's ABI number.
 	Landlock    bool
 	LandlockABI int
-	// UserNS: a child could be started in new user, PID and network
-	// namespaces with a uid map (the subprocess set-up this package uses).
+	// UserNS: a child could be started in new user, PID, IPC, UTS and
+	// network namespaces with a uid map (the subprocess set-up this package
+	// uses).
 	UserNS bool
 	// Reason says why the weakest missing mechanism is missing.
 	LandlockReason, UserNSReason string
@@ -102,8 +103,8 @@ func probeNamespaces(ctx context.Context) error {
 }
 
 // userNS is the SysProcAttr of every subprocess: its own process group,
-// killed if the evaluator dies, and new user and PID namespaces (plus a
-// network namespace when isolate). The user namespace maps one unprivileged
+// killed if the evaluator dies, and new user, PID, IPC and UTS namespaces
+// (plus a network namespace when isolate). The user namespace maps one unprivileged
 // uid (nobody when the evaluator is root, else the evaluator's own uid), so
 // RLIMIT_NPROC is enforced even for a root evaluator and counts only this
 // subprocess tree; the PID namespace makes the tool PID 1, so killing it
@@ -113,7 +114,11 @@ func userNS(isolate bool) *syscall.SysProcAttr {
 	if os.Getuid() == 0 {
 		gid = nobody
 	}
-	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID)
+	// Fresh IPC and UTS namespaces: System V shared memory, semaphores,
+	// message queues and POSIX message queues a tool creates are private to
+	// the call and gone when it ends; the host name cannot be changed for
+	// anyone else.
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS)
 	if isolate {
 		flags |= syscall.CLONE_NEWNET
 	}

@@ -18,22 +18,54 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
-// Spawner starts native subprocesses (shell and native tools) through the
-// launcher. Create one per run with NewSpawner and Close it at the end; Run
-// is safe for concurrent use.
+// Spawner starts native subprocesses (shell and native tools, checks)
+// through the launcher. Create one per run with NewSpawner and Close it at
+// the end; Run is safe for concurrent use.
 type Spawner struct {
 	launcher string // a copy of the murmur-eval binary, re-executed with LauncherArg
 	dir      string // the copy's folder
 	host     Host
+	opts     SpawnerOptions
+	closures closureCache
 }
+
+// SpawnerOptions are a run's settings for every subprocess it starts.
+type SpawnerOptions struct {
+	// RunDir is the run folder: the launcher's copy goes to
+	// RunDir/.launcher, so a killed run leaves nothing in /tmp. It must be
+	// reachable by the subprocess user (see docs/sandbox.md); "" means the
+	// system's temporary folder (tests).
+	RunDir string
+	// The capsule's grants, applied to a Proc with CapsuleGrants:
+	// ShellAllow are capabilities.shell.allow's binary names, resolved on
+	// the Proc's PATH (every match) and executable with their closures;
+	// InterpreterRuntime are capabilities.shell.interpreter_runtime's
+	// folders; UnixSockets is capabilities.network.unix_sockets.
+	ShellAllow         []string
+	InterpreterRuntime []capsule.InterpreterGrant
+	UnixSockets        bool
+}
+
+// launcherDirName is the launcher's folder in the run folder.
+const launcherDirName = ".launcher"
 
 // NewSpawner returns a Spawner whose launcher is the binary at launcher
 // (os.Executable() in production, the test binary in tests: either must
-// call LauncherMain first thing). The binary is linked (or copied) into a
-// fresh folder any user may enter, since the subprocess's unprivileged uid
-// must be able to exec it.
-func NewSpawner(launcher string, host Host) (*Spawner, error) {
-	dir, err := os.MkdirTemp("", "murmur-eval-launcher-")
+// call LauncherMain first thing). The binary is linked (or copied) into
+// RunDir/.launcher (a leftover of a killed run is replaced), a folder any
+// user may enter, since the subprocess's unprivileged uid must be able to
+// exec it.
+func NewSpawner(launcher string, host Host, opts SpawnerOptions) (*Spawner, error) {
+	var dir string
+	var err error
+	if opts.RunDir == "" {
+		dir, err = os.MkdirTemp("", "murmur-eval-launcher-")
+	} else {
+		dir = filepath.Join(opts.RunDir, launcherDirName)
+		if err = os.RemoveAll(dir); err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+	}
 	if err != nil {
 		return nil, ioError(err, "create the launcher folder")
 	}
@@ -46,7 +78,7 @@ func NewSpawner(launcher string, host Host) (*Spawner, error) {
 		os.RemoveAll(dir)
 		return nil, ioError(err, "place the launcher %s", launcher)
 	}
-	return &Spawner{launcher: dst, dir: dir, host: host}, nil
+	return &Spawner{launcher: dst, dir: dir, host: host, opts: opts, closures: closureCache{m: map[closureKey]closure{}}}, nil
 }
 
 // Close removes the launcher's copy.
@@ -85,13 +117,18 @@ type Proc struct {
 	Argv []string // argv[0] included
 	Env  []string // the whole environment
 	Dir  string   // working directory: the session dir
-	// SessionDir is the folder Landlock leaves writable; ExecFiles are
-	// extra files it lets the subprocess execute (a native tool's binary).
+	// SessionDir is the folder Landlock leaves writable. Path and
+	// ExecFiles (a native tool's binary, a check's command) are executable,
+	// each with its closure (ELF interpreter, libraries, a script's
+	// interpreter); nothing else is unless WorkdirExec or CapsuleGrants.
 	SessionDir  string
 	WorkdirExec bool
 	ExecFiles   []string
-	Stdin       []byte
-	Resources   capsule.Resources
+	// CapsuleGrants applies the Spawner's capsule grants (SpawnerOptions):
+	// set for shell and native tools, not for a dataset's check.
+	CapsuleGrants bool
+	Stdin         []byte
+	Resources     capsule.Resources
 	// Isolate gives the subprocess its own network namespace: no route out.
 	Isolate bool
 	// Deadline bounds the wall-clock time; 0 means none.
@@ -258,9 +295,10 @@ func (s *Spawner) spec(p Proc) launchSpec {
 		{rlimitNPROC, r.MaxProcesses},
 	}}
 	if s.host.Landlock {
-		spec.Landlock = &landlockSpec{ABI: s.host.LandlockABI, DenyTCP: p.Isolate,
-			Rules: SessionRules(p.SessionDir, p.WorkdirExec, p.ExecFiles...)}
+		spec.Landlock = &landlockSpec{ABI: s.host.LandlockABI, DenyTCP: p.Isolate, Scoped: true,
+			Rules: s.landlockRules(p)}
 	}
+	spec.Seccomp.UnixSockets = p.CapsuleGrants && s.opts.UnixSockets
 	return spec
 }
 

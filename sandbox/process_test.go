@@ -18,18 +18,24 @@ import (
 // testHost is probed once for the test binary.
 var testHost = sync.OnceValue(func() Host { return ProbeHost(context.Background()) })
 
-func testSpawner(t *testing.T) *Spawner {
+func testSpawner(t testing.TB) *Spawner {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSpawner(exe, testHost())
+	s, err := NewSpawner(exe, testHost(), SpawnerOptions{ShellAllow: testShellAllow()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// testShellAllow is the shell.allow of the tests' capsule: the shells and
+// the commands the tests run through them (nothing else may be executed).
+func testShellAllow() []string {
+	return []string{"sh", "bash", "cat", "ls", "env", "sleep", "head", "tr", "true"}
 }
 
 func defaultResources() capsule.Resources {
@@ -70,7 +76,7 @@ func shell(t *testing.T, dir, bin, command string, res capsule.Resources, isolat
 	}
 	path := "/bin/" + bin
 	return testSpawner(t).Run(context.Background(), Proc{
-		Path: path, Argv: argv, Dir: dir, SessionDir: dir, Resources: res, Isolate: isolate,
+		Path: path, Argv: argv, Dir: dir, SessionDir: dir, Resources: res, Isolate: isolate, CapsuleGrants: true,
 		Env:       SubprocessEnv(host, []string{"MURMUR_SESSION_ID=ses_a"}, nil, nil, filepath.Join(dir, ".capsule-home")),
 		Deadline:  20 * time.Second,
 		MaxOutput: 16 << 10,
@@ -79,7 +85,7 @@ func shell(t *testing.T, dir, bin, command string, res capsule.Resources, isolat
 	})
 }
 
-func requireSandbox(t *testing.T) Host {
+func requireSandbox(t testing.TB) Host {
 	t.Helper()
 	h := testHost()
 	if !h.Landlock || !h.UserNS {

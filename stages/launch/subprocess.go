@@ -42,7 +42,7 @@ func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) 
 		return pipeline.ToolReply{Text: "binary '" + bin + "' not found on PATH", IsError: true}, nil
 	}
 	logRel := "logs/shell-" + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".log"
-	res, err := t.run(ctx, sandbox.Proc{Path: path, Argv: argv, Env: t.policy.ShellEnv,
+	res, err := t.run(ctx, sandbox.Proc{Path: path, Argv: argv, Env: t.policy.ShellEnv, CapsuleGrants: true,
 		LogPath: filepath.Join(t.policy.Root, filepath.FromSlash(logRel)), LogHeader: "$ " + command + "\n"})
 	if err != nil {
 		return t.failed(ctx, err)
@@ -64,7 +64,7 @@ func (t *toolbox) native(ctx context.Context, name string, input json.RawMessage
 	bin := filepath.Join(t.policy.Root, "tools", name, name)
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	res, err := t.run(ctx, sandbox.Proc{Path: bin, Argv: []string{name}, Env: t.policy.NativeEnv,
-		ExecFiles: []string{bin}, Stdin: stdin})
+		CapsuleGrants: true, Stdin: stdin})
 	if err != nil {
 		return t.failed(ctx, err)
 	}

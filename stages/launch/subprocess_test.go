@@ -25,7 +25,9 @@ func subprocessBox(t *testing.T, res capsule.Resources) (*toolbox, string) {
 		t.Skip("host lacks Landlock or namespaces")
 	}
 	exe, _ := os.Executable()
-	sp, err := sandbox.NewSpawner(exe, host)
+	// The capsule's shell.allow: sh, and what its commands and the native
+	// script run (only these may be executed).
+	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{ShellAllow: []string{"sh", "env", "grep", "head", "id"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,11 @@ const shellSchema = `{"type":"object","properties":{"command":{"type":"string"}}
 // host probe, per-artifact scopes, a tool for every shell.allow binary
 // without an artifact, the Spawner when anything runs as a subprocess, and
 // the W-SEC warnings.
-func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string) error {
+//
+// runDir is the run folder: it must be reachable by the subprocess user,
+// and the launcher's copy goes there, so a killed run leaves nothing in
+// /tmp.
+func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string, runDir string) error {
 	ts.Host = host
 	native := false
 	for name, t := range ts.Tools {
@@ -51,7 +55,12 @@ func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the subprocess launcher")
 	}
-	sp, err := sandbox.NewSpawner(exe, host)
+	if err := searchable(runDir); err != nil {
+		return err
+	}
+	caps := m.Capabilities
+	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
+		InterpreterRuntime: caps.Shell.InterpreterRuntime, UnixSockets: caps.Network != nil && caps.Network.UnixSockets})
 	if err != nil {
 		return err
 	}

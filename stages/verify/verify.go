@@ -67,9 +67,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err != nil {
 			return verified{arts, ts}, err
 		}
-		if err = finish(ts, cap.Manifest, host, scopes); err == nil && ts.Spawner != nil && host.UserNS {
-			err = searchable(filepath.Dir(s.opts.StagedDir))
-		}
+		err = finish(ts, cap.Manifest, host, scopes, filepath.Dir(s.opts.StagedDir))
 		return verified{arts, ts}, err
 	})
 	c.Artifacts, c.Toolset = v.artifacts, v.tools
