@@ -11,7 +11,7 @@ import (
 // Enforcement tiers, as murmur's --explain-scope names them. murmur-eval
 // never builds the sealed tier's mount namespace.
 const (
-	TierLandlock = "landlock+userns+netns"
+	TierLandlock = "landlock+seccomp+userns+netns"
 	TierNone     = "none"
 )
 

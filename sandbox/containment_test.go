@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
 )
 
 // attackBin builds testdata/attack once per test binary: a static program
@@ -319,4 +321,39 @@ func copyFile(src, dst string, mode os.FileMode) error {
 		return err
 	}
 	return os.WriteFile(dst, b, mode)
+}
+
+// TestInterpreterRuntimeGrantMakesAFolderExecutable: an
+// interpreter_runtime folder outside the system folders is readable and
+// executable with the grant, and invisible without it.
+func TestInterpreterRuntimeGrantMakesAFolderExecutable(t *testing.T) {
+	requireSandbox(t)
+	dir, _ := sessionDir(t)
+	rt, err := os.MkdirTemp("", "sandbox-runtime-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(rt)
+	_ = os.Chmod(rt, 0o755)
+	if err := copyFile("/usr/bin/true", filepath.Join(rt, "tool"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		grant []capsule.InterpreterGrant
+		want  int
+	}{
+		{nil, 126},
+		{[]capsule.InterpreterGrant{{Binary: "sh", Dirs: []capsule.InterpreterDir{{Path: rt}}}}, 0},
+	} {
+		s := spawnerWith(t, SpawnerOptions{ShellAllow: []string{"sh"}, InterpreterRuntime: tc.grant})
+		r, err := s.Run(context.Background(), Proc{Path: "/bin/sh", Argv: []string{"sh", "-c", filepath.Join(rt, "tool")}, Dir: dir, SessionDir: dir,
+			Resources: defaultResources(), Isolate: true, CapsuleGrants: true, Env: []string{"PATH=/usr/bin:/bin"},
+			Deadline: 20 * time.Second, MaxOutput: 16 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ExitCode != tc.want {
+			t.Errorf("grant %v: exit %d stderr %q, want %d", tc.grant, r.ExitCode, r.Stderr, tc.want)
+		}
+	}
 }

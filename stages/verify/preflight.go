@@ -60,7 +60,7 @@ func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
 	subprocs := spawns(m) || native
 	if len(caps.Shell.Allow) > 0 {
 		if h.Landlock {
-			add("W-SEC-005", "shell tools run under Landlock: the session dir read-write, the system's binary and library folders read-execute, nothing else of the host; hard rlimits; their own user, PID and network namespaces")
+			add("W-SEC-005", "shell tools run under Landlock and seccomp: the session dir read-write, the system's binary and library folders read-only, only the shell.allow binaries (with their ELF interpreter and libraries) executable, nothing else of the host; a Docker-like system call allowlist; hard rlimits; their own user, PID, IPC, UTS and network namespaces")
 		} else {
 			add("W-SEC-002", "shell tools run without Landlock on this host ("+h.LandlockReason+"): filesystem and exec access are not enforced")
 		}
@@ -72,7 +72,9 @@ func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
 		add("W-SEC-010", "no cgroup v2 scope: subprocesses have per-process rlimits and a per-call process limit, but no aggregate memory, CPU or I/O bound")
 	}
 	for _, g := range caps.Shell.InterpreterRuntime {
-		add("W-SEC-009", "shell.interpreter_runtime grant for '"+g.Binary+"' is not applied by murmur-eval: the system folders are already readable")
+		for _, d := range g.Dirs {
+			add("W-SEC-009", "shell.interpreter_runtime grant for '"+g.Binary+"': "+d.Path+" is readable and executable by every shell and native tool of the capsule (this couples the capsule to the host's layout)")
+		}
 	}
 	if caps.Filesystem.WorkdirExec {
 		add("W-SEC-011", "filesystem.workdir_exec is true: tools may execute files they write; containment is capped at advisory")
