@@ -103,6 +103,13 @@ func TestOnlyTheAllowlistAndItsClosureMayBeExecuted(t *testing.T) {
 			t.Errorf("%s: exit %d stdout %q stderr %q, want Permission denied", cmd, r.ExitCode, r.Stdout, r.Stderr)
 		}
 	}
+	// ExecSystemDirs (a dataset's check) makes every system binary executable.
+	r, err := s.Run(context.Background(), Proc{Path: "/bin/bash", Argv: []string{"bash", "-c", "ls -d / | cat"}, Dir: dir, SessionDir: dir,
+		Resources: defaultResources(), Isolate: true, ExecSystemDirs: true, Env: []string{"PATH=/usr/bin:/bin"},
+		Deadline: 20 * time.Second, MaxOutput: 16 << 10})
+	if err != nil || string(r.Stdout) != "/\n" {
+		t.Errorf("ExecSystemDirs: ls | cat: %v stdout %q stderr %q", err, r.Stdout, r.Stderr)
+	}
 	// A binary copied into the session cannot run either (no workdir_exec).
 	if err := copyFile("/usr/bin/ls", filepath.Join(dir, "myls"), 0o755); err != nil {
 		t.Fatal(err)

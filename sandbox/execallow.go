@@ -46,8 +46,9 @@ func (c *closureCache) closureOf(path string) closure {
 }
 
 // landlockRules is p's whole rule set: the session's base rules, the
-// closures of p.Path and p.ExecFiles, and with CapsuleGrants the capsule's
-// shell.allow closures and interpreter_runtime folders.
+// closures of p.Path and p.ExecFiles, with CapsuleGrants the capsule's
+// shell.allow closures and interpreter_runtime folders, and with
+// ExecSystemDirs the system folders executable.
 func (s *Spawner) landlockRules(p Proc) []LandlockRule {
 	rules := SessionRules(p.SessionDir, p.WorkdirExec)
 	for _, f := range append([]string{p.Path}, p.ExecFiles...) {
@@ -55,6 +56,11 @@ func (s *Spawner) landlockRules(p Proc) []LandlockRule {
 	}
 	if p.CapsuleGrants {
 		rules = append(rules, s.capsuleRules(envValue(p.Env, "PATH"))...)
+	}
+	if p.ExecSystemDirs {
+		for _, d := range systemDirs() {
+			rules = append(rules, LandlockRule{Path: d, Access: llReadFile | llReadDir | llExecute})
+		}
 	}
 	return rules
 }

@@ -127,8 +127,13 @@ type Proc struct {
 	// CapsuleGrants applies the Spawner's capsule grants (SpawnerOptions):
 	// set for shell and native tools, not for a dataset's check.
 	CapsuleGrants bool
-	Stdin         []byte
-	Resources     capsule.Resources
+	// ExecSystemDirs makes the system folders executable as a whole, the
+	// rule before murmur's per-file closure: for a dataset's check, whose
+	// command (a test runner, make) may start any system tool. Never set
+	// for a capsule's tools.
+	ExecSystemDirs bool
+	Stdin          []byte
+	Resources      capsule.Resources
 	// Isolate gives the subprocess its own network namespace: no route out.
 	Isolate bool
 	// Deadline bounds the wall-clock time; 0 means none.
