@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -80,23 +81,26 @@ func (v *pageVerifier) verify(r io.Reader, h *format.PageHeader, codec format.Co
 func (v *pageVerifier) decompressed(r io.Reader, compressed, limit int64, codec format.CompressionCodec) (int64, error) {
 	switch codec {
 	case format.Zstd:
+		// DecodeAll into a buffer of exactly the declared size, with the
+		// cap as the limit: memory is the page's declared size, which
+		// checkPageHeader bounded.
 		if v.zstd == nil {
-			window := uint64(max(v.pageBytes, 8<<20))
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxMemory(window), zstd.WithDecoderMaxWindow(window))
+			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true),
+				zstd.WithDecoderMaxMemory(uint64(max(v.pageBytes, 1<<20))))
 			if err != nil {
 				return 0, err
 			}
 			v.zstd = d
 		}
-		if err := v.zstd.Reset(r); err != nil {
+		src, err := v.read(r, compressed)
+		if err != nil {
 			return 0, err
 		}
-		n, err := io.CopyN(io.Discard, v.zstd, limit+1)
-		if err == io.EOF {
-			err = nil
+		out, err := v.zstd.DecodeAll(src, v.buffer(limit))
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+			return limit + 1, nil
 		}
-		return n, err
+		return int64(len(out)), err
 	case format.Gzip:
 		z, err := gzip.NewReader(r)
 		if err != nil {
@@ -125,16 +129,21 @@ func (v *pageVerifier) decompressed(r io.Reader, compressed, limit int64, codec 
 		if err != nil {
 			return 0, err
 		}
-		if int64(cap(v.dst)) < limit {
-			v.dst = make([]byte, limit)
-		}
-		n, err := lz4.UncompressBlock(src, v.dst[:limit])
+		n, err := lz4.UncompressBlock(src, v.buffer(limit)[:limit])
 		if err != nil {
 			return 0, fmt.Errorf("lz4: %w (or more than %d bytes)", err, limit)
 		}
 		return int64(n), nil
 	}
 	return 0, fmt.Errorf("compression %s is not read", codec)
+}
+
+// buffer returns an empty slice of capacity exactly limit.
+func (v *pageVerifier) buffer(limit int64) []byte {
+	if int64(cap(v.dst)) < limit {
+		v.dst = make([]byte, limit)
+	}
+	return v.dst[:0:limit]
 }
 
 // read reads n compressed bytes (n is at most the page limit).
