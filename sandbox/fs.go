@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"golang.org/x/sys/unix"
 )
 
 // guestFS is a host directory as a guest sees it: its "/". Every path is
@@ -84,12 +85,19 @@ func (g *guestFS) close() { _ = g.root.Close() }
 
 // name turns a wazero path into an os.Root name. wazero hands over paths
 // relative to the mount but may prefix them with "/" (a directory the
-// guest opened as "/" joins as "" + "/" + name); the top is "".
-func name(path string) string {
-	if p := strings.TrimLeft(path, "/"); p != "" {
-		return p
+// guest opened as "/" joins as "" + "/" + name); the top is ".". os.Root
+// walks a path one component at a time, so unlike a plain open it has no
+// length limit: a path longer than PATH_MAX is refused here, as the kernel
+// would, so that a guest cannot nest files deeper than host tools (and
+// murmur-eval's own walks by path) can reach.
+func name(path string) (string, experimentalsys.Errno) {
+	if len(path) >= unix.PathMax {
+		return "", experimentalsys.ENAMETOOLONG
 	}
-	return "."
+	if p := strings.TrimLeft(path, "/"); p != "" {
+		return p, 0
+	}
+	return ".", 0
 }
 
 // errnoOf maps an error from os.Root or an *os.File to a guest errno. What

@@ -18,7 +18,10 @@ import (
 // refused after the open and before any byte changes: the open never
 // carries O_TRUNC, the truncation is done on the checked file.
 func (g *guestFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
-	p := name(path)
+	p, errno := name(path)
+	if errno != 0 {
+		return nil, errno
+	}
 	if flag&experimentalsys.O_NOFOLLOW != 0 {
 		// os.Root follows a final link itself (inside the root); the
 		// guest asked not to.
@@ -98,7 +101,11 @@ func shared(fi fs.FileInfo) bool {
 
 // Lstat implements experimentalsys.FS.
 func (g *guestFS) Lstat(path string) (sys.Stat_t, experimentalsys.Errno) {
-	fi, err := g.root.Lstat(name(path))
+	p, errno := name(path)
+	if errno != 0 {
+		return sys.Stat_t{}, errno
+	}
+	fi, err := g.root.Lstat(p)
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
 	}
@@ -107,7 +114,11 @@ func (g *guestFS) Lstat(path string) (sys.Stat_t, experimentalsys.Errno) {
 
 // Stat implements experimentalsys.FS.
 func (g *guestFS) Stat(path string) (sys.Stat_t, experimentalsys.Errno) {
-	fi, err := g.root.Stat(name(path))
+	p, errno := name(path)
+	if errno != 0 {
+		return sys.Stat_t{}, errno
+	}
+	fi, err := g.root.Stat(p)
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
 	}
@@ -116,7 +127,11 @@ func (g *guestFS) Stat(path string) (sys.Stat_t, experimentalsys.Errno) {
 
 // Mkdir implements experimentalsys.FS.
 func (g *guestFS) Mkdir(path string, perm fs.FileMode) experimentalsys.Errno {
-	errno := errnoOf(g.root.Mkdir(name(path), perm&fs.ModePerm))
+	p, errno := name(path)
+	if errno != 0 {
+		return errno
+	}
+	errno = errnoOf(g.root.Mkdir(p, perm&fs.ModePerm))
 	if errno == experimentalsys.ENOTDIR {
 		errno = experimentalsys.ENOENT // as wazero's DirFS
 	}
@@ -126,7 +141,10 @@ func (g *guestFS) Mkdir(path string, perm fs.FileMode) experimentalsys.Errno {
 // Chmod changes permission bits only (never setuid, setgid or sticky: the
 // files are root's when murmur-eval is) and refuses a shared file.
 func (g *guestFS) Chmod(path string, perm fs.FileMode) experimentalsys.Errno {
-	p := name(path)
+	p, errno := name(path)
+	if errno != 0 {
+		return errno
+	}
 	fi, err := g.root.Stat(p)
 	if err != nil {
 		return errnoOf(err)
@@ -140,11 +158,18 @@ func (g *guestFS) Chmod(path string, perm fs.FileMode) experimentalsys.Errno {
 // Rename implements experimentalsys.FS. os.Root refuses to replace a
 // directory (EEXIST); a file onto a directory is EISDIR as rename(2) says.
 func (g *guestFS) Rename(from, to string) experimentalsys.Errno {
-	f, t := name(from), name(to)
+	f, errno := name(from)
+	if errno != 0 {
+		return errno
+	}
+	t, errno := name(to)
+	if errno != 0 {
+		return errno
+	}
 	if f == t {
 		return 0
 	}
-	errno := errnoOf(g.root.Rename(f, t))
+	errno = errnoOf(g.root.Rename(f, t))
 	if errno == experimentalsys.EEXIST {
 		if fi, err := g.root.Lstat(f); err == nil && !fi.IsDir() {
 			errno = experimentalsys.EISDIR
@@ -155,7 +180,10 @@ func (g *guestFS) Rename(from, to string) experimentalsys.Errno {
 
 // Rmdir removes a directory, never a file.
 func (g *guestFS) Rmdir(path string) experimentalsys.Errno {
-	p := name(path)
+	p, errno := name(path)
+	if errno != 0 {
+		return errno
+	}
 	fi, err := g.root.Lstat(p)
 	if err != nil {
 		return errnoOf(err)
@@ -168,7 +196,10 @@ func (g *guestFS) Rmdir(path string) experimentalsys.Errno {
 
 // Unlink removes a file or link, never a directory.
 func (g *guestFS) Unlink(path string) experimentalsys.Errno {
-	p := name(path)
+	p, errno := name(path)
+	if errno != 0 {
+		return errno
+	}
 	fi, err := g.root.Lstat(p)
 	if err != nil {
 		return errnoOf(err)
@@ -183,7 +214,15 @@ func (g *guestFS) Unlink(path string) experimentalsys.Errno {
 // A link to a symlink is a link to the symlink itself, still resolved by
 // the root when used.
 func (g *guestFS) Link(oldPath, newPath string) experimentalsys.Errno {
-	return errnoOf(g.root.Link(name(oldPath), name(newPath)))
+	o, errno := name(oldPath)
+	if errno != 0 {
+		return errno
+	}
+	n, errno := name(newPath)
+	if errno != 0 {
+		return errno
+	}
+	return errnoOf(g.root.Link(o, n))
 }
 
 // Symlink implements experimentalsys.FS by refusing: see guestFS.
@@ -191,7 +230,11 @@ func (*guestFS) Symlink(_, _ string) experimentalsys.Errno { return experimental
 
 // Readlink returns a link's text; reading it reaches nothing.
 func (g *guestFS) Readlink(path string) (string, experimentalsys.Errno) {
-	s, err := g.root.Readlink(name(path))
+	p, errno := name(path)
+	if errno != 0 {
+		return "", errno
+	}
+	s, err := g.root.Readlink(p)
 	if err != nil {
 		return "", errnoOf(err)
 	}
@@ -201,7 +244,10 @@ func (g *guestFS) Readlink(path string) (string, experimentalsys.Errno) {
 // Utimens sets the times of path (following links inside the root) and
 // refuses a shared file.
 func (g *guestFS) Utimens(path string, atim, mtim int64) experimentalsys.Errno {
-	p := name(path)
+	p, errno := name(path)
+	if errno != 0 {
+		return errno
+	}
 	fi, err := g.root.Stat(p)
 	if err != nil {
 		return errnoOf(err)
