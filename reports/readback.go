@@ -89,7 +89,12 @@ func sibling(dir, name string) string {
 
 // parquetKind tells a results file from a scores file by its columns,
 // read from its checked footer.
-func parquetKind(path string, lim ReadLimits) (string, error) {
+func parquetKind(path string, lim ReadLimits) (kind string, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a footer parquet-go's decoder chokes on
+			kind, err = "", malformed(path, "footer: %v", p)
+		}
+	}()
 	c, err := openChecked(path, lim, false)
 	if err != nil {
 		return "", err

@@ -22,11 +22,6 @@ const readBatch = 1024
 // and lim.Ratio: a dictionary page repeats a value in every row that
 // refers to it, so the rows can hold more than the pages did.
 func readRows[T any](path string, lim ReadLimits) (rows []T, err error) {
-	c, err := openChecked(path, lim, true)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
 	defer func() {
 		// parquet-go panics on some malformed inputs; a file from
 		// elsewhere must not take the process down.
@@ -34,6 +29,11 @@ func readRows[T any](path string, lim ReadLimits) (rows []T, err error) {
 			rows, err = nil, malformed(path, "decoding failed: %v", p)
 		}
 	}()
+	c, err := openChecked(path, lim, true)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
 	pf, err := parquet.OpenFile(c.f, c.size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.IO, err, "read %s", path)

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/parquetbomb"
+	"github.com/murmur-nexus/murmur-eval/journal"
+	"github.com/murmur-nexus/murmur-eval/reports"
+)
+
+// Finding 9 of issue 13: two --resume of one run at once both exited 0,
+// left corrupt journal lines, and merge then kept 9 of 300 rows. Finding
+// 10: a 39 KB Parquet file expanding to 1 GB made diff use 8.5 GB.
+
+// codeIn reports whether stderr carries the error line of code, as
+// errcode.Format prints it.
+func codeIn(stderr, code string) bool { return strings.Contains(stderr, "error["+code+"]") }
+
+// pinnedQuickstart is a quickstart whose murmur.lock is already written:
+// the first run on a capsule writes it after its fingerprint was taken, so
+// a --resume of that first run would be refused as a changed lock.
+func pinnedQuickstart(t *testing.T) string {
+	t.Helper()
+	qs := quickstart(t)
+	if _, r := evalRun(t, qs); r.code != exitOK {
+		t.Fatalf("pinning run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	return qs
+}
+
+// killedRun starts a run of n cases into a new folder and kills it with
+// SIGKILL once `after` cases are journaled (the test goes parallel after
+// the quickstart is built); it returns the folder and the
+// run's arguments with the flag (--out or --resume) left to fill in.
+func killedRun(t *testing.T, n, after int) (string, func(dir, flag string) []string) {
+	t.Helper()
+	qs := pinnedQuickstart(t)
+	t.Parallel()
+	dataset, recs := bigDataset(t, qs, n)
+	args := func(dir, flag string) []string {
+		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, args(dir, "--out")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for journalLines(dir) < after {
+		if ctx.Err() != nil {
+			_ = cmd.Process.Kill()
+			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if got := journalLines(dir); got >= n {
+		t.Fatalf("the run finished (%d lines) before it was killed", got)
+	}
+	return dir, args
+}
+
+// wholeJournal reads a run's journal and fails unless it reads whole.
+func wholeJournal(t *testing.T, dir string) []journal.Entry {
+	t.Helper()
+	path := filepath.Join(dir, journalFile)
+	c, err := journal.Read(path, checkRecord)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Whole(path); err != nil {
+		t.Fatalf("journal: %s", errcode.Format(err))
+	}
+	return c.Entries
+}
+
+// TestConcurrentResumesOneProceeds: two --resume of one killed run started
+// together: exactly one runs (exit 0), the other is refused at once with
+// E-EVL-050 and exit 2 and writes nothing; the journal reads whole and a
+// merge of the folder has every case once.
+func TestConcurrentResumesOneProceeds(t *testing.T) {
+	const n = 120
+	dir, args := killedRun(t, n, 10)
+
+	var wg sync.WaitGroup
+	res := make([]result, 2)
+	for i := range res {
+		wg.Go(func() { res[i] = runBinary(t, args(dir, "--resume")...) })
+	}
+	wg.Wait()
+	won, lost := res[0], res[1]
+	if won.code != exitOK {
+		won, lost = lost, won
+	}
+	if won.code != exitOK {
+		t.Fatalf("neither resume succeeded: exits %d and %d\nstderr:\n%s\n---\n%s", res[0].code, res[1].code, res[0].stderr, res[1].stderr)
+	}
+	if lost.code != exitUsage || !codeIn(lost.stderr, errcode.RunFolderLocked) || !strings.Contains(lost.stderr, "pid ") {
+		t.Errorf("the second resume: exit %d, want %d with %s naming the holder's pid\nstderr:\n%s", lost.code, exitUsage, errcode.RunFolderLocked, lost.stderr)
+	}
+	if lost.elapsed > 20*time.Second || lost.elapsed >= won.elapsed {
+		t.Errorf("the refused resume took %s (the other %s): want it refused at once", lost.elapsed, won.elapsed)
+	}
+	if entries := journal.Latest(wholeJournal(t, dir)); len(entries) != n {
+		t.Errorf("journal holds %d (case, epoch) pairs, want %d", len(entries), n)
+	}
+	checkOncePerPair(t, "resumed", stableRows(readParquet(t, filepath.Join(dir, reports.ResultsFile))), n)
+
+	// The lock is released at exit: merge (a shared lock) and another
+	// resume may take the folder now.
+	merged := filepath.Join(t.TempDir(), "merged")
+	if r := runBinary(t, "merge", "-o", merged, dir); r.code != exitOK {
+		t.Fatalf("merge: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	checkOncePerPair(t, "merged", stableRows(readParquet(t, filepath.Join(merged, reports.ResultsFile))), n)
+}
+
+// TestMergeRefusesARunningShard: merge of a folder whose run still holds
+// the lock is refused with E-EVL-050; so is a run --out into it, and a
+// --resume of it.
+func TestMergeRefusesARunningShard(t *testing.T) {
+	dir, args := killedRun(t, 60, 5)
+	lock, err := journal.Acquire(dir) // stands in for a run still going
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Unlock()
+	for name, a := range map[string][]string{
+		"merge":  {"merge", "-o", filepath.Join(t.TempDir(), "merged"), dir},
+		"resume": args(dir, "--resume"),
+	} {
+		r := runBinary(t, a...)
+		if r.code != exitUsage || !codeIn(r.stderr, errcode.RunFolderLocked) {
+			t.Errorf("%s of a locked folder: exit %d, want %d with %s\nstderr:\n%s", name, r.code, exitUsage, errcode.RunFolderLocked, r.stderr)
+		}
+	}
+}
+
+// TestCorruptJournalLine: a run's journal with a garbled middle line (two
+// writers at once leave such lines) is refused by merge at
+// journal.jsonl:LINE; --resume warns once, runs that case again and
+// rewrites the journal, after which merge has every case.
+func TestCorruptJournalLine(t *testing.T) {
+	const n = 20
+	qs := pinnedQuickstart(t)
+	t.Parallel()
+	dataset, recs := bigDataset(t, qs, n)
+	args := func(dir, flag string) []string {
+		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	if r := runBinary(t, args(dir, "--out")...); r.code != exitOK {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	path := filepath.Join(dir, journalFile)
+	lines := readLines(t, path)
+	lines[4] = lines[4][:len(lines[4])/2] + `{"case_id":"x","ep` // line 5: two writes interleaved
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
+	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) || !strings.Contains(r.stderr, journalFile+":5:") {
+		t.Errorf("merge of a corrupt journal: exit %d, want %d with %s at %s:5\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, journalFile, r.stderr)
+	}
+
+	r = runBinary(t, args(dir, "--resume")...)
+	if r.code != exitOK {
+		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Count(r.stderr, "could not be read") != 1 || !strings.Contains(r.stderr, "1 lines could not be read") ||
+		!strings.Contains(r.stderr, journalFile+":5:") || !strings.Contains(r.stderr, "1 cases to resume (19 finished)") {
+		t.Errorf("resume did not warn once about line 5 and rerun its case:\n%s", r.stderr)
+	}
+	if got := len(journal.Latest(wholeJournal(t, dir))); got != n {
+		t.Errorf("journal after resume: %d pairs, want %d", got, n)
+	}
+	checkOncePerPair(t, "resumed", stableRows(readParquet(t, filepath.Join(dir, reports.ResultsFile))), n)
+	merged := filepath.Join(t.TempDir(), "merged")
+	if r := runBinary(t, "merge", "-o", merged, dir); r.code != exitOK {
+		t.Fatalf("merge after resume: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	checkOncePerPair(t, "merged", stableRows(readParquet(t, filepath.Join(merged, reports.ResultsFile))), n)
+}
+
+// TestParquetBombIsRefused: a run folder whose 39 KB results.parquet
+// decompresses to 1 GiB is refused by diff, show, report, merge
+// --baseline and run --baseline with E-EVL-052 and exit 2, each process
+// staying under 150 MiB of resident memory (the unbounded reader took
+// 4.8 GiB and 38 s for diff).
+func TestParquetBombIsRefused(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	good, r := evalRun(t, qs)
+	if r.code != exitOK {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	bomb := filepath.Join(t.TempDir(), "bomb")
+	if err := os.Mkdir(bomb, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	row := reports.ResultRow{RunID: "run_x", CaseID: "a", Status: reports.StatusPassed, StartedAt: time.Now()}
+	if err := parquetbomb.WriteResults(filepath.Join(bomb, reports.ResultsFile), 1<<30, []reports.ResultRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"diff":           {"diff", good, bomb},
+		"show":           {"show", bomb},
+		"report":         {"report", good, bomb, "-o", filepath.Join(t.TempDir(), "r.html")},
+		"merge baseline": {"merge", "-o", filepath.Join(t.TempDir(), "merged"), "--baseline", bomb, good},
+		"run baseline": {qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"),
+			"--out", filepath.Join(t.TempDir(), "run"), "--baseline", bomb},
+	}
+	for name, args := range cases {
+		t.Run(name, func(t *testing.T) {
+			r, maxRSS := runMeasured(t, args...)
+			if r.code != exitUsage || !codeIn(r.stderr, errcode.ReadLimit) || !strings.Contains(r.stderr, filepath.Join(bomb, reports.ResultsFile)) {
+				t.Errorf("exit %d, want %d with %s naming the file\nstderr:\n%s", r.code, exitUsage, errcode.ReadLimit, r.stderr)
+			}
+			if maxRSS > 150<<20 {
+				t.Errorf("max RSS %d MiB, want under 150 MiB", maxRSS>>20)
+			}
+			t.Logf("refused in %s, max RSS %d MiB", r.elapsed, maxRSS>>20)
+		})
+	}
+}
+
+// runMeasured is runBinary that also returns the process's peak resident
+// memory in bytes.
+func runMeasured(t *testing.T, args ...string) (result, int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr) && exitErr.Exited():
+		r.code = exitErr.ExitCode()
+	default:
+		t.Fatalf("murmur-eval %s: %v\nstderr:\n%s", strings.Join(args, " "), err, r.stderr)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss = ru.Maxrss << 10 // KiB on Linux
+	}
+	return r, rss
+}
