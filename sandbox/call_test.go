@@ -86,6 +86,13 @@ func TestRunSeesOnlyItsDir(t *testing.T) {
 			t.Errorf("host %s = %q, %v; want %q", file, b, err, content)
 		}
 	}
+	// What the guest created is readable by the tool user who runs the
+	// shell tools and checks after it (0644 and 0755 whatever wazero asks).
+	for name, want := range map[string]os.FileMode{"out.txt": 0o644, "sub": os.ModeDir | 0o755, "sub/nested.txt": 0o644} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode() != want {
+			t.Errorf("host %s: mode %v, %v; want %v", name, fi.Mode(), err, want)
+		}
+	}
 	// Nothing appeared beside the mounted directory.
 	ents, _ := os.ReadDir(filepath.Dir(dir))
 	if len(ents) != 1 {

@@ -13,6 +13,16 @@ import (
 // The path operations of guestFS: each resolves its path through the
 // os.Root, so a link is followed only while it stays inside the directory.
 
+// createMode and mkdirMode are what guests create, whatever wazero asks
+// (0600 and 0700): the modes a wasmtime guest gets under the usual 022
+// umask, as in murmur. Guests run as murmur-eval's user, often root, and
+// the shell tools and checks that run after them as the unprivileged tool
+// user must be able to read what they wrote.
+const (
+	createMode fs.FileMode = 0o644
+	mkdirMode  fs.FileMode = 0o755
+)
+
 // OpenFile opens path without blocking and returns it only if it is a
 // regular file or a directory. A write or truncation of a shared file is
 // refused after the open and before any byte changes: the open never
@@ -29,7 +39,7 @@ func (g *guestFS) OpenFile(path string, flag experimentalsys.Oflag, perm fs.File
 			return nil, experimentalsys.ELOOP
 		}
 	}
-	f, err := g.root.OpenFile(p, osOpenFlag(flag), perm&fs.ModePerm)
+	f, err := g.root.OpenFile(p, osOpenFlag(flag), createMode)
 	if err != nil {
 		return nil, errnoOf(err)
 	}
@@ -131,7 +141,7 @@ func (g *guestFS) Mkdir(path string, perm fs.FileMode) experimentalsys.Errno {
 	if errno != 0 {
 		return errno
 	}
-	errno = errnoOf(g.root.Mkdir(p, perm&fs.ModePerm))
+	errno = errnoOf(g.root.Mkdir(p, mkdirMode))
 	if errno == experimentalsys.ENOTDIR {
 		errno = experimentalsys.ENOENT // as wazero's DirFS
 	}

@@ -3,11 +3,9 @@ package report
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -24,15 +22,6 @@ const (
 	checkMinProcesses = 1024
 	checkMinOpenFiles = 4096
 )
-
-// checkExecDirs are the folders a check may execute from besides the
-// session folder: the system folders, whose files shell tools may only
-// read. The dataset chose the command, and a test runner starts the
-// toolchain's own programs (sh starts grep, go starts compile and link);
-// what is untrusted is the session's content, which Landlock, the tool uid
-// and the namespaces contain whatever it executes. Passed as ExecFiles: a
-// folder there is granted execute on all beneath it.
-var checkExecDirs = []string{"/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32"}
 
 // checkSandbox gives cases a scoring.CheckRunner over the launcher shell
 // tools use. The run's Spawner is the toolset's when the capsule has shell
@@ -110,17 +99,20 @@ func (r caseChecks) RunCheck(ctx context.Context, p scoring.CheckProc) (scoring.
 	if err := reachable(p.SessionDir); err != nil {
 		return scoring.CheckResult{}, err
 	}
-	if err := readable(p.SessionDir); err != nil {
-		return scoring.CheckResult{}, err
-	}
 	sp, err := r.box.spawner(ts)
 	if err != nil {
 		return scoring.CheckResult{}, err
 	}
 	res, err := sp.Run(ctx, sandbox.Proc{
 		Path: p.Path, Argv: p.Argv, Env: p.Env, Dir: p.SessionDir,
-		SessionDir: p.SessionDir, WorkdirExec: true, ExecFiles: append(p.ExecFiles, checkExecDirs...),
-		Resources: checkResources(pol.Resources), Isolate: true,
+		SessionDir: p.SessionDir, WorkdirExec: true, ExecFiles: p.ExecFiles,
+		// The dataset chose the command, and a test runner starts the
+		// toolchain's own programs (sh starts grep, go starts compile):
+		// the system folders are executable for a check, unlike for shell
+		// tools. What is untrusted is the session's content, which the
+		// tool uid, Landlock and the namespaces contain.
+		ExecSystemDirs: true,
+		Resources:      checkResources(pol.Resources), Isolate: true,
 		Deadline: p.Timeout, Output: p.Output,
 	})
 	switch {
@@ -182,41 +174,4 @@ func reachable(dir string) error {
 			return nil
 		}
 	}
-}
-
-// readable lets the check's user read what the tools left in the session
-// folder: files a WASM tool wrote were made by murmur-eval's own process
-// (root) with wazero's mode 0600, which the check, running as nobody,
-// could not read (the folders are handed over by the launcher). Each such
-// file gets read permission for others, found and changed beneath the
-// folder through os.Root (no link is followed out of it); a file with more
-// than one link is left alone, since another name of it may be outside the
-// session (the staged tools are hard links shared by every case). No tool
-// runs any more while the Report stage does, so nothing swaps a file
-// between the check and the change.
-func readable(dir string) error {
-	if os.Getuid() != 0 {
-		return nil // the check keeps murmur-eval's own uid
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return errcode.Wrap(errcode.IO, err, "check: open %s", dir)
-	}
-	defer root.Close()
-	return fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil // unreadable or vanished folders, links, FIFOs: nothing to do
-		}
-		fi, err := root.Lstat(name)
-		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 != 0 {
-			return nil
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || st.Nlink != 1 || int(st.Uid) != os.Getuid() {
-			return nil
-		}
-		if err := root.Chmod(name, fi.Mode().Perm()|0o044); err != nil {
-			return errcode.Wrap(errcode.IO, err, "check: make %s readable", name)
-		}
-		return nil
-	})
 }

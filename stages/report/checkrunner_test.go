@@ -318,35 +318,3 @@ func BenchmarkCheckStart(b *testing.B) {
 func checkInput() datasets.Case {
 	return datasets.Case{ID: "bench", Expected: json.RawMessage(`{"check": ["/bin/true"]}`)}
 }
-
-// TestCheckReadsWhatAWASMToolWrote: files murmur-eval's own process made for
-// a WASM tool (mode 0600) are readable by the check's user; a file with
-// another name elsewhere keeps its mode.
-func TestCheckReadsWhatAWASMToolWrote(t *testing.T) {
-	host := sandboxHost(t)
-	st := New("")
-	defer st.Close()
-	c := sandboxedCase(t, host, `{"check": "cat notes/list.md"}`)
-	if err := os.Mkdir(filepath.Join(c.SessionDir, "notes"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(c.SessionDir, "notes", "list.md"), []byte("- milk\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	shared := filepath.Join(openTempDir(t), "shared")
-	if err := os.WriteFile(shared, []byte("shared"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(shared, filepath.Join(c.SessionDir, "linked")); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Run(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-	if s, log := checkOf(t, c); !s.Pass || !strings.Contains(log, "- milk") {
-		t.Errorf("check = %+v\n%s", s, log)
-	}
-	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("a file linked from outside the session changed mode: %v %v", fi.Mode(), err)
-	}
-}
