@@ -60,7 +60,7 @@ const (
 	SessionFile         = "E-EVL-040" // a session file murmur-eval refused: a name leaving the folder, not a regular file, or past its size bound
 	RunFolderLocked     = "E-EVL-050" // another murmur-eval process holds the run folder's lock (run, --resume, merge)
 	JournalCorrupt      = "E-EVL-051" // a journal line that cannot be read back: merge refuses the journal
-	ReadLimit           = "E-EVL-052" // a Parquet file read from elsewhere is past a read limit, or malformed
+	ReadLimit           = "E-EVL-052" // a Parquet file read from elsewhere is past a read limit (a decompression bomb, or a run larger than the limits allow)
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 
