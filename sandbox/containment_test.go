@@ -364,3 +364,34 @@ func TestInterpreterRuntimeGrantMakesAFolderExecutable(t *testing.T) {
 		}
 	}
 }
+
+// TestHardLinkFromOutsideTheSessionIsRefused: a tool cannot hard-link a
+// host file into its session (where murmur-eval's own reads, or a WASM
+// guest running as root, would then reach it), even one the tool user
+// owns, which fs.protected_hardlinks allows: Landlock refuses a link whose
+// source lies outside the rules granting LANDLOCK_ACCESS_FS_REFER.
+func TestHardLinkFromOutsideTheSessionIsRefused(t *testing.T) {
+	requireSandbox(t)
+	dir, sibling := sessionDir(t)
+	src := filepath.Join(sibling, "secret.txt")
+	if err := os.Chown(src, subprocessUID(), subprocessUID()); err != nil {
+		t.Fatal(err)
+	}
+	s := spawnerWith(t, SpawnerOptions{})
+	if got := runAttack(t, s, dir, true, "link", src); got != "DENIED EXDEV" {
+		t.Errorf("link %s into the session: %s, want DENIED EXDEV (Landlock)", src, got)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "linked")); err == nil {
+		t.Error("the link exists")
+	}
+	// Control: a link inside the session works.
+	if err := os.WriteFile(filepath.Join(dir, "own.txt"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(filepath.Join(dir, "own.txt"), subprocessUID(), subprocessUID()); err != nil {
+		t.Fatal(err)
+	}
+	if got := runAttack(t, s, dir, true, "link", "own.txt"); got != "ALLOWED" {
+		t.Errorf("link own.txt inside the session: %s, want ALLOWED", got)
+	}
+}

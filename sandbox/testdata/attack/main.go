@@ -10,6 +10,7 @@
 //	attack chmod-suid FILE | open-suid FILE | mknod-suid FILE | chmod-plain FILE
 //	attack memfd-exec ELF | exec PATH
 //	attack sethostname NAME
+//	attack link SOURCE (hard link SOURCE as ./linked)
 package main
 
 import (
@@ -173,6 +174,8 @@ func run(action, arg string) error {
 		return syscall.Exec(arg, []string{arg, "--version"}, nil)
 	case "sethostname":
 		return unix.Sethostname([]byte(arg))
+	case "link":
+		return unix.Link(arg, "linked")
 	}
 	return fmt.Errorf("unknown action %q", action)
 }
