@@ -41,6 +41,8 @@ type ArtifactManifest struct {
 	// mapping. Skills, and values that are not a JSON object source, get
 	// DefaultInputSchema.
 	InputSchema json.RawMessage
+	// UnknownKeys are the keys no field of the format has (see Manifest).
+	UnknownKeys []UnknownKey
 }
 
 // Role returns the artifact's role; the legacy wasm and native spellings
@@ -98,7 +100,7 @@ func ParseArtifactManifest(where string, data []byte) (*ArtifactManifest, error)
 		key string
 		dst *string
 	}{{"name", &am.Name}, {"version", &am.Version}, {"runtime", &am.Runtime}} {
-		v, ok := m.vals[f.key]
+		v, ok := m.raw(f.key)
 		if !ok {
 			return nil, errcode.New(errcode.ManifestMissingField, "missing required field '%s'", f.key).At(d.where(root))
 		}
@@ -108,10 +110,10 @@ func ParseArtifactManifest(where string, data []byte) (*ArtifactManifest, error)
 			return nil, wrongType(d, deref(v), f.key, "string")
 		}
 	}
-	if s, ok := yamlString(m.vals["implementation"]); ok && s == "native" {
+	if s, ok := yamlString(m.value("implementation")); ok && s == "native" {
 		am.Implementation = "native"
 	}
-	if v, ok := m.vals["execution"]; ok {
+	if v, ok := m.raw("execution"); ok {
 		s, isStr := yamlString(v)
 		if !isStr {
 			return nil, wrongType(d, deref(v), "execution", "string")
@@ -126,29 +128,35 @@ func ParseArtifactManifest(where string, data []byte) (*ArtifactManifest, error)
 	if am.RequiresFiles, err = requiresFiles(d, m, am.Runtime); err != nil {
 		return nil, err
 	}
-	am.Description, _ = yamlString(m.vals["description"])
-	if tags := deref(m.vals["tags"]); tags != nil && tags.Kind == yaml.SequenceNode {
+	am.Description, _ = yamlString(m.value("description"))
+	if tags := deref(m.value("tags")); tags != nil && tags.Kind == yaml.SequenceNode {
 		for _, t := range tags.Content {
 			if s, ok := yamlString(t); ok {
 				am.Tags = append(am.Tags, s)
 			}
 		}
 	}
+	// Fields other readers take from the manifest text (hooks), and the
+	// capabilities murmur documents as ignored here.
+	for _, k := range []string{"output_schema", "binding", "execution_mode", "commit_policy", "capabilities", "input_schema", "input"} {
+		m.has(k)
+	}
 	am.InputSchema = json.RawMessage(DefaultInputSchema)
 	if am.Runtime != "skill" {
-		schema, ok := m.vals["input_schema"]
+		schema, ok := m.raw("input_schema")
 		if !ok {
-			schema = m.vals["input"]
+			schema = m.value("input")
 		}
 		if js := inputSchema(deref(schema)); js != nil {
 			am.InputSchema = js
 		}
 	}
+	am.UnknownKeys = d.unknownKeys()
 	return am, nil
 }
 
 func requiresFiles(d *decoder, m *mapping, runtime string) ([]string, error) {
-	v, ok := m.vals["requires_files"]
+	v, ok := m.raw("requires_files")
 	if !ok {
 		if runtime == "skill" {
 			return []string{"skill.md"}, nil

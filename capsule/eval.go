@@ -81,7 +81,7 @@ func decodeObservability(errs *fieldErrs, m *mapping) *rawObservability {
 			max: errs.uint(s, "max", 64, "u64"), expected: errs.strs(s, "expected")}
 		if errs.first == nil && sc.typ.node == nil {
 			// type is a required String in murmur's raw struct.
-			if v, present := s.vals["type"]; present {
+			if v, present := s.raw("type"); present {
 				errs.add(m.d.shape(v, field+".type", "invalid type: unit value, expected a string"))
 			} else {
 				errs.add(m.d.shape(s.node, field, "missing field `type`"))

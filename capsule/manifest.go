@@ -37,6 +37,9 @@ type Manifest struct {
 
 	// Warnings are the non-fatal notes murmur prints to stderr while parsing.
 	Warnings []string
+	// UnknownKeys are the keys no field of the format has, which murmur
+	// ignores silently and murmur-eval reports.
+	UnknownKeys []UnknownKey
 }
 
 // LoadManifest reads and parses the capsule manifest at path. See ParseManifest.
@@ -73,7 +76,12 @@ func ParseManifest(path string, data []byte, lookupEnv func(string) (string, boo
 	if lookupEnv == nil {
 		lookupEnv = func(string) (string, bool) { return "", false }
 	}
-	return lowerManifest(d, raw, lookupEnv)
+	man, err := lowerManifest(d, raw, lookupEnv)
+	if err != nil {
+		return nil, err
+	}
+	man.UnknownKeys = d.unknownKeys()
+	return man, nil
 }
 
 type rawManifest struct {

@@ -21,6 +21,8 @@ type decoder struct {
 	file   string // path as given, used in Where
 	code   string // code for YAML syntax and shape errors
 	prefix string // message prefix for those errors
+	// maps are the mappings decoded so far, for unknownKeys.
+	maps []*mapping
 }
 
 // where formats n's position as file:line:col, or just the file without one.
@@ -122,13 +124,16 @@ func describe(n *yaml.Node) string {
 }
 
 // mapping indexes a YAML mapping by its scalar keys. Unknown keys are kept
-// but never looked at, which is how murmur ignores them.
+// but never used, which is how murmur ignores them; every key the decoder
+// asks for (present or not) is noted in asked, so the keys it never asked
+// for can be reported (unknownKeys).
 type mapping struct {
 	d     *decoder
 	node  *yaml.Node
 	field string // dotted path of this mapping; "" for the root
 	vals  map[string]*yaml.Node
 	dups  map[string]*yaml.Node // key node of a repeated key
+	asked map[string]bool
 }
 
 func (d *decoder) mapping(n *yaml.Node, field, expected string) (*mapping, error) {
@@ -136,7 +141,8 @@ func (d *decoder) mapping(n *yaml.Node, field, expected string) (*mapping, error
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil, d.shape(n, field, "invalid type: %s, expected %s", describe(n), expected)
 	}
-	m := &mapping{d: d, node: n, field: field, vals: map[string]*yaml.Node{}, dups: map[string]*yaml.Node{}}
+	m := &mapping{d: d, node: n, field: field, vals: map[string]*yaml.Node{}, dups: map[string]*yaml.Node{}, asked: map[string]bool{}}
+	d.maps = append(d.maps, m)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := deref(n.Content[i])
 		if k == nil || k.Kind != yaml.ScalarNode {
@@ -161,13 +167,29 @@ func (m *mapping) path(key string) string {
 
 // has reports whether key is present, even with a null value.
 func (m *mapping) has(key string) bool {
+	m.asked[key] = true
 	_, ok := m.vals[key]
 	return ok
+}
+
+// raw returns key's value node as written (nil when absent) and whether
+// the key is present.
+func (m *mapping) raw(key string) (*yaml.Node, bool) {
+	m.asked[key] = true
+	v, ok := m.vals[key]
+	return v, ok
+}
+
+// value is raw without the presence flag.
+func (m *mapping) value(key string) *yaml.Node {
+	v, _ := m.raw(key)
+	return v
 }
 
 // get returns key's value, or nil when it is absent or null. A repeated key
 // is an error, as serde reports a duplicate field.
 func (m *mapping) get(key string) (*yaml.Node, error) {
+	m.asked[key] = true
 	if k, ok := m.dups[key]; ok {
 		return nil, m.d.shape(k, m.field, "duplicate field `%s`", key)
 	}

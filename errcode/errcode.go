@@ -64,6 +64,17 @@ const (
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 
+// Codes of the checks that keep a run from passing by accident
+// (docs/exit-codes.md).
+const (
+	EmptySelection      = "E-EVL-003" // the dataset, --filter, --limit or --shard selected no case: a run of nothing is a usage error
+	MergeIncomplete     = "E-EVL-004" // merge: (case, epoch) pairs no shard ran (or completeness cannot be checked), without --allow-missing
+	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
+	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
+	ReplayDiverged      = "E-EVL-019" // replayed requests differed from the recorded ones beyond --max-divergence: the recordings answered a different conversation
+	ToolNotProvided     = "E-EVL-070" // the model called a tool the capsule does not provide (a tool call's error code, not a case's)
+)
+
 // Error is a failure with a stable code. Where says which input made it fail
 // ("cases.jsonl:14", "murmur.yaml:3:5"); Hint tells the user how to fix it.
 type Error struct {

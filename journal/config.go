@@ -29,6 +29,9 @@ type Run struct {
 	// selection), for merge to find the cases a set of shards misses. It
 	// is not part of the hash: a run may resume from another folder.
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// Version is the murmur-eval that started the run (not part of the
+	// hash: a run may be resumed by a newer build).
+	Version string `json:"version,omitempty"`
 }
 
 // Fingerprint hashes named parts (each already a digest or a small value)

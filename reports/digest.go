@@ -9,9 +9,28 @@ import (
 // terminal reports show it. Its JSON field names are a contract for CI
 // scripts (docs/output-columns.md): fields are added, never renamed.
 type Digest struct {
-	RunID   string        `json:"run_id"`
+	RunID string `json:"run_id"`
+	// Version is the murmur-eval that wrote the summary (set by the
+	// commands; "" when read back from Parquet files alone).
+	Version string        `json:"version,omitempty"`
 	Capsule CapsuleDigest `json:"capsule"`
 	Cases   int           `json:"cases"`
+	// Complete is false when the run did not run every (case, epoch) pair
+	// its selection and --epochs planned: Planned counts them, Ran the
+	// pairs that have a row, Stopped says why (Stopped* constants).
+	// Resumed is how many of the rows came from the journal of an earlier
+	// invocation (--resume); the counts always cover the whole run.
+	Complete bool   `json:"complete"`
+	Planned  int    `json:"planned"`
+	Ran      int    `json:"ran"`
+	Stopped  string `json:"stopped,omitempty"`
+	Resumed  int    `json:"resumed,omitempty"`
+	// ReplayDivergences counts the replayed requests that differed from
+	// the recorded ones, in DivergedCases cases (the first of them in
+	// Diverged): a finding, gated by --max-divergence.
+	ReplayDivergences int            `json:"replay_divergences"`
+	DivergedCases     int            `json:"diverged_cases"`
+	Diverged          []DivergedCase `json:"diverged,omitempty"`
 	// Statuses counts the cases of every status, zeros included.
 	Statuses map[string]int `json:"statuses"`
 	// PassRate is over the scored cases (passed + failed): the model's
@@ -85,7 +104,7 @@ type ErrorDigest struct {
 
 // GateResult is one gate's decision (docs/exit-codes.md).
 type GateResult struct {
-	Gate   string `json:"gate"` // fail_under, max_error_rate, baseline
+	Gate   string `json:"gate"` // fail_under, max_error_rate, max_divergence, baseline
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail"`
 }
@@ -97,25 +116,31 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		wall = s.lastEnd.Sub(s.firstStart)
 	}
 	d := Digest{
-		RunID:       s.runID,
-		Capsule:     CapsuleDigest{Name: s.capsuleName, Version: s.capsuleVersion},
-		Cases:       s.cases,
-		Statuses:    map[string]int{},
-		PassRate:    s.PassRate(),
-		PassRateAll: s.PassRateAll(),
-		Unscored:    s.Unscored(),
-		ErrorRate:   s.ErrorRate(),
-		Scorers:     []ScorerDigest{},
-		Totals:      TotalsDigest{s.turns, s.toolCalls, s.inputTokens, s.outputTokens},
-		WallMS:      float64(wall.Nanoseconds()) / 1e6,
-		Slowest:     []CaseDigest{},
-		Failed:      []CaseDigest{},
-		FailedAll:   s.failedTotal,
-		Errors:      []ErrorDigest{},
-		MultiEpoch:  s.multiEpoch,
-		PassAtK:     s.passAtK(),
-		CasePasses:  s.casePasses(),
-		Gates:       []GateResult{},
+		RunID:             s.runID,
+		Capsule:           CapsuleDigest{Name: s.capsuleName, Version: s.capsuleVersion},
+		Cases:             s.cases,
+		Complete:          true,
+		Planned:           s.cases,
+		Ran:               s.cases,
+		ReplayDivergences: s.divergence.requests,
+		DivergedCases:     s.divergence.cases,
+		Diverged:          s.divergence.first,
+		Statuses:          map[string]int{},
+		PassRate:          s.PassRate(),
+		PassRateAll:       s.PassRateAll(),
+		Unscored:          s.Unscored(),
+		ErrorRate:         s.ErrorRate(),
+		Scorers:           []ScorerDigest{},
+		Totals:            TotalsDigest{s.turns, s.toolCalls, s.inputTokens, s.outputTokens},
+		WallMS:            float64(wall.Nanoseconds()) / 1e6,
+		Slowest:           []CaseDigest{},
+		Failed:            []CaseDigest{},
+		FailedAll:         s.failedTotal,
+		Errors:            []ErrorDigest{},
+		MultiEpoch:        s.multiEpoch,
+		PassAtK:           s.passAtK(),
+		CasePasses:        s.casePasses(),
+		Gates:             []GateResult{},
 	}
 	for _, st := range statusOrder() {
 		d.Statuses[st] = 0

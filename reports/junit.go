@@ -53,6 +53,7 @@ type junitCase struct {
 	message  string
 	failures []string // "scorer: reason" of each failed scorer
 	scores   []string // every scorer: "scorer: pass (reason)"
+	notes    []string // findings: replay divergence, tools not provided
 }
 
 // Add records one case.
@@ -67,6 +68,13 @@ func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 		if !s.Passed() {
 			c.failures = append(c.failures, j.intern(s.Scorer+": "+s.Reason))
 		}
+	}
+	if row.ReplayDivergences > 0 {
+		note := fmt.Sprintf("replay_divergences: %d (the replayed requests differed from the recorded ones", row.ReplayDivergences)
+		if row.ReplayFirstDivergentTurn != nil {
+			note += fmt.Sprintf(", first at turn %d", *row.ReplayFirstDivergentTurn)
+		}
+		c.notes = append(c.notes, note+")")
 	}
 	j.cases = append(j.cases, c)
 }
@@ -138,6 +146,9 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 			{"scored", strconv.Itoa(d.PassRate.Total)},
 			{"pass_rate_all", strconv.FormatFloat(d.PassRateAll.Rate, 'f', 4, 64)},
 			{"cases_run", strconv.Itoa(d.PassRateAll.Total)},
+			{"complete", strconv.FormatBool(d.Complete)},
+			{"planned", strconv.Itoa(d.Planned)},
+			{"replay_divergences", strconv.Itoa(d.ReplayDivergences)},
 		},
 	}
 	if !started.IsZero() {
@@ -204,8 +215,8 @@ func encodeSuites(enc *xml.Encoder, suite xmlSuite, cases []junitCase, class str
 // xml is the <testcase> element of c.
 func (c junitCase) xml(class string) xmlCase {
 	x := xmlCase{Name: c.key.String(), Classname: class, Time: seconds(c.seconds)}
-	if len(c.scores) > 0 {
-		x.SystemOut = &xmlText{xmlChars(strings.Join(c.scores, "\n"))}
+	if out := append(slices.Clip(c.scores), c.notes...); len(out) > 0 {
+		x.SystemOut = &xmlText{xmlChars(strings.Join(out, "\n"))}
 	}
 	switch c.status {
 	case StatusPassed:

@@ -29,6 +29,19 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Run `%s`: **%s** in %s: %s.\n\n", strings.ReplaceAll(d.RunID, "`", ""), plural(d.Cases, "case"),
 		formatDuration(msDuration(d.WallMS)), strings.Join(counts, ", "))
+	if line := d.completenessLine(); line != "" {
+		fmt.Fprintf(&b, "> **%s.**", md(strings.ToUpper(line[:1])+line[1:]))
+		if d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint {
+			b.WriteString(" `murmur-eval --resume` runs the rest.")
+		}
+		b.WriteString("\n\n")
+	}
+	if d.Resumed > 0 {
+		fmt.Fprintf(&b, "Resumed: %d of the %s came from the journal of an earlier invocation.\n\n", d.Resumed, plural(d.Cases, "case"))
+	}
+	if line := d.divergenceLine(); line != "" {
+		fmt.Fprintf(&b, "> **%s.** Their verdicts measure the recordings, not the capsule.\n\n", md(strings.ToUpper(line[:1])+line[1:]))
+	}
 	if d.PassRate.Total > 0 {
 		fmt.Fprintf(&b, "**Pass rate %s** (95%% CI %s) of %d scored cases; ", percent(d.PassRate.Rate), ciText(d.PassRate), d.PassRate.Total)
 	} else {

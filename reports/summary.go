@@ -51,6 +51,7 @@ type Summary struct {
 	failedTotal    int
 	firstStart     time.Time
 	lastEnd        time.Time
+	divergence     divergence
 }
 
 // caseRef names one case of a run and what the summary shows of it.
@@ -104,6 +105,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.outputTokens = trace.AddTokens(s.outputTokens, r.OutputTokens)
 	s.multiEpoch = s.multiEpoch || r.Epoch > 1
 	s.countPass(r)
+	s.divergence.add(r)
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

@@ -49,6 +49,15 @@ func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 		sep = ", "
 	}
 	b.WriteString("\n")
+	if line := d.completenessLine(); line != "" {
+		fmt.Fprintf(&b, "%s\n", strings.ToUpper(line[:1])+line[1:])
+	}
+	if d.Resumed > 0 {
+		fmt.Fprintf(&b, "resumed: %d of the %s came from the journal of an earlier invocation\n", d.Resumed, plural(d.Cases, "case"))
+	}
+	if line := d.divergenceLine(); line != "" {
+		fmt.Fprintf(&b, "%s\n", line)
+	}
 	if d.Cases > 0 {
 		fmt.Fprintf(&b, "pass rate: %s\n", d.passRateLine())
 	}

@@ -2,7 +2,8 @@ package main
 
 // The process exit codes, in one place (the table in README.md and
 // docs/exit-codes.md). When several apply, the first in this list wins:
-// output failure, interrupted, usage, error budget, gate.
+// output failure, interrupted, usage, error budget (or an unreachable
+// endpoint), replay divergence, gate.
 const (
 	// exitOK: the run finished, every case has its row, and every gate
 	// passed: the error budget held, and when asked for, the pass rate was
@@ -22,7 +23,16 @@ const (
 	// --max-error-rate allows (by default, any) ended without a verdict
 	// because of the harness, the sandbox, the provider or the clock
 	// (status error or timeout): its numbers do not measure the model.
+	// Also a run stopped because its model endpoint could not be reached
+	// (E-EVL-018): the first requests all failed to connect or were refused
+	// for their credentials.
 	exitErrorBudget = 3
+	// exitDiverged: the run finished within its error budget, but more
+	// replayed requests differed from the recorded ones than
+	// --max-divergence allows (by default, any): the recordings answered a
+	// conversation the capsule no longer has, so its verdicts measure the
+	// recordings. merge exits with it too.
+	exitDiverged = 5
 	// exitGateFailed: the run finished within its error budget, but a gate
 	// failed: the pass rate is under --fail-under, or a scorer regressed
 	// against --baseline (diff exits with it too on a regression).

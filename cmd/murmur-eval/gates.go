@@ -28,6 +28,9 @@ type gateOptions struct {
 	maxDropPP    float64 // tolerated drop in percentage points
 	failUnder    float64 // minimum pass rate over scored cases; < 0 when unset
 	maxErrorRate float64 // tolerated share of error and timeout cases
+	// maxDivergence is the replayed requests that may differ from the
+	// recorded ones; -1 tolerates any (RATIONALE.md: why 0 by default).
+	maxDivergence int
 }
 
 // registerDiff adds the flags that define a regression.
@@ -47,6 +50,7 @@ func (g *gateOptions) registerRun(fs *pflag.FlagSet, env map[string]string, errs
 	fs.StringVar(&g.baseline, "baseline", env["MURMUR_EVAL_BASELINE"], "compare with this earlier run (its folder or a Parquet file) and fail on a regression (env MURMUR_EVAL_BASELINE)")
 	fs.Var(&floatFlag{&g.failUnder, parseRate}, "fail-under", "fail the run when the pass rate over scored cases is under RATE (0.8 or 80%) (env MURMUR_EVAL_FAIL_UNDER)")
 	fs.Var(&floatFlag{&g.maxErrorRate, parseRate}, "max-error-rate", "tolerated share of cases in status error or timeout, 0.05 or 5% (env MURMUR_EVAL_MAX_ERROR_RATE) (default 0)")
+	fs.IntVar(&g.maxDivergence, "max-divergence", envInt(env, "MURMUR_EVAL_MAX_DIVERGENCE", 0, errs), "replayed requests that may differ from the recorded ones before the run fails with exit 5, -1 for any (env MURMUR_EVAL_MAX_DIVERGENCE)")
 }
 
 func (g *gateOptions) validate() error {
@@ -57,6 +61,8 @@ func (g *gateOptions) validate() error {
 		return errcode.New(errcode.Usage, "--max-drop must be 0 to 100 percentage points, got %g", g.maxDropPP)
 	case g.failUnder > 1:
 		return errcode.New(errcode.Usage, "--fail-under must be a rate from 0 to 1 (or 0%% to 100%%), got %g", g.failUnder)
+	case g.maxDivergence < -1:
+		return errcode.New(errcode.Usage, "--max-divergence must be -1 (any) or more, got %d", g.maxDivergence)
 	case !(g.maxErrorRate >= 0 && g.maxErrorRate <= 1):
 		return errcode.New(errcode.Usage, "--max-error-rate must be a rate from 0 to 1 (or 0%% to 100%%), got %g", g.maxErrorRate)
 	}
@@ -71,6 +77,7 @@ func (g *gateOptions) diffOptions() reports.DiffOptions {
 type verdict struct {
 	gates          []reports.GateResult
 	budgetExceeded bool // too many error or timeout cases
+	diverged       bool // more replay divergences than --max-divergence
 	gateFailed     bool // --fail-under or --baseline failed
 }
 
@@ -83,6 +90,16 @@ func evaluateGates(d *reports.Digest, g gateOptions, diff *reports.DiffReport) v
 			d.Unscored, d.PassRateAll.Total, pct(d.ErrorRate), pct(g.maxErrorRate))}
 	v.budgetExceeded = !budget.Passed
 	v.gates = append(v.gates, budget)
+	if d.ReplayDivergences > 0 {
+		gate := reports.GateResult{Gate: "max_divergence", Passed: g.maxDivergence < 0 || d.ReplayDivergences <= g.maxDivergence}
+		allowed := fmt.Sprintf("at most %d allowed", g.maxDivergence)
+		if g.maxDivergence < 0 {
+			allowed = "any allowed (--max-divergence -1)"
+		}
+		gate.Detail = fmt.Sprintf("%d replayed requests in %d cases differed from the recordings; %s", d.ReplayDivergences, d.DivergedCases, allowed)
+		v.diverged = !gate.Passed
+		v.gates = append(v.gates, gate)
+	}
 	if g.failUnder >= 0 {
 		gate := reports.GateResult{Gate: "fail_under"}
 		switch r := d.PassRate; {

@@ -47,6 +47,7 @@ type shardRun struct {
 func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) int {
 	var out string
 	var passAt []int
+	var allowMissing bool
 	var gates gateOptions
 	var envErrs []error
 	fs := pflag.NewFlagSet("murmur-eval merge", pflag.ContinueOnError)
@@ -54,6 +55,7 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage); fs.PrintDefaults() }
 	fs.StringVarP(&out, "out", "o", "", "run folder to create for the merged run")
 	fs.IntSliceVar(&passAt, "pass-at", nil, "report the unbiased pass@k for these k")
+	fs.BoolVar(&allowMissing, "allow-missing", envBool(env, "MURMUR_EVAL_ALLOW_MISSING", false, &envErrs), "write the merged run even when no shard ran some of its (case, epoch) pairs; it is marked incomplete (env MURMUR_EVAL_ALLOW_MISSING)")
 	gates.registerRun(fs, env, &envErrs)
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -100,12 +102,24 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	missing := missingPairs(shards, records)
+	missing, planned := missingPairs(shards, records)
+	level := "error"
+	if allowMissing {
+		level = "warning"
+	}
 	for _, m := range missing[:min(len(missing), 20)] {
-		fmt.Fprintf(stderr, "murmur-eval merge: warning: missing %s\n", m)
+		fmt.Fprintf(stderr, "murmur-eval merge: %s: missing %s\n", level, m)
 	}
 	if len(missing) > 20 {
-		fmt.Fprintf(stderr, "murmur-eval merge: warning: ... and %d more missing\n", len(missing)-20)
+		fmt.Fprintf(stderr, "murmur-eval merge: %s: ... and %d more missing\n", level, len(missing)-20)
+	}
+	if len(missing) > 0 && !allowMissing {
+		what := fmt.Sprintf("%d of the run's %d (case, epoch) pairs were run by no shard", len(missing), planned)
+		if planned < 0 {
+			what = "whether the shards cover the run cannot be checked"
+		}
+		return usageError(stderr, errcode.New(errcode.MergeIncomplete, "merge: %s; nothing was written", what).
+			WithHint("merge every shard's folder (a shard that failed can be finished with --resume), or pass --allow-missing to write an incomplete run"))
 	}
 	if err := createRunDir(out); err != nil {
 		return usageError(stderr, err)
@@ -125,7 +139,8 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 			return abs
 		})
 	}
-	m := merged{outAbs: outAbs, out: out, runID: runID, first: shards[0].run, passAt: passAt, gates: gates, baseline: baseline, limits: lim}
+	m := merged{outAbs: outAbs, out: out, runID: runID, first: shards[0].run, passAt: passAt, gates: gates, baseline: baseline, limits: lim,
+		planned: max(planned, len(records)), missing: len(missing) > 0}
 	return m.write(records, stdout, stderr)
 }
 
@@ -198,16 +213,18 @@ func withoutShard(parts map[string]string) map[string]string {
 
 // missingPairs lists the (case, epoch) pairs of the run's selection that no
 // shard ran: the shards' dataset read again (if unchanged), every shard
-// index of the run's shard count, every epoch.
-func missingPairs(shards []shardRun, records []caseRecord) []string {
+// index of the run's shard count, every epoch. planned is the number of
+// pairs of the whole run; -1 (with one line saying why) when the dataset
+// cannot be read again.
+func missingPairs(shards []shardRun, records []caseRecord) (missing []string, planned int) {
 	first := shards[0].run
 	in := first.Inputs
 	if d, err := journal.FileDigest(in["dataset"]); err != nil || d != first.Config["dataset"] {
-		return []string{fmt.Sprintf("(cannot check: the dataset %q is gone or changed since the shards ran)", in["dataset"])}
+		return []string{fmt.Sprintf("(cannot check: the dataset %q is gone or changed since the shards ran)", in["dataset"])}, -1
 	}
 	ds, err := datasets.Load(in["dataset"])
 	if err != nil {
-		return []string{fmt.Sprintf("(cannot check: %v)", err)}
+		return []string{fmt.Sprintf("(cannot check: %v)", err)}, -1
 	}
 	shard, _ := datasets.ParseShard(first.Config[shardPart])
 	epochs, _ := strconv.Atoi(in["epochs"])
@@ -217,16 +234,16 @@ func missingPairs(shards []shardRun, records []caseRecord) []string {
 		f := r.final().Result
 		have[journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}] = true
 	}
-	var missing []string
 	for i := range max(1, shard.Count) {
 		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}
 		for _, c := range sel.Apply(ds.Cases) {
 			for e := 1; e <= max(1, epochs); e++ {
+				planned++
 				if !have[journal.Key{CaseID: c.ID, Epoch: e}] {
 					missing = append(missing, fmt.Sprintf("case %q epoch %d (shard %d/%d)", c.ID, e, i, shard.Count))
 				}
 			}
 		}
 	}
-	return missing
+	return missing, planned
 }

@@ -21,6 +21,10 @@ type merged struct {
 	gates       gateOptions
 	baseline    *reports.RunData
 	limits      reports.ReadLimits // for reading the merged run back
+	// planned is the (case, epoch) pairs of the whole run; missing is set
+	// when the shards do not cover it (--allow-missing).
+	planned int
+	missing bool
 }
 
 // write writes the merged run folder from the records, as the run command
@@ -59,8 +63,14 @@ func (m merged) write(records []caseRecord, stdout, stderr io.Writer) int {
 		col.emit(r)
 	}
 	err = errors.Join(sinks.close(), scores.close(), jerr, failed,
-		journal.WriteRun(m.outAbs, journal.Run{RunID: m.runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: m.first.Inputs}))
+		journal.WriteRun(m.outAbs, journal.Run{RunID: m.runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: m.first.Inputs, Version: buildVersion()}))
 	d := summary.Digest(0)
+	d.Version = buildVersion()
+	d.Planned = max(m.planned, d.Cases)
+	d.Complete = !m.missing
+	if m.missing {
+		d.Stopped = reports.StoppedShardsMissing
+	}
 	var v verdict
 	if err == nil {
 		var diff *reports.DiffReport
@@ -89,6 +99,8 @@ func (m merged) write(records []caseRecord, stdout, stderr io.Writer) int {
 	switch {
 	case v.budgetExceeded:
 		return exitErrorBudget
+	case v.diverged:
+		return exitDiverged
 	case v.gateFailed:
 		return exitGateFailed
 	}

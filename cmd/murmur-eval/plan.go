@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -21,21 +20,24 @@ const maxExpectedErrors = 20
 // types among them) and the plan's own are printed once, here. It then
 // checks every case's expected field, so that a bad one stops the run
 // before any case starts, naming file:line.
-func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, stderr io.Writer) (*scoring.Plan, error) {
+func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, warn *configWarnings) (*scoring.Plan, error) {
 	path := filepath.Join(o.capsuleDir, capsule.ManifestFile)
 	var cfg scoring.Config
 	if m := readManifest(o.capsuleDir, env); m != nil {
 		cfg = scoring.FromEval(m.Observability.Eval)
 		for _, w := range m.Warnings {
-			fmt.Fprintf(stderr, "murmur-eval: warning: %s: %s\n", path, w)
+			warn.add("%s: %s", path, w)
+		}
+		for _, u := range m.UnknownKeys {
+			warn.add("%s", u)
 		}
 	}
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(stderr, "murmur-eval: warning: %s: %s\n", path, w)
+		warn.add("%s: %s", path, w)
 	}
 	plan := &scoring.Plan{Config: cfg, CheckTimeout: o.checkTimeout, PATH: env["PATH"]}
 	var errs []error
-	ignored := 0
+	var unread []unreadExpected
 	for _, c := range ds.Cases {
 		_, ok, err := plan.Expected(c.Expected)
 		var e *errcode.Error
@@ -45,7 +47,7 @@ func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, stderr 
 		case err != nil:
 			errs = append(errs, err)
 		case !ok && len(c.Expected) > 0 && string(c.Expected) != "null":
-			ignored++
+			unread = append(unread, unreadExpected{caseID: c.ID, where: fmt.Sprintf("%s:%d", ds.Path, c.Line), keys: scoring.UnreadKeys(c.Expected)})
 		}
 	}
 	if len(errs) > 0 {
@@ -55,10 +57,43 @@ func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, stderr 
 		return nil, errcode.Wrap(errcode.EvalDataset, errors.Join(errs...), "bad expected fields in %s", ds.Path).
 			WithHint("see docs/expected.md for the expected field's schema")
 	}
-	if ignored > 0 {
-		fmt.Fprintf(stderr, "murmur-eval: warning: %d cases have an expected value murmur-eval does not read (not an object with result_*, files or check); the manifest's scorers alone score them (docs/expected.md)\n", ignored)
-	}
+	warnUnread(unread, warn)
 	return plan, nil
+}
+
+// unreadExpected is a case whose expected value murmur-eval does not read.
+type unreadExpected struct {
+	caseID, where string
+	keys          []scoring.KeyHint // the object's keys, when it is one
+}
+
+// unreadShown is how many cases with an unread expected value are named.
+const unreadShown = 5
+
+// warnUnread names the first cases whose expected value murmur-eval does
+// not read: an object's keys each with the key it most likely meant, then
+// the count. murmur leaves expected unused, so such a value is legal; but
+// "result_equal" for "result_equals" would silently score nothing.
+func warnUnread(unread []unreadExpected, warn *configWarnings) {
+	if len(unread) == 0 {
+		return
+	}
+	for _, u := range unread[:min(len(unread), unreadShown)] {
+		if len(u.keys) == 0 {
+			warn.add("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID)
+			continue
+		}
+		for _, k := range u.keys {
+			hint := ""
+			if k.Suggest != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", k.Suggest)
+			}
+			warn.add("%s: case %q: unknown key %q in expected%s; murmur-eval reads none of its keys, so the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID, k.Key, hint)
+		}
+	}
+	if more := len(unread) - unreadShown; more > 0 {
+		warn.add("... and %s more with an expected value murmur-eval does not read (%d in all)", plural(more, "case"), len(unread))
+	}
 }
 
 // readManifest parses the capsule's manifest as the Resolve stage does

@@ -134,7 +134,7 @@ func openJournal(o options, env map[string]string, folder runFolder, outDir stri
 	} else {
 		inputs := map[string]string{"dataset": absPath(o.dataset), "epochs": strconv.Itoa(o.batch.epochs),
 			"filter": o.batch.filter, "limit": strconv.Itoa(o.batch.limit)}
-		run := journal.Run{RunID: folder.runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: inputs}
+		run := journal.Run{RunID: folder.runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: inputs, Version: buildVersion()}
 		if err := journal.WriteRun(outDir, run); err != nil {
 			return nil, nil, nil, err
 		}

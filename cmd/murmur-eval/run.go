@@ -29,7 +29,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return code
 	}
 	if o.version {
-		fmt.Fprintln(stdout, "murmur-eval", version)
+		fmt.Fprintln(stdout, "murmur-eval", buildVersion())
 		return exitOK
 	}
 	stopProfile, heapProfile, err := o.profile.start()
@@ -42,8 +42,15 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	cases := o.batch.selection().Apply(ds.Cases)
-	plan, err := scoringPlan(o, env, ds, stderr)
+	if err := checkSelection(ds, o.batch, cases, stderr); err != nil {
+		return usageError(stderr, err)
+	}
+	warn := &configWarnings{w: stderr}
+	plan, err := scoringPlan(o, env, ds, warn)
 	if err != nil {
+		return usageError(stderr, err)
+	}
+	if err := warn.strict(); err != nil && o.strict {
 		return usageError(stderr, err)
 	}
 	readLim, err := readLimits(env)
@@ -73,7 +80,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 
 	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source}
-	graph, warnings, closeStages, err := w.graph()
+	graph, verifier, closeStages, err := w.graph()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
@@ -93,8 +100,17 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		fmt.Fprintln(stderr, errcode.Format(prepErr))
 		printed[errcode.Code(prepErr)] = true
 	} else if prepErr == nil {
-		for _, warn := range warnings() {
-			fmt.Fprintln(stderr, warn)
+		for _, w := range verifier.Warnings() {
+			fmt.Fprintln(stderr, w)
+		}
+		for _, u := range verifier.UnknownKeys() {
+			warn.add("%s", u)
+		}
+		if err := warn.strict(); err != nil && o.strict {
+			if folder.prev == nil {
+				clearRunDir(o.out) // nothing ran: the same --out can be used again
+			}
+			return usageError(stderr, err)
 		}
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
@@ -105,7 +121,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	defer jw.Close()
 	jobs := planJobs(cases, o.batch.epochs, done)
 
-	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: version})
+	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -139,11 +155,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 
 	start := time.Now()
-	verb := "cases"
+	verb := "case"
 	if folder.prev != nil {
-		verb = fmt.Sprintf("cases to resume (%d finished)", len(records))
+		verb = fmt.Sprintf("case to resume (%d finished)", len(records))
 	}
-	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %d workers -> %s\n", runID, len(jobs), verb, o.dataset, o.workers, o.out)
+	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", runID, len(jobs), pluralWord(len(jobs), verb), o.dataset, plural(o.workers, "worker"), o.out)
 	summary := &reports.Summary{}
 	summary.SetPassAt(o.batch.passAt)
 	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: summary, junit: &reports.JUnit{},
@@ -168,7 +184,8 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	endRunSpan(runSpan, col.summary)
 
 	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline, readLimits: readLim,
-		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr, traceID: traceID(runSpan)}
+		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr, traceID: traceID(runSpan),
+		planned: len(cases) * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(folder, outAbs)}
 	return end.finish(col, stdout, stderr)
 }
 
@@ -185,13 +202,30 @@ type runEnd struct {
 	prepErr    error // the capsule was refused
 	sinkErr    error // a Parquet file could not be written
 	traceID    string
+	// planned is the (case, epoch) pairs of the whole run; resumed how
+	// many came from the journal of an earlier invocation, which ran for
+	// earlierWall.
+	planned     int
+	resumed     int
+	earlierWall time.Duration
 }
 
 // finish compares with the baseline, applies the gates, writes the report
 // files, prints the summary and returns the exit code (exitcodes.go).
 func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
-	d := col.summary.Digest(e.wall)
+	d := col.summary.Digest(e.wall + e.earlierWall)
 	d.TraceID = e.traceID
+	d.Version = buildVersion()
+	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
+	d.Complete = d.Ran >= d.Planned && e.runErr == nil
+	switch {
+	case errcode.Is(e.runErr, errcode.EndpointUnreachable):
+		d.Stopped = reports.StoppedEndpoint
+	case e.runErr != nil:
+		d.Stopped = reports.StoppedInterrupted
+	case e.sinkErr != nil:
+		d.Stopped, d.Complete = reports.StoppedFailed, false
+	}
 	completed := e.runErr == nil && e.prepErr == nil && e.sinkErr == nil
 	var diff *reports.DiffReport
 	if e.baseline != nil && completed {
@@ -233,6 +267,10 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 	case e.sinkErr != nil: // first: a failed sink also stops the run
 		fmt.Fprintln(stderr, errcode.Format(e.sinkErr))
 		return exitFailure
+	case errcode.Is(e.runErr, errcode.EndpointUnreachable):
+		fmt.Fprintln(stderr, errcode.Format(e.runErr))
+		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %d of %d planned ran (rows written; --resume %s runs the rest once the endpoint answers)\n", d.Ran, d.Planned, e.opts.out)
+		return exitErrorBudget
 	case e.runErr != nil:
 		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", e.runErr, col.summary.Total())
 		return exitInterrupted
@@ -240,6 +278,8 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		return exitUsage
 	case v.budgetExceeded:
 		return exitErrorBudget
+	case v.diverged:
+		return exitDiverged
 	case v.gateFailed:
 		return exitGateFailed
 	}

@@ -63,6 +63,10 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 	}
 	if recorded := readSummaryJSON(dir); recorded != nil {
 		d.Gates, d.Baseline, d.WallMS = recorded.Gates, recorded.Baseline, recorded.WallMS
+		if recorded.Planned > 0 || recorded.Version != "" { // written by a murmur-eval that records them
+			d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = recorded.Complete, recorded.Planned, recorded.Ran, recorded.Stopped, recorded.Resumed
+			d.Version = recorded.Version
+		}
 	}
 	if d.Gates == nil {
 		d.Gates = []reports.GateResult{}

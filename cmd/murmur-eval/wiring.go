@@ -27,10 +27,11 @@ type wiring struct {
 }
 
 // graph builds the run's stage table: the seven stages, their edges, and
-// Report running despite failures. It also returns the run's security
-// warnings (to read once Graph.Prepare succeeded) and a func that releases
+// Report running despite failures. It also returns the Verify stage, whose
+// security warnings and artifact manifests' unknown keys are read once
+// Graph.Prepare succeeded, and a func that releases
 // what the stages hold (the WASM engine, the launchers).
-func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
+func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
 	rep := report.New(w.outDir)
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
@@ -39,10 +40,10 @@ func (w wiring) graph() (*pipeline.Graph, func() []string, func(), error) {
 		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
 		pipeline.Node{Stage: staging.New(), Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
-		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(version), Requires: []string{contain.Name}},
+		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
 		pipeline.Node{Stage: rep, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
-	return g, ver.Warnings, closeFn, err
+	return g, ver, closeFn, err
 }

@@ -45,7 +45,7 @@ type toolInput struct {
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
 	tool, ok := t.set.Tools[name]
 	if !ok {
-		return pipeline.ToolReply{Text: "tool '" + name + "' is not available in this session", IsError: true}, nil
+		return pipeline.ToolReply{Text: "tool '" + name + "' is not available in this session", IsError: true, Code: errcode.ToolNotProvided}, nil
 	}
 	if tool.Module == nil && !tool.Native && !tool.Shell {
 		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil

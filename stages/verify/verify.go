@@ -136,3 +136,20 @@ func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
 	}
 	return arts, nil
 }
+
+// UnknownKeys returns the unknown keys of the artifacts' own manifests
+// (murmur ignores them; the run warns), in artifact order. Call it only
+// after a successful preparation.
+func (s *Stage) UnknownKeys() []capsule.UnknownKey {
+	v, err := s.memo.Get(context.Background(), func(context.Context) (verified, error) { return verified{}, nil })
+	if err != nil {
+		return nil
+	}
+	var out []capsule.UnknownKey
+	for _, a := range v.artifacts {
+		if a.Archive != nil && a.Archive.Manifest != nil {
+			out = append(out, a.Archive.Manifest.UnknownKeys...)
+		}
+	}
+	return out
+}

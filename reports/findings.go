@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+)
+
+// findingsKept is how many diverged cases a summary names (the first by
+// case_id and epoch); the rest are counted.
+const findingsKept = 10
+
+// DivergedCase is a case whose replayed requests differed from the
+// recorded ones: the recordings answered a conversation the capsule no
+// longer has (a tool missing, a prompt changed), so its verdict measures
+// the recording, not the capsule.
+type DivergedCase struct {
+	CaseID      string `json:"case_id"`
+	Epoch       int32  `json:"epoch"`
+	Divergences int32  `json:"divergences"`
+	FirstTurn   *int32 `json:"first_turn,omitempty"`
+	Status      string `json:"status"`
+}
+
+// divergence counts a run's replay divergences.
+type divergence struct {
+	requests int
+	cases    int
+	first    []DivergedCase // by case_id then epoch, at most findingsKept
+}
+
+func (v *divergence) add(r ResultRow) {
+	if r.ReplayDivergences <= 0 {
+		return
+	}
+	v.requests += int(r.ReplayDivergences)
+	v.cases++
+	d := DivergedCase{CaseID: r.CaseID, Epoch: r.Epoch, Divergences: r.ReplayDivergences, FirstTurn: r.ReplayFirstDivergentTurn, Status: r.Status}
+	i, _ := slices.BinarySearchFunc(v.first, d, func(a, b DivergedCase) int {
+		if a.CaseID != b.CaseID {
+			if a.CaseID < b.CaseID {
+				return -1
+			}
+			return 1
+		}
+		return int(a.Epoch - b.Epoch)
+	})
+	if i >= findingsKept {
+		return
+	}
+	v.first = slices.Insert(v.first, i, d)
+	v.first = v.first[:min(len(v.first), findingsKept)]
+}
+
+// divergenceLine reads "replay diverged: 3 requests in 2 cases differed
+// from the recordings (first: calc-1 at turn 1, ...)"; "" when none did.
+func (d *Digest) divergenceLine() string {
+	if d.ReplayDivergences == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("replay diverged: %s in %s differed from the recordings", plural(d.ReplayDivergences, "request"), plural(d.DivergedCases, "case"))
+	for i, c := range d.Diverged[:min(len(d.Diverged), 3)] {
+		sep := ", "
+		if i == 0 {
+			sep = " (first: "
+		}
+		s += sep + d.name(CaseDigest{CaseID: c.CaseID, Epoch: c.Epoch})
+		if c.FirstTurn != nil {
+			s += fmt.Sprintf(" at turn %d", *c.FirstTurn)
+		}
+	}
+	if len(d.Diverged) > 0 {
+		if d.DivergedCases > 3 {
+			s += fmt.Sprintf(", and %d more", d.DivergedCases-3)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// completenessLine says what part of its plan a run ran: "" for a
+// complete run; "interrupted: 4 of 12 planned cases ran" otherwise.
+func (d *Digest) completenessLine() string {
+	if d.Complete {
+		return ""
+	}
+	why := "incomplete"
+	switch d.Stopped {
+	case StoppedInterrupted:
+		why = "interrupted"
+	case StoppedEndpoint:
+		why = "stopped (model endpoint unreachable)"
+	case StoppedShardsMissing:
+		why = "incomplete (shards missing)"
+	}
+	return fmt.Sprintf("%s: %d of %d planned %s ran", why, d.Ran, d.Planned, pluralWord(d.Planned, "case"))
+}
+
+// Why a run did not run its whole plan (Digest.Stopped).
+const (
+	StoppedInterrupted   = "interrupted"          // SIGINT or SIGTERM
+	StoppedEndpoint      = "endpoint_unreachable" // the model endpoint could not be reached (E-EVL-018)
+	StoppedShardsMissing = "shards_missing"       // merge --allow-missing of shards that do not cover the run
+	StoppedFailed        = "failed"               // murmur-eval could not write its outputs
+)
+
+func pluralWord(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
