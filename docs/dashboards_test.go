@@ -62,6 +62,13 @@ func TestDashboardQueries(t *testing.T) {
 		t.Fatalf("dashboards.md panels %v, want %v", got, want)
 	}
 	work := t.TempDir()
+	// The quickstart's check runs as the unprivileged tool user when the
+	// tests run as root: it must reach the run folder (docs/expected.md).
+	for _, d := range []string{filepath.Dir(work), work} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bin := buildQuickstart(t, work)
 	qs := filepath.Join(work, "quickstart")
 	rec2 := filepath.Join(work, "recordings-2")

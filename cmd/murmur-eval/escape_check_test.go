@@ -87,7 +87,7 @@ except OSError as e:
 	}
 	cases := []struct {
 		id, command string // command: the bash tool call, "" for none
-		expected        map[string]any
+		expected    map[string]any
 	}{
 		{"planted-module", plant, map[string]any{"check": python + " -m json.tool out.json"}},
 		{"passing-check", "echo 42 > answer.txt", map[string]any{"check": "grep -qx 42 answer.txt && echo found"}},

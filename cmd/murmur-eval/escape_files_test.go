@@ -77,7 +77,7 @@ func TestSessionFilesCannotReachTheHost(t *testing.T) {
 		`head -c 900000 /dev/zero > f1; head -c 900000 /dev/zero > f2; echo deep`
 	cases := []struct {
 		id, command string // command: the bash tool call, "" for none
-		expected        map[string]any
+		expected    map[string]any
 	}{
 		{"plain", "", nil},
 		{"result-link", "rm -f out/result.txt && ln -s " + secret + " out/result.txt && echo planted", nil},
