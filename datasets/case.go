@@ -18,6 +18,12 @@ type Case struct {
 	TaskPath string
 	// Expected is the "expected" value, byte for byte; nil when absent or null.
 	Expected json.RawMessage
+	// Workspace is the resolved path of the case's workspace (a folder or
+	// an archive), "" without one; WorkspaceKind is its kind (WorkspaceDir,
+	// WorkspaceTar, WorkspaceTarGz, WorkspaceZip).
+	Workspace, WorkspaceKind string
+	// Setup is the case's setup command; nil without one.
+	Setup *Setup
 	// Line is the 1-based line of the case in its dataset file.
 	Line int
 

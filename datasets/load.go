@@ -22,7 +22,8 @@ type Dataset struct {
 type Options struct {
 	// AllowTaskOutside lets task_path name a file outside the dataset's
 	// folder (absolute, through .., or through a symlink):
-	// --allow-task-outside-dataset. Off, such a line is E-EVAL-001.
+	// --allow-task-outside-dataset. Off, such a line is E-EVAL-001. The
+	// same holds for a workspace.
 	AllowTaskOutside bool
 }
 
@@ -54,7 +55,7 @@ func (o Options) Load(path string) (*Dataset, error) {
 		return nil, errcode.Wrap(errcode.IO, err, "cannot resolve the dataset's folder").At(path)
 	}
 	tasks := taskFiles{root: root, allowOutside: o.AllowTaskOutside}
-	cases, err := parse(path, f, base, tasks.check)
+	cases, err := parseWith(parser{name: path, baseDir: base, checkTask: tasks.check, checkWorkspace: tasks.checkWorkspace}, f)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,13 @@ const bom = "\xef\xbb\xbf"
 // line bad. Every bad line is reported (see the package doc); a dataset
 // without cases is E-IO-003; a read failure is E-IO-003.
 func parse(name string, r io.Reader, baseDir string, checkTask func(string) (root, rel string, err error)) ([]Case, error) {
-	p := parser{name: name, baseDir: baseDir, checkTask: checkTask, seen: map[string]int{}}
+	return parseWith(parser{name: name, baseDir: baseDir, checkTask: checkTask}, r)
+}
+
+// parseWith is parse with every check of p (checkWorkspace too).
+func parseWith(p parser, r io.Reader) ([]Case, error) {
+	name := p.name
+	p.seen = map[string]int{}
 	br := bufio.NewReader(r) // ReadBytes has no line-length limit, unlike bufio.Scanner
 	var cases []Case
 	for n := 1; ; n++ {
@@ -41,7 +47,11 @@ func parse(name string, r io.Reader, baseDir string, checkTask func(string) (roo
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if c, err := p.parseLine(line, n); err != nil {
-				p.report(err.At(fmt.Sprintf("%s:%d", name, n)))
+				where := fmt.Sprintf("%s:%d", name, n)
+				if err.Where != "" { // a field's error: file:line:field
+					where += ":" + err.Where
+				}
+				p.report(err.At(where))
 			} else {
 				cases = append(cases, c)
 			}
@@ -68,6 +78,9 @@ type parser struct {
 	name      string
 	baseDir   string
 	checkTask func(string) (root, rel string, err error)
+	// checkWorkspace, when not nil, resolves and checks a workspace path
+	// (taskFiles.checkWorkspace).
+	checkWorkspace func(string) (resolved, kind string, err error)
 	seen      map[string]int // case_id → line of its first occurrence
 	bad       []error
 	more      int // bad lines beyond maxReported
@@ -118,6 +131,12 @@ func (p *parser) parseLine(line []byte, n int) (Case, *errcode.Error) {
 	}
 	c.ID = id
 	if c.Task, c.TaskPath, c.taskRoot, c.taskRel, err = p.task(obj, id); err != nil {
+		return Case{}, err
+	}
+	if c.Workspace, c.WorkspaceKind, err = p.workspace(obj, id); err != nil {
+		return Case{}, err
+	}
+	if c.Setup, err = setupField(obj, id); err != nil {
 		return Case{}, err
 	}
 	if raw, ok := obj["expected"]; ok && string(raw) != "null" {

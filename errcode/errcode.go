@@ -61,6 +61,9 @@ const (
 	RunFolderLocked     = "E-EVL-050" // another murmur-eval process holds the run folder's lock (run, --resume, merge)
 	JournalCorrupt      = "E-EVL-051" // a journal line that cannot be read back: merge refuses the journal
 	ReadLimit           = "E-EVL-052" // a Parquet file read from elsewhere is past a read limit (a decompression bomb, or a run larger than the limits allow)
+	WorkspaceEntry      = "E-EVL-060" // a workspace entry refused: an absolute or ".." name, a link out, a device or FIFO, a name the session reserves
+	WorkspaceLimit      = "E-EVL-061" // a workspace past its entry-count or size limits (an archive bomb)
+	SetupFailed         = "E-EVL-062" // a case's setup command failed: non-zero exit, killed, or out of its time
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
@@ -40,6 +41,9 @@ type Case struct {
 	Policy    *Policy     // contain
 	Session   *Session    // launch: the open trace, the model and the tools
 	Loop      LoopOutcome // loop: how the session ended
+	// Workspace is the case's workspace (stage: its base and how it was
+	// cloned; report: the diff's size); nil when the line names none.
+	Workspace *CaseWorkspace
 
 	// Scoring is the run's scoring plan (the manifest's scorers, how check
 	// commands run), shared read-only by every case and set when the case
@@ -52,6 +56,15 @@ type Case struct {
 	// observed is set once the session's model and tools are wrapped with
 	// spans (observe.go).
 	observed bool
+}
+
+// CaseWorkspace is a case's workspace: the run's base it was cloned from.
+type CaseWorkspace struct {
+	Base  *workspace.Base
+	Clone workspace.CloneResult
+	// DiffBytes is the size of out/workspace.diff before any cut, set by
+	// report; nil when no diff was written.
+	DiffBytes *int64
 }
 
 // LoopOutcome is how the agent loop ended a case's session.

@@ -53,6 +53,9 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		row.ContainmentAchieved = c.Policy.Achieved
 	}
 	row.Reopens = int32(c.Loop.Reopens)
+	if c.Workspace != nil {
+		row.WorkspaceDiffBytes = c.Workspace.DiffBytes
+	}
 	var events []EventRow
 	if c.Session != nil && c.Session.Trace != nil {
 		t := c.Session.Trace.Totals()

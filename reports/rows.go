@@ -82,6 +82,10 @@ type ResultRow struct {
 	// Reopens is how many times on-task-end hooks reopened the case's task
 	// (task_end's reopen_count; 0 without hooks).
 	Reopens int32 `parquet:"reopens"`
+	// WorkspaceDiffBytes is the size of the case's out/workspace.diff
+	// (before any cut): what the agent changed in its workspace; nil when
+	// the case has no workspace or no diff was written.
+	WorkspaceDiffBytes *int64 `parquet:"workspace_diff_bytes"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

@@ -50,6 +50,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"inference_retries", "int32", false}, {"replay_divergences", "int32", false},
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
 		{"attempt", "int32", false}, {"reopens", "int32", false},
+		{"workspace_diff_bytes", "int64", true},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -81,7 +82,8 @@ func resultValues(r ResultRow) []any {
 		opt(r.ResolveMS), opt(r.VerifyMS), opt(r.StageMS), opt(r.ContainMS), opt(r.LaunchMS),
 		opt(r.LoopMS), opt(r.ReportMS),
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
-		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens}
+		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
+		opt(r.WorkspaceDiffBytes)}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
@@ -112,6 +114,7 @@ func sampleResults(n int) []ResultRow {
 			r.ExitStatus, r.ErrorCode, r.ErrorStage, r.ErrorMessage = ptr(""), ptr(""), ptr(""), ptr("")
 			r.ResolveMS, r.VerifyMS, r.StageMS, r.ContainMS = ptr(0.0), ptr(0.0), ptr(0.0), ptr(0.0)
 			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(0.0), ptr(0.0), ptr(0.0), ptr("")
+			r.WorkspaceDiffBytes = ptr(int64(0))
 		case 2:
 			r.Status, r.ExitStatus = StatusError, ptr(ExitMaxTurnsReached)
 			r.ErrorCode, r.ErrorStage = ptr("E-RUN-007"), ptr("loop")
@@ -119,6 +122,7 @@ func sampleResults(n int) []ResultRow {
 			r.ResolveMS, r.VerifyMS, r.StageMS, r.ContainMS = ptr(1.5), ptr(2.25), ptr(3.0), ptr(0.125)
 			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(40.0), ptr(1234.5), ptr(7.0), ptr("claude-sonnet-4")
 			r.CaseID = "ケース-" + r.CaseID
+			r.WorkspaceDiffBytes = ptr(int64(1234))
 		}
 		rows[i] = r
 	}

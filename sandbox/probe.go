@@ -133,6 +133,11 @@ func userNS(isolate bool) *syscall.SysProcAttr {
 	}
 }
 
+// ToolUID is the uid shell and native tools and dataset commands run as
+// (nobody when murmur-eval is root, else its own uid); handOver gives them
+// the session's folders as uid:uid.
+func ToolUID() int { return subprocessUID() }
+
 // subprocessUID is the uid subprocesses run as.
 func subprocessUID() int {
 	if uid := os.Getuid(); uid != 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
 	"github.com/murmur-nexus/murmur-eval/stages/loop"
 	"github.com/murmur-nexus/murmur-eval/stages/report"
@@ -33,12 +34,17 @@ type wiring struct {
 // what the stages hold (the WASM engine, the launchers).
 func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
-	rep := report.New(w.outDir)
+	cmds := datasetcmd.NewLauncher(w.outDir) // checks and setup commands share one launcher copy
+	rep := report.NewWith(cmds)
+	stageOpts, err := w.stagingOptions(cmds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}), Shared: true},
 		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
-		pipeline.Node{Stage: staging.New(), Requires: []string{verify.Name}},
+		pipeline.Node{Stage: staging.NewWith(stageOpts), Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
 		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Requires: []string{contain.Name}},
 		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},

@@ -113,3 +113,18 @@ func (r *Root) ReadDir(name string, limit int) ([]fs.DirEntry, error) {
 	}
 	return des, nil
 }
+
+// Readlink returns the target of the link name, beneath the root (the
+// link itself is read, never followed; a parent that is a link out of the
+// root is refused).
+func (r *Root) Readlink(name string) (string, error) {
+	n, err := CheckName(name)
+	if err != nil {
+		return "", err
+	}
+	t, err := r.r.Readlink(n)
+	if err != nil {
+		return "", ioErr(err, "read link %s", name)
+	}
+	return t, nil
+}

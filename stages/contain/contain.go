@@ -68,6 +68,12 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		return err
 	}
 	identity := identityEnv(m, c.SessionID)
+	res := caps.Resources
+	if c.Workspace != nil && c.Workspace.Base != nil {
+		// workdir_max_bytes counts what the case adds, not the workspace it
+		// started with (docs/workspaces.md).
+		res.WorkdirMaxBytes += min(c.Workspace.Base.Bytes, ^uint64(0)-res.WorkdirMaxBytes)
+	}
 	c.Policy = &pipeline.Policy{
 		Declared:    string(cls.Declared),
 		Achieved:    string(cls.Achieved),
@@ -76,7 +82,7 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		Deadline:    time.Duration(caps.Limits.DeadlineSeconds) * time.Second,
 		ShellEnv:    sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home),
 		NativeEnv:   sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home),
-		Resources:   caps.Resources,
+		Resources:   res,
 		WorkdirExec: caps.Filesystem.WorkdirExec,
 		Isolate:     caps.Network == nil || len(caps.Network.Allow) == 0,
 		Grants:      grants(cls, caps, c.Toolset.Spawner != nil),

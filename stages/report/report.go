@@ -16,6 +16,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 )
 
 // Name is the stage's name in the graph.
@@ -27,12 +28,16 @@ const Name = "report"
 // launcher is used otherwise). Make it with New and Close it at the end of
 // the run; the zero value runs checks only with the toolset's launcher.
 type Stage struct {
-	checks *checkSandbox
+	checks *datasetcmd.Launcher
 }
 
 // New returns a Report stage for one run whose folder is runDir (the
 // check's launcher copy goes there; "" for the system's temporary folder).
-func New(runDir string) Stage { return Stage{checks: &checkSandbox{runDir: runDir}} }
+func New(runDir string) Stage { return Stage{checks: datasetcmd.NewLauncher(runDir)} }
+
+// NewWith returns a Report stage whose checks run through l, a launcher
+// the run shares with the Stage stage's setup commands.
+func NewWith(l *datasetcmd.Launcher) Stage { return Stage{checks: l} }
 
 // Close removes the launcher made for check commands, if any.
 func (s Stage) Close() error { return s.checks.Close() }
@@ -56,6 +61,15 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	if c.SessionDir != "" {
 		errs = append(errs, writeResult(c))
+		if w := c.Workspace; w != nil && w.Base != nil {
+			// What the agent changed, against the base: written whatever
+			// the outcome, through sessionfs (the session is hostile now).
+			d, err := w.Base.Diff(ctx, c.SessionDir, 0)
+			if err == nil {
+				w.DiffBytes = &d.Bytes
+			}
+			errs = append(errs, err)
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish session files")

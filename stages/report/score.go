@@ -6,13 +6,14 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 )
 
 // score runs the case's scorers on its trace, result and session folder,
 // keeps the scores in c.Scores and writes eval.jsonl. When a scorer cannot
 // run, the case is an error with no verdict: it keeps no scores and gets no
 // eval.jsonl, so that only passed and failed cases have scores anywhere.
-func score(ctx context.Context, c *pipeline.Case, checks *checkSandbox) error {
+func score(ctx context.Context, c *pipeline.Case, checks *datasetcmd.Launcher) error {
 	plan := c.Scoring
 	if plan == nil {
 		plan = &scoring.Plan{}

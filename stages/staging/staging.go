@@ -26,7 +26,8 @@ const Name = "stage"
 // New: the zero Stage stages sessions but keeps no run state, so it writes
 // no lock and reads local skills for every case.
 type Stage struct {
-	run *runState
+	run  *runState
+	opts Options
 }
 
 // New returns a Stage for one run.
@@ -50,6 +51,11 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	// file-system calls are most of a trivial case's cost (BENCHMARKS.md).
 	if err := os.MkdirAll(c.SessionDir, 0o755); err != nil {
 		return errcode.Wrap(errcode.IO, err, "create session folder")
+	}
+	// The workspace first: its names never collide with the session's own
+	// (workspace.Reserved are refused when its base is read).
+	if err := s.populate(ctx, c); err != nil {
+		return err
 	}
 	for _, d := range []string{"logs", "out", "tools"} {
 		if err := mkdir(filepath.Join(c.SessionDir, d)); err != nil {
@@ -84,6 +90,9 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	// tool's uid gets task.md (sandbox's handOver gives it at each call).
 	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o600); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write task.md")
+	}
+	if err := s.setup(ctx, c); err != nil {
+		return err
 	}
 	if s.run != nil {
 		s.run.lock.write(c)

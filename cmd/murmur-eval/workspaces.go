@@ -1,0 +1,29 @@
+package main
+
+import (
+	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
+)
+
+// stagingOptions are the Stage stage's workspace and setup settings:
+// bases under the run folder, MURMUR_EVAL_WORKSPACE_CLONE and
+// MURMUR_EVAL_WORKSPACE_LIMITS from the environment (docs/workspaces.md),
+// setup commands through cmds (the launcher the checks share) with the
+// evaluator's PATH.
+func (w wiring) stagingOptions(cmds *datasetcmd.Launcher) (staging.Options, error) {
+	mech, err := workspace.ParseMechanism(w.env[workspace.CloneEnv])
+	if err != nil {
+		return staging.Options{}, err
+	}
+	lim, err := workspace.ParseLimits(w.env[workspace.LimitsEnv])
+	if err != nil {
+		return staging.Options{}, err
+	}
+	return staging.Options{
+		Workspaces: workspace.NewSet(w.outDir, lim),
+		Clone:      mech,
+		Commands:   cmds,
+		PATH:       w.env["PATH"],
+	}, nil
+}

@@ -1,0 +1,123 @@
+package workspace
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDiff: a changed, a removed, an added, a binary file and a link
+// planted to a host file: the diff names each, reads nothing outside the
+// session, and its size is what the row records.
+func TestDiff(t *testing.T) {
+	_, b := folderBase(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "gone.txt": "bye\n", "bin.dat": "x\x00y", "same.txt": "same\n"})
+	s := t.TempDir()
+	if _, err := b.Clone(t.Context(), s, CloneOptions{UID: -1, GID: -1}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(s, "a.txt"), []byte("one\n2\nthree\n"), 0o644))
+	must(t, os.Remove(filepath.Join(s, "gone.txt")))
+	must(t, os.WriteFile(filepath.Join(s, "new.txt"), []byte("fresh\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(s, "bin.dat"), []byte("x\x00z"), 0o644))
+	must(t, os.Symlink("/etc/hostname", filepath.Join(s, "host")))
+	must(t, os.MkdirAll(filepath.Join(s, "out"), 0o755))
+	must(t, os.WriteFile(filepath.Join(s, "trace.jsonl"), []byte("{}\n"), 0o644)) // the session's own: not compared
+	res, err := b.Diff(t.Context(), s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, filepath.Join(s, DiffFile))
+	for _, want := range []string{
+		"--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n",
+		"--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n",
+		"--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n",
+		"Binary files a/bin.dat and b/bin.dat differ\n",
+		"Only in b: host (link to /etc/hostname)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diff lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "same.txt") || strings.Contains(got, "trace.jsonl") {
+		t.Errorf("diff names an unchanged or the session's own file:\n%s", got)
+	}
+	if res.Bytes != int64(len(got)) || res.Changed != 5 {
+		t.Errorf("Diff() = %+v, want %d bytes, 5 changed", res, len(got))
+	}
+}
+
+// TestDiffCut: a diff past its cap is cut, its whole size still counted.
+func TestDiffCut(t *testing.T) {
+	_, b := folderBase(t, map[string]string{"a.txt": ""})
+	s := t.TempDir()
+	if _, err := b.Clone(t.Context(), s, CloneOptions{UID: -1, GID: -1}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(s, "a.txt"), bytes.Repeat([]byte("line\n"), 1000), 0o644))
+	res, err := b.Diff(t.Context(), s, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, filepath.Join(s, DiffFile))
+	if res.Bytes < 5000 || len(got) > 200 || !strings.Contains(got, "diff cut at 100") {
+		t.Errorf("Diff() = %+v, file of %d bytes:\n%s", res, len(got), got)
+	}
+}
+
+// TestUnifiedAgreesWithDiff: hunks match GNU diff -u on random edits.
+func TestUnifiedAgreesWithDiff(t *testing.T) {
+	if _, err := exec.LookPath("diff"); err != nil {
+		t.Skip("no diff here")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	for i := range 200 {
+		var a []string
+		for range r.IntN(40) {
+			a = append(a, string(rune('a'+r.IntN(5)))+"\n")
+		}
+		b := append([]string(nil), a...)
+		for range r.IntN(6) {
+			k := r.IntN(len(b) + 1)
+			switch r.IntN(3) {
+			case 0:
+				b = append(b[:k], append([]string{"new\n"}, b[k:]...)...)
+			case 1:
+				if k < len(b) {
+					b = append(b[:k], b[k+1:]...)
+				}
+			case 2:
+				if k < len(b) {
+					b[k] = "changed\n"
+				}
+			}
+		}
+		x, y := strings.Join(a, ""), strings.Join(b, "")
+		var got bytes.Buffer
+		must(t, unified(&got, "x", "y", x, y))
+		must(t, os.WriteFile(filepath.Join(dir, "x"), []byte(x), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "y"), []byte(y), 0o644))
+		out, _ := exec.Command("diff", "-u", filepath.Join(dir, "x"), filepath.Join(dir, "y")).Output()
+		// Compare the number of changed lines (both minimal): the hunks
+		// may place an equal-cost change differently.
+		if count(got.String()) != count(string(out)) {
+			t.Fatalf("case %d: our diff:\n%s\nGNU diff:\n%s", i, got.String(), out)
+		}
+		if got.Len() == 0 && x != y {
+			t.Fatalf("case %d: no diff for different texts", i)
+		}
+	}
+}
+
+func count(d string) (n int) {
+	for _, l := range strings.Split(d, "\n") {
+		if (strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++")) || (strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "---")) {
+			n++
+		}
+	}
+	return n
+}

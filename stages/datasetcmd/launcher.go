@@ -1,0 +1,197 @@
+// Package datasetcmd runs the commands a dataset line names, its setup and
+// its expected.check, in the case's session, through the launcher shell
+// tools use: the tool uid in its own user, PID and network namespaces,
+// Landlock, seccomp, rlimits. It is shared by the Stage stage (setup) and
+// the Report stage (check), so a run has one launcher copy for both.
+package datasetcmd
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// Limits of a dataset command: test runners fork and open files far more
+// than an agent's shell call, so a command gets at least these, whatever
+// the capsule's capabilities.resources say (its other limits apply).
+const (
+	MinProcesses = 1024
+	MinOpenFiles = 4096
+)
+
+// Launcher gives a run's dataset commands a Spawner: the toolset's when
+// the capsule has shell or native tools, otherwise one it makes on first
+// use and Close removes. It is safe for concurrent use.
+type Launcher struct {
+	runDir string // where NewSpawner puts its launcher copy ("" for /tmp)
+	mu     sync.Mutex
+	own    *sandbox.Spawner
+	err    error
+}
+
+// NewLauncher returns the Launcher of a run whose folder is runDir.
+func NewLauncher(runDir string) *Launcher { return &Launcher{runDir: runDir} }
+
+// Spawner returns the Spawner for commands of cases with toolset ts.
+func (l *Launcher) Spawner(ts *pipeline.Toolset) (*sandbox.Spawner, error) {
+	if ts.Spawner != nil {
+		return ts.Spawner, nil
+	}
+	if l == nil {
+		return nil, errcode.New(errcode.Internal, "dataset command: no launcher (build the stage with its constructor)")
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.own == nil && l.err == nil {
+		exe, err := os.Executable()
+		if err == nil {
+			exe, err = filepath.EvalSymlinks(exe)
+		}
+		if err != nil {
+			l.err = errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the dataset command's launcher")
+		} else {
+			// No capsule grants: the command is the dataset's, not the capsule's.
+			l.own, l.err = sandbox.NewSpawner(exe, ts.Host, sandbox.SpawnerOptions{RunDir: l.runDir})
+		}
+	}
+	return l.own, l.err
+}
+
+// Close removes the launcher copy made for dataset commands, if any.
+func (l *Launcher) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.own == nil {
+		return nil
+	}
+	err := l.own.Close()
+	l.own = nil
+	return err
+}
+
+// Proc is one dataset command to run in a session.
+type Proc struct {
+	Path       string   // absolute path of the binary
+	Argv       []string // argv[0] as the dataset wrote it
+	Env        []string // the whole environment
+	SessionDir string   // the working directory and the one folder it may write
+	ExecFiles  []string // files outside the system folders it may execute
+	Timeout    time.Duration
+	Output     io.Writer // stdout and stderr, as one stream
+}
+
+// Result is how a command that ran ended.
+type Result struct {
+	ExitCode int    // exit status, or 128+signal
+	Signal   string // the signal that killed it, "" when it exited
+	TimedOut bool
+	// Stopped says why the sandbox stopped it otherwise (workdir_max_bytes,
+	// a resource limit's signal); "" when it did not.
+	Stopped  string
+	Duration time.Duration
+}
+
+// Run runs p as a shell tool runs, with resources res raised to the
+// command floors, in a network namespace of its own, with execute rights
+// on the session folder (test runners execute what they build there), on
+// p.ExecFiles and on the system folders (ExecSystemDirs: the dataset chose
+// the command, and a toolchain starts its own programs). A host that
+// cannot make the namespaces is refused with E-CAP-005: a dataset command
+// never runs with murmur-eval's own uid.
+func (l *Launcher) Run(ctx context.Context, ts *pipeline.Toolset, res capsule.Resources, p Proc) (Result, error) {
+	if ts == nil {
+		return Result{}, errcode.New(errcode.Internal, "dataset command: the case has no toolset")
+	}
+	if !ts.Host.UserNS {
+		return Result{}, errcode.New(errcode.CapEgressNamespace,
+			"this host cannot start %s in its own user, PID and network namespaces (%s); murmur-eval does not run it as its own user (uid %d)",
+			p.Argv[0], ts.Host.UserNSReason, os.Getuid()).
+			WithHint("allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container that permits unshare), or remove the dataset's check and setup")
+	}
+	if err := reachable(p.SessionDir); err != nil {
+		return Result{}, err
+	}
+	sp, err := l.Spawner(ts)
+	if err != nil {
+		return Result{}, err
+	}
+	r, err := sp.Run(ctx, sandbox.Proc{
+		Path: p.Path, Argv: p.Argv, Env: p.Env, Dir: p.SessionDir,
+		SessionDir: p.SessionDir, WorkdirExec: true, ExecFiles: p.ExecFiles,
+		// What is untrusted is the session's content, which the tool uid,
+		// Landlock and the namespaces contain.
+		ExecSystemDirs: true,
+		Resources:      Resources(res), Isolate: true,
+		Deadline: p.Timeout, Output: p.Output,
+	})
+	switch {
+	case ctx.Err() != nil:
+		return Result{}, err
+	case errors.Is(err, sandbox.ErrDeadline):
+		return Result{TimedOut: true, Duration: duration(r)}, nil
+	case errcode.Is(err, errcode.RunWorkdirSize):
+		return Result{Stopped: err.Error(), Duration: duration(r)}, nil
+	case err != nil:
+		return Result{}, err
+	}
+	out := Result{ExitCode: r.ExitCode, Duration: r.Duration}
+	if r.Signal != 0 {
+		out.Signal = r.Signal.String()
+	}
+	if r.ResourceLimit != "" {
+		out.Stopped = "killed at its " + r.ResourceLimit + " limit (capabilities.resources)"
+	}
+	return out, nil
+}
+
+func duration(r *sandbox.ProcResult) (d time.Duration) {
+	if r != nil {
+		d = r.Duration
+	}
+	return d
+}
+
+// Resources is r with the command floors for processes and open files.
+func Resources(r capsule.Resources) capsule.Resources {
+	r.MaxProcesses = max(r.MaxProcesses, MinProcesses)
+	r.MaxOpenFiles = max(r.MaxOpenFiles, MinOpenFiles)
+	return r
+}
+
+// reachable checks that the command's unprivileged uid can reach dir: when
+// murmur-eval runs as root the command runs as nobody, who must be able to
+// search every folder above the session (a private temporary folder or a
+// 0700 home would fail the launcher's chdir). Folders are not changed:
+// they are the user's.
+func reachable(dir string) error {
+	if os.Getuid() != 0 {
+		return nil // the command keeps murmur-eval's own uid
+	}
+	// The session folder itself is handed over to that user by the launcher.
+	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+		st, err := os.Stat(d)
+		if err != nil {
+			return errcode.Wrap(errcode.IO, err, "reach %s", d)
+		}
+		if st.Mode().Perm()&0o001 == 0 {
+			return errcode.New(errcode.IOPermission,
+				"dataset commands run as an unprivileged user, who cannot search %s (mode %#o) to reach the session folder %s", d, st.Mode().Perm(), dir).
+				WithHint("choose an --out under folders others may search (chmod o+x %s, or an --out below /tmp)", d)
+		}
+		if d == filepath.Dir(d) {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,54 @@
+package staging
+
+import (
+	"context"
+	"os"
+
+	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+)
+
+// Options are a run's settings for workspaces and setup commands; the zero
+// value refuses a case that names either.
+type Options struct {
+	// Workspaces reads each workspace of the run once (in the run folder).
+	Workspaces *workspace.Set
+	// Clone forces a clone mechanism (workspace.CloneEnv); "" is auto.
+	Clone workspace.Mechanism
+	// Commands runs setup commands (shared with the Report stage's checks).
+	Commands *datasetcmd.Launcher
+	// PATH is the setup command's PATH ("" for scoring.DefaultPATH).
+	PATH string
+}
+
+// NewWith returns a Stage for one run with workspaces and setup commands.
+func NewWith(o Options) Stage { return Stage{run: &runState{}, opts: o} }
+
+// populate clones the case's workspace into its fresh session folder,
+// owned by the tool user so that its shell tools can rewrite the files.
+func (s Stage) populate(ctx context.Context, c *pipeline.Case) error {
+	in := c.Input
+	if in.Workspace == "" {
+		return nil
+	}
+	if s.opts.Workspaces == nil {
+		return errcode.New(errcode.Internal, "stage: case %q names a workspace, but the run has no workspace set", in.ID)
+	}
+	base, err := s.opts.Workspaces.Base(ctx, in.Workspace, in.WorkspaceKind)
+	if err != nil {
+		return err
+	}
+	uid := -1
+	if os.Getuid() == 0 && c.Toolset.Host.UserNS {
+		uid = sandbox.ToolUID()
+	}
+	res, err := base.Clone(ctx, c.SessionDir, workspace.CloneOptions{Mechanism: s.opts.Clone, UID: uid, GID: uid})
+	if err != nil {
+		return err
+	}
+	c.Workspace = &pipeline.CaseWorkspace{Base: base, Clone: res}
+	return nil
+}
