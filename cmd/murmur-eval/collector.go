@@ -118,7 +118,10 @@ func (col *collector) finished(c *pipeline.Case) bool {
 	case pipeline.StatusCancelled:
 		return false
 	case pipeline.StatusError:
-		return !isCancelled(c) // the runner marks an error whose retries the interrupt cut short
+		// The runner marks an error whose retries the interrupt cut short;
+		// a case stopped by an unreachable endpoint is run again by
+		// --resume once the endpoint answers.
+		return !isCancelled(c) && !errcode.Is(pipeline.Judge(c).Err, errcode.EndpointUnreachable)
 	}
 	return true
 }
@@ -160,9 +163,12 @@ func (col *collector) prune(rec caseRecord) {
 
 func (col *collector) printFirstError(c *pipeline.Case) {
 	v := pipeline.Judge(c)
-	if v.Err == nil || v.Code == "" || col.printed[v.Code] {
+	// The code shown is the first in the error's chain, which may differ
+	// from the verdict's (a case cancelled because the endpoint could not be
+	// reached): each is shown once.
+	if v.Err == nil || v.Code == "" || col.printed[v.Code] || col.printed[errcode.Code(v.Err)] {
 		return
 	}
-	col.printed[v.Code] = true
+	col.printed[v.Code], col.printed[errcode.Code(v.Err)] = true, true
 	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 // runWithEnv is runBinary with extra environment variables.
@@ -92,8 +95,21 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	if over.code != exitUsage || !strings.Contains(over.stderr, "is in both") {
 		t.Errorf("overlapping merge: exit %d, want %d\nstderr:\n%s", over.code, exitUsage, over.stderr)
 	}
+	// A shard short is not a green merge: refused (E-EVL-004) naming the
+	// missing cases, unless --allow-missing, which writes a run marked
+	// incomplete.
 	short := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "short"), shards[0], shards[1])
-	if short.code != 0 || !strings.Contains(short.stderr, "(shard 2/3)") {
-		t.Errorf("merge without shard 2: exit %d, want 0 and the missing cases of shard 2\nstderr:\n%s", short.code, short.stderr)
+	if short.code != exitUsage || !hasCode(short.stderr, errcode.MergeIncomplete) || !strings.Contains(short.stderr, "(shard 2/3)") {
+		t.Errorf("merge without shard 2: exit %d, want %d with %s and the missing cases of shard 2\nstderr:\n%s", short.code, exitUsage, errcode.MergeIncomplete, short.stderr)
+	}
+	allowed := filepath.Join(t.TempDir(), "allowed")
+	if r := runBinary(t, "merge", "-o", allowed, "--allow-missing", shards[0], shards[1]); r.code != 0 || !strings.Contains(r.stdout, "Incomplete (shards missing): ") {
+		t.Errorf("merge --allow-missing without shard 2: exit %d, want 0 saying it is incomplete\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if d := readDigest(t, allowed); d.Complete || d.Planned != 2*len(ids) || d.Ran >= d.Planned || d.Stopped != reports.StoppedShardsMissing {
+		t.Errorf("summary.json of an incomplete merge: complete %v, planned %d, ran %d, stopped %q", d.Complete, d.Planned, d.Ran, d.Stopped)
+	}
+	if d := readDigest(t, merged); !d.Complete || d.Planned != 2*len(ids) || d.Ran != d.Planned {
+		t.Errorf("summary.json of the whole merge: complete %v, planned %d, ran %d", d.Complete, d.Planned, d.Ran)
 	}
 }

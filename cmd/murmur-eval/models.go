@@ -20,6 +20,9 @@ type modelFlags struct {
 	Record         string // --record DIR
 	MaxConnections int    // --max-connections N, per endpoint; 0 for no bound
 	Workers        int    // --workers, to size the idle connection pool
+	// OnUnreachable stops the run when a model endpoint's first requests
+	// all fail to connect or are refused for their credentials.
+	OnUnreachable func(error)
 }
 
 // newModels builds the run's model source:
@@ -49,6 +52,7 @@ func newModels(f modelFlags, env map[string]string) (inference.Source, func(), e
 		MaxConnections:   f.MaxConnections,
 		IdleConnsPerHost: max(f.MaxConnections, f.Workers),
 		Proxy:            proxyFromEnv(env),
+		OnUnreachable:    f.OnUnreachable,
 	})
 	var src inference.Source = live.New(client)
 	if f.Record != "" {

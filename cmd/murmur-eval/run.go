@@ -63,7 +63,12 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 			return usageError(stderr, err)
 		}
 	}
-	source, closeModels, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers}, env)
+	// The run's context: an interrupt, a failed sink or an unreachable
+	// model endpoint stops it with its cause.
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	source, closeModels, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
+		OnUnreachable: stopRun}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -87,15 +92,14 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 	defer closeStages()
 
-	ctx, stopRun := context.WithCancelCause(ctx)
-	defer stopRun(nil)
 	// The run-wide work (manifest, lock, artifact hashes, WASM compilation)
 	// is done before the first case, so no case's --timeout pays for it. A
 	// failure refuses the capsule: it is printed once, every case records it
 	// in its row (no case does any work of its own), and the run exits with
 	// the configuration code.
 	took, prepErr := graph.Prepare(ctx)
-	printed := map[string]bool{}
+	// An unreachable endpoint is printed once, at the end, for the run.
+	printed := map[string]bool{errcode.EndpointUnreachable: true}
 	if prepErr != nil && ctx.Err() == nil {
 		fmt.Fprintln(stderr, errcode.Format(prepErr))
 		printed[errcode.Code(prepErr)] = true

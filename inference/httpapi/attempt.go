@@ -32,6 +32,9 @@ type result struct {
 	retry      bool  // err may go away on another attempt
 	reason     string
 	retryAfter *time.Duration
+	// unreach is set when the request did not reach the endpoint at all
+	// (no connection, or credentials refused).
+	unreach *unreachable
 }
 
 // attempt sends one request while holding a slot of the endpoint's bound.
@@ -57,7 +60,7 @@ func (c *Client) attempt(ctx context.Context, api API, body []byte) result {
 		if ctx.Err() != nil {
 			return result{ctxErr: ctx.Err()}
 		}
-		return result{err: connErr(api, err), retry: true, reason: inference.RetryConnection}
+		return result{err: connErr(api, err), retry: true, reason: inference.RetryConnection, unreach: connUnreachable(err)}
 	}
 	defer resp.Body.Close()
 	limit := int64(maxBody)
@@ -98,6 +101,8 @@ func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		res.err = errcode.New(errcode.ProviderAuth, "%s", msg).
 			WithHint("check inference.api_key in murmur.yaml (and the environment variable it names)")
+		res.unreach = &unreachable{cause: "it refused the credentials (" + msg + ")",
+			hint: "check inference.api_key in murmur.yaml and the environment variable it names (.env is read only for ${VAR} in api_key)"}
 	case statusRetried(status) && !f.Final:
 		res.err = errors.New(msg)
 		res.retry = true

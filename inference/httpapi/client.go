@@ -42,6 +42,15 @@ type Options struct {
 	Jitter func(d time.Duration) time.Duration
 	// Now is the clock for Retry-After dates and deadlines; nil: time.Now.
 	Now func() time.Time
+	// UnreachableAfter is how many failed first requests (no connection:
+	// refused, DNS, TLS; or credentials refused), with none getting
+	// through, declare an endpoint unreachable: every request to it then
+	// fails at once with E-EVL-018. 0 means DefaultUnreachableAfter; -1
+	// never.
+	UnreachableAfter int
+	// OnUnreachable is called once per endpoint declared unreachable, with
+	// the error naming it and the cause (the run stops starting cases).
+	OnUnreachable func(error)
 }
 
 // Client sends requests for every case of a run. It is safe for concurrent
@@ -50,6 +59,7 @@ type Options struct {
 type Client struct {
 	hc     *http.Client
 	limits *limiter
+	reach  *reach
 	opts   Options
 }
 
@@ -95,7 +105,8 @@ func NewClient(o Options) *Client {
 			ExpectContinueTimeout: time.Second,
 		}
 	}
-	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: noRedirects}, limits: newLimiter(o.MaxConnections), opts: o}
+	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: noRedirects}, limits: newLimiter(o.MaxConnections),
+		reach: newReach(o.UnreachableAfter, o.OnUnreachable), opts: o}
 }
 
 // Provider returns a case's provider speaking api through c.

@@ -24,7 +24,18 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 	}
 	o := p.c.opts
 	for attempt := 1; ; attempt++ {
+		if err := p.c.reach.declared(p.api.URL()); err != nil {
+			return nil, err
+		}
 		res := p.c.attempt(ctx, p.api, body)
+		switch {
+		case res.unreach != nil:
+			if err := p.c.reach.failed(p.api, res.unreach); err != nil {
+				return nil, err
+			}
+		case res.ctxErr == nil:
+			p.c.reach.answered(p.api.URL())
+		}
 		switch {
 		case res.ctxErr != nil:
 			return nil, fmt.Errorf("%s: %w", p.api.Name(), res.ctxErr)
@@ -59,9 +70,20 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 	}
 }
 
+// unavailable is the error of a request whose retries ran out; its hint
+// matches the last failure's cause.
 func unavailable(api API, res result, why string) error {
-	return errcode.Wrap(errcode.ProviderUnavailable, res.err, "%s unavailable: %s", api.Name(), why).
-		WithHint("lower --max-connections or --workers, or raise --timeout")
+	hint := "raise --timeout, or check the server's logs (it kept answering with server errors)"
+	switch res.reason {
+	case inference.RetryRateLimited:
+		hint = "the server kept rate-limiting: lower --max-connections or --workers, or raise --timeout"
+	case inference.RetryConnection:
+		hint = "the connection kept failing: check that the server at inference.endpoint is up and reachable, or raise --timeout"
+		if res.unreach != nil {
+			hint = res.unreach.hint
+		}
+	}
+	return errcode.Wrap(errcode.ProviderUnavailable, res.err, "%s unavailable: %s", api.Name(), why).WithHint("%s", hint)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
