@@ -99,13 +99,14 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case) error {
 	case r.ExitCode != 0:
 		end = fmt.Sprintf("exited with status %d", r.ExitCode)
 	}
+	last := out.lastLine()
 	fmt.Fprintf(out, "\nmurmur-eval: setup %s after %s\n", cmp.Or(end, "exited with status 0"), r.Duration.Round(time.Millisecond))
 	if err := root.WriteFile(SetupLog, out.bytes(), 0o644); err != nil {
 		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", SetupLog)
 	}
 	if end != "" {
 		msg := "setup " + end
-		if last := out.lastLine(); last != "" {
+		if last != "" {
 			msg += ": " + last
 		}
 		return errcode.New(errcode.SetupFailed, "%s", msg).

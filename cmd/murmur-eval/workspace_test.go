@@ -1,0 +1,319 @@
+package main
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
+)
+
+// workspaceCapsule runs bash (with rm) as its one tool.
+const workspaceCapsule = `name: workspace-e2e
+version: 0.1.0
+inference:
+  transport: http
+  endpoint: https://api.anthropic.com
+  model: claude-sonnet-4-5
+  driver:
+    artifact: murmur-driver-anthropic
+  max_turns: 3
+capabilities:
+  shell:
+    allow: [bash, sh, rm]
+`
+
+// wsCase is one dataset line of the workspace tests, with the bash command
+// its recording runs ("" for none).
+type wsCase struct {
+	id, workspace, bash string
+	setup               any
+	check               string
+}
+
+// workspaceDataset writes the capsule, the dataset and the recordings.
+func workspaceDataset(t *testing.T, dir string, cases []wsCase) {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(workspaceCapsule), 0o644))
+	must(os.MkdirAll(filepath.Join(dir, "recordings"), 0o755))
+	var ds bytes.Buffer
+	for _, c := range cases {
+		line := map[string]any{"case_id": c.id, "task": "Fix it.", "workspace": c.workspace}
+		if c.setup != nil {
+			line["setup"] = c.setup
+		}
+		if c.check != "" {
+			line["expected"] = map[string]any{"check": c.check}
+		}
+		b, _ := json.Marshal(line)
+		ds.Write(append(b, '\n'))
+		var rec bytes.Buffer
+		if c.bash != "" {
+			call, _ := json.Marshal(map[string]any{"stop_reason": "tool_call", "content": []any{
+				map[string]any{"type": "tool_call", "id": "c1", "name": "bash", "input": map[string]any{"command": c.bash}}}})
+			rec.Write(append(call, '\n'))
+		}
+		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
+		must(os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(c.id)), rec.Bytes(), 0o644))
+	}
+	must(os.WriteFile(filepath.Join(dir, "cases.jsonl"), ds.Bytes(), 0o644))
+}
+
+// dirHash hashes names, modes and contents under dir.
+func dirHash(t *testing.T, dir string) string {
+	t.Helper()
+	var lines []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		line := rel + " " + fi.Mode().String()
+		if fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			s := sha256.Sum256(b)
+			line += " " + hex.EncodeToString(s[:])
+		}
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(lines)
+	s := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(s[:])
+}
+
+func tarGz(t *testing.T, path string, names ...string) {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, n := range names {
+		body := "content of " + n + "\n"
+		if err := tw.WriteHeader(&tar.Header{Name: n, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	zw.Close()
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runWorkspace runs the dataset in dir into out with extra environment.
+func runWorkspace(t *testing.T, dir, out string, env []string, extra ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	args := append([]string{dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
+		"--out", out, "--workers", "2", "--timeout", "60s", "--check-timeout", "30s"}, extra...)
+	cmd := command(ctx, t, args...)
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String()}
+	if cmd.ProcessState != nil {
+		r.code = cmd.ProcessState.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestWorkspaceIsolation: cases share one workspace folder (and a tar.gz);
+// one deletes and rewrites files and appends to one in place through its
+// bash tool, the other reads the original, over two epochs and with the
+// copy forced; setups run before the agent, a failing one is E-EVL-062
+// with logs/setup.log; a hostile archive is E-EVL-060; the source is
+// byte-identical afterwards; the diff and its column say what changed; a
+// --resume of the finished run keeps it all.
+func TestWorkspaceIsolation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	t.Parallel()
+	e2eBinary(t)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "repo")
+	for name, body := range map[string]string{"a.txt": "original\n", "d/b.txt": "beta\n", "d/e/c.txt": "gamma\n"} {
+		p := filepath.Join(ws, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tarGz(t, filepath.Join(dir, "repo.tar.gz"), "x.txt", "y/z.txt")
+	tarGz(t, filepath.Join(dir, "evil.tar.gz"), "ok.txt", "../escape.txt")
+	workspaceDataset(t, dir, []wsCase{
+		{id: "rewrite", workspace: "repo", bash: "rm a.txt && echo changed > a.txt && echo more >> d/b.txt && rm -r d/e",
+			check: "grep -qx changed a.txt && grep -qx more d/b.txt && test ! -e d/e"},
+		{id: "reader", workspace: "repo", check: "grep -qx original a.txt && test \"$(cat d/b.txt)\" = beta && grep -qx gamma d/e/c.txt"},
+		{id: "archive", workspace: "repo.tar.gz", bash: "echo new > x.txt", check: "grep -qx new x.txt && grep -q 'content of y/z.txt' y/z.txt"},
+		{id: "setup-ok", workspace: "repo", setup: "echo preparing; echo ready > .ready", check: "grep -qx ready .ready"},
+		{id: "setup-fails", workspace: "repo", setup: map[string]any{"command": "echo boom; exit 3", "timeout_seconds": 20}},
+		{id: "hostile", workspace: "evil.tar.gz"},
+	})
+	before := sourcesHash(t, dir)
+	// A first run writes the capsule's murmur.lock, which --resume would
+	// see as a change: write it now.
+	runWorkspace(t, dir, filepath.Join(reachableTempDir(t), "warm-up"), nil)
+	out := filepath.Join(reachableTempDir(t), "run")
+	res := runWorkspace(t, dir, out, []string{workspace.CloneEnv + "=copy"}, "--epochs", "2")
+	t.Logf("exit %d\nstderr:\n%s", res.code, res.stderr)
+
+	if got := sourcesHash(t, dir); got != before {
+		t.Error("the workspace sources changed")
+	}
+	tbl := readParquet(t, filepath.Join(out, "results.parquet"))
+	if len(tbl.Rows) != 12 {
+		t.Fatalf("%d rows, want 12 (6 cases, 2 epochs)", len(tbl.Rows))
+	}
+	want := map[string]struct{ status, code string }{
+		"rewrite": {"passed", ""}, "reader": {"passed", ""}, "archive": {"passed", ""}, "setup-ok": {"passed", ""},
+		"setup-fails": {"error", "E-EVL-062"}, "hostile": {"error", "E-EVL-060"},
+	}
+	for _, row := range tbl.Rows {
+		id := fmt.Sprint(row["case_id"])
+		w := want[id]
+		code := ""
+		if row["error_code"] != nil {
+			code = fmt.Sprint(row["error_code"])
+		}
+		if row["status"] != w.status || code != w.code {
+			t.Errorf("%s epoch %v: status %v code %q (%v), want %s %q", id, row["epoch"], row["status"], code, row["error_message"], w.status, w.code)
+		}
+		sdir := filepath.Join(out, filepath.FromSlash(fmt.Sprint(row["session_dir"])))
+		switch id {
+		case "rewrite":
+			diff, err := os.ReadFile(filepath.Join(sdir, workspace.DiffFile))
+			if err != nil || !strings.Contains(string(diff), "-original\n+changed\n") || !strings.Contains(string(diff), "+more\n") ||
+				!strings.Contains(string(diff), "--- a/d/e/c.txt\n+++ /dev/null\n") {
+				t.Errorf("rewrite: workspace.diff %q (%v)", diff, err)
+			}
+			if n, ok := row["workspace_diff_bytes"].(int64); !ok || n != int64(len(diff)) {
+				t.Errorf("rewrite: workspace_diff_bytes %v, want %d", row["workspace_diff_bytes"], len(diff))
+			}
+		case "reader":
+			if n, ok := row["workspace_diff_bytes"].(int64); !ok || n != 0 {
+				t.Errorf("reader: workspace_diff_bytes %v, want 0", row["workspace_diff_bytes"])
+			}
+		case "setup-fails":
+			log, err := os.ReadFile(filepath.Join(sdir, "logs", "setup.log"))
+			if err != nil || !strings.Contains(string(log), "boom\n") || !strings.Contains(string(log), "exited with status 3") {
+				t.Errorf("setup-fails: setup.log %q (%v)", log, err)
+			}
+			if _, err := os.Stat(filepath.Join(sdir, "trace.jsonl")); err == nil {
+				t.Error("setup-fails: the agent started after a failed setup")
+			}
+		case "hostile":
+			if _, err := os.Stat(filepath.Join(out, workspace.DirName, "escape.txt")); err == nil {
+				t.Error("hostile: an entry landed outside its base")
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(out), "escape.txt")); err == nil {
+		t.Error("the hostile archive wrote outside the run folder")
+	}
+	bases, _ := os.ReadDir(filepath.Join(out, workspace.DirName))
+	if len(bases) != 2 {
+		t.Errorf("%d bases under %s, want 2 (the folder and the tar.gz, each once)", len(bases), workspace.DirName)
+	}
+
+	// --resume after a "kill" that lost the last four cases: they run
+	// again from the bases (read again, once, into the same run folder).
+	journal := filepath.Join(out, "journal.jsonl")
+	lines := strings.SplitAfter(strings.TrimSuffix(mustReadFile(t, journal), "\n"), "\n")
+	if err := os.WriteFile(journal, []byte(strings.Join(lines[:len(lines)-4], "")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(out, "results.parquet"))
+	res = runWorkspace(t, dir, out, nil, "--epochs", "2", "--resume", out)
+	if !strings.Contains(res.stderr, "4 cases to resume") {
+		t.Errorf("--resume: exit %d, want 4 cases resumed\n%s", res.code, res.stderr)
+	}
+	after := readParquet(t, filepath.Join(out, "results.parquet")).Rows
+	if len(after) != 12 {
+		t.Errorf("after --resume: %d rows, want 12", len(after))
+	}
+	for _, row := range after {
+		if w := want[fmt.Sprint(row["case_id"])]; row["status"] != w.status {
+			t.Errorf("after --resume: %v epoch %v: status %v (%v), want %s", row["case_id"], row["epoch"], row["status"], row["error_message"], w.status)
+		}
+	}
+	if got := sourcesHash(t, dir); got != before {
+		t.Error("the workspace sources changed after --resume")
+	}
+}
+
+func mustReadFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sourcesHash hashes the workspace sources of TestWorkspaceIsolation.
+func sourcesHash(t *testing.T, dir string) string {
+	var all []string
+	for _, name := range []string{"repo", "repo.tar.gz", "evil.tar.gz"} {
+		all = append(all, dirHash(t, filepath.Join(dir, name)))
+	}
+	return strings.Join(all, ",")
+}
+
+// TestWorkspaceForcedReflink: reflinks forced where the file system has
+// none is E-IO-003 for the case, with the hint; nothing runs.
+func TestWorkspaceForcedReflink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	t.Parallel()
+	e2eBinary(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "repo"), 0o755)
+	os.WriteFile(filepath.Join(dir, "repo", "a.txt"), []byte("a\n"), 0o644)
+	workspaceDataset(t, dir, []wsCase{{id: "one", workspace: "repo"}})
+	out := filepath.Join(reachableTempDir(t), "run")
+	runWorkspace(t, dir, out, []string{workspace.CloneEnv + "=reflink"})
+	row := readParquet(t, filepath.Join(out, "results.parquet")).Rows[0]
+	switch row["status"] {
+	case "passed":
+		t.Skip("this file system has reflinks")
+	case "error":
+		if row["error_code"] != "E-IO-003" || !strings.Contains(fmt.Sprint(row["error_message"]), "reflink") {
+			t.Errorf("forced reflink: %v %v", row["error_code"], row["error_message"])
+		}
+	default:
+		t.Errorf("forced reflink: status %v", row["status"])
+	}
+}
