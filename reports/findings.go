@@ -51,6 +51,12 @@ func (v *divergence) add(r ResultRow) {
 	v.first = v.first[:min(len(v.first), findingsKept)]
 }
 
+// DivergenceLine is divergenceLine, for the HTML report's findings.
+func (d *Digest) DivergenceLine() string { return d.divergenceLine() }
+
+// CompletenessLine is completenessLine, for the HTML report's findings.
+func (d *Digest) CompletenessLine() string { return d.completenessLine() }
+
 // divergenceLine reads "replay diverged: 3 requests in 2 cases differed
 // from the recordings (first: calc-1 at turn 1, ...)"; "" when none did.
 func (d *Digest) divergenceLine() string {

@@ -63,6 +63,12 @@ func TestGreenPartialRunSaysSo(t *testing.T) {
 			t.Errorf("%s does not say %q:\n%s", name, want, text)
 		}
 	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	if rep := runBinary(t, "report", out, "-o", page); rep.code != 0 {
+		t.Errorf("report: exit %d\n%s", rep.code, rep.stderr)
+	} else if html, _ := os.ReadFile(page); !strings.Contains(string(html), want) {
+		t.Errorf("the HTML report does not say %q", want)
+	}
 	ran := d.Ran
 
 	r := runBinary(t, args("--resume")...)

@@ -94,6 +94,12 @@ func TestGreenTypoInManifest(t *testing.T) {
 		t.Errorf("show: exit %d, want 0 with the divergence:\n%s%s", show.code, show.stdout, show.stderr)
 	}
 
+	page := filepath.Join(t.TempDir(), "report.html")
+	if rep := runBinary(t, "report", out, "-o", page); rep.code != 0 {
+		t.Errorf("report: exit %d\n%s", rep.code, rep.stderr)
+	} else if html, _ := os.ReadFile(page); !strings.Contains(string(html), `data-kind="diverged"`) || !strings.Contains(string(html), "replay diverged: ") {
+		t.Error("the HTML report has no finding for the divergence")
+	}
 	if _, r := evalRun(t, qs, "--filter", "calc-multiply", "--max-divergence", "-1"); r.code != exitOK {
 		t.Errorf("--max-divergence -1: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -16,6 +16,8 @@ const (
 	KindOutage      = "outage"      // a run had too many harness errors or timeouts
 	KindErrors      = "errors"      // the latest run had some, under the outage rate
 	KindFlaky       = "flaky"       // a case flipped verdict often
+	KindIncomplete  = "incomplete"  // a run did not run its whole plan (interrupted, endpoint unreachable, shards missing)
+	KindDiverged    = "diverged"    // a replayed run's requests differed from its recordings
 	KindSteady      = "steady"      // none of the above
 )
 
@@ -37,6 +39,12 @@ func findings(r *Report) []Finding {
 	}
 	for _, run := range r.Runs {
 		d := run.Digest
+		if line := d.CompletenessLine(); line != "" {
+			out = append(out, Finding{KindIncomplete, fmt.Sprintf("run %s: %s; its rates cover the cases that ran", runName(run), line)})
+		}
+		if line := d.DivergenceLine(); line != "" {
+			out = append(out, Finding{KindDiverged, fmt.Sprintf("run %s: %s; their verdicts measure the recordings, not the capsule", runName(run), line)})
+		}
 		switch {
 		case d.Unscored > 0 && d.ErrorRate >= r.Options.OutageRate:
 			out = append(out, Finding{KindOutage, fmt.Sprintf(
@@ -62,7 +70,7 @@ func findings(r *Report) []Finding {
 		out = append(out, Finding{KindFlaky, fmt.Sprintf("flaky: %s flipped %d times in %s (%s)",
 			g.Label(r.MultiEpoch()), g.Flips, runsText(len(r.Runs)), cellLetters(g.Cells))})
 	}
-	if !hasKind(out, KindRegression, KindOutage, KindFlaky) {
+	if !hasKind(out, KindRegression, KindOutage, KindFlaky, KindIncomplete, KindDiverged) {
 		l := r.Latest().Digest.PassRate
 		out = append(out, Finding{KindSteady, fmt.Sprintf(
 			"no regression, harness outage or flaky case across %s; latest pass rate %s (%d of %d scored)",

@@ -2,6 +2,10 @@ package trend
 
 import (
 	"cmp"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -82,7 +86,31 @@ func newRun(path string, data *reports.RunData) *Run {
 		}
 	}
 	r.Digest = r.Data().Summary().Digest(0)
+	recordedCompleteness(path, &r.Digest)
 	return r
+}
+
+// maxSummaryJSON bounds the summary.json read beside a run's Parquet files.
+const maxSummaryJSON = 16 << 20
+
+// recordedCompleteness copies from the run's summary.json, when it has
+// one that records them, whether the run ran its whole plan: the Parquet
+// files hold the rows of the cases that ran, not the ones that did not.
+func recordedCompleteness(path string, d *reports.Digest) {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	f, err := os.Open(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var rec reports.Digest
+	if json.NewDecoder(io.LimitReader(f, maxSummaryJSON)).Decode(&rec) != nil || rec.Planned == 0 {
+		return
+	}
+	d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = rec.Complete, rec.Planned, rec.Ran, rec.Stopped, rec.Resumed
 }
 
 // lastAttempts keeps the highest attempt of each (case, epoch): earlier
