@@ -31,6 +31,9 @@ type Digest struct {
 	ReplayDivergences int            `json:"replay_divergences"`
 	DivergedCases     int            `json:"diverged_cases"`
 	Diverged          []DivergedCase `json:"diverged,omitempty"`
+	// MissingTools are the tools the model called that the capsule does
+	// not provide, most called first.
+	MissingTools []MissingTool `json:"missing_tools,omitempty"`
 	// Statuses counts the cases of every status, zeros included.
 	Statuses map[string]int `json:"statuses"`
 	// PassRate is over the scored cases (passed + failed): the model's
@@ -125,6 +128,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		ReplayDivergences: s.divergence.requests,
 		DivergedCases:     s.divergence.cases,
 		Diverged:          s.divergence.first,
+		MissingTools:      s.missingToolList(),
 		Statuses:          map[string]int{},
 		PassRate:          s.PassRate(),
 		PassRateAll:       s.PassRateAll(),

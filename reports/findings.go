@@ -115,3 +115,57 @@ func pluralWord(n int, noun string) string {
 	}
 	return noun + "s"
 }
+
+// MissingTool is a tool the model called that the capsule does not
+// provide: a dropped artifact (a typo in murmur.yaml) or a model that
+// invents tools. Each such call failed inside the session.
+type MissingTool struct {
+	Tool  string `json:"tool"`
+	Calls int    `json:"calls"`
+	Cases int    `json:"cases"`
+}
+
+// AddMissingToolCalls counts, for one case, its calls to tools the capsule
+// does not provide (tool name -> calls).
+func (s *Summary) AddMissingToolCalls(calls map[string]int) {
+	for tool, n := range calls {
+		if s.missingTools == nil {
+			s.missingTools = map[string]*MissingTool{}
+		}
+		m := s.missingTools[tool]
+		if m == nil {
+			m = &MissingTool{Tool: tool}
+			s.missingTools[tool] = m
+		}
+		m.Calls += n
+		m.Cases++
+	}
+}
+
+func (s *Summary) missingToolList() []MissingTool {
+	out := make([]MissingTool, 0, len(s.missingTools))
+	for _, m := range s.missingTools {
+		out = append(out, *m)
+	}
+	slices.SortFunc(out, func(a, b MissingTool) int {
+		if a.Calls != b.Calls {
+			return b.Calls - a.Calls
+		}
+		if a.Tool < b.Tool {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// missingToolLines read `tool not provided: the model called "calc" 3
+// times in 2 cases; the capsule does not provide it`.
+func (d *Digest) missingToolLines() []string {
+	var out []string
+	for _, m := range d.MissingTools {
+		out = append(out, fmt.Sprintf("tool not provided: the model called %q %s in %s; the capsule does not provide it (check artifacts in murmur.yaml)",
+			m.Tool, plural(m.Calls, "time"), plural(m.Cases, "case")))
+	}
+	return out
+}

@@ -52,6 +52,7 @@ type Summary struct {
 	firstStart     time.Time
 	lastEnd        time.Time
 	divergence     divergence
+	missingTools   map[string]*MissingTool
 }
 
 // caseRef names one case of a run and what the summary shows of it.

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -12,6 +14,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // collector is the one goroutine that turns finished cases into rows,
@@ -145,6 +148,9 @@ func (col *collector) emit(rec caseRecord) {
 	}
 	f := rec.final()
 	col.summary.AddCase(f.Result, f.Scores)
+	if calls := missingToolCalls(f.Events); len(calls) > 0 {
+		col.summary.AddMissingToolCalls(calls)
+	}
 	col.junit.Add(f.Result, f.Scores)
 }
 
@@ -171,4 +177,26 @@ func (col *collector) printFirstError(c *pipeline.Case) {
 	}
 	col.printed[v.Code], col.printed[errcode.Code(v.Err)] = true, true
 	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
+}
+
+// missingToolCalls counts a case's calls to tools the capsule does not
+// provide (tool_call events with E-EVL-070), by tool name.
+func missingToolCalls(events []reports.EventRow) map[string]int {
+	var calls map[string]int
+	for _, e := range events {
+		if e.EventType != trace.TypeToolCall || e.ToolName == nil || !strings.Contains(e.EventJSON, errcode.ToolNotProvided) {
+			continue
+		}
+		var ev struct {
+			ErrorCode string `json:"error_code"`
+		}
+		if json.Unmarshal([]byte(e.EventJSON), &ev) != nil || ev.ErrorCode != errcode.ToolNotProvided {
+			continue
+		}
+		if calls == nil {
+			calls = map[string]int{}
+		}
+		calls[*e.ToolName]++
+	}
+	return calls
 }

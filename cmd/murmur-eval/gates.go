@@ -37,7 +37,7 @@ type gateOptions struct {
 func (g *gateOptions) registerDiff(fs *pflag.FlagSet, env map[string]string, errs *[]error) {
 	g.alpha = envFloat(env, "MURMUR_EVAL_ALPHA", defaultAlpha, parseFloat, errs)
 	g.maxDropPP = envFloat(env, "MURMUR_EVAL_MAX_DROP", defaultMaxDropPP, parsePoints, errs)
-	fs.Var(&floatFlag{&g.alpha, parseFloat}, "alpha", "significance level of the McNemar test for a regression (env MURMUR_EVAL_ALPHA) (default 0.05)")
+	fs.Var(&floatFlag{&g.alpha, parseFloat}, "alpha", "significance level of the McNemar test for a regression (env MURMUR_EVAL_ALPHA)")
 	fs.Var(&floatFlag{&g.maxDropPP, parsePoints}, "max-drop", "tolerated drop in pass rate, in percentage points, before a significant drop is a regression (env MURMUR_EVAL_MAX_DROP) (default 0)")
 }
 

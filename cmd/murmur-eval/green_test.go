@@ -76,6 +76,9 @@ func TestGreenTypoInManifest(t *testing.T) {
 			t.Errorf("stderr does not warn once with %q:\n%s", want, r.stderr)
 		}
 	}
+	if want := `tool not provided: the model called "calc" 1 time in 1 case`; !strings.Contains(r.stdout, want) {
+		t.Errorf("the summary does not say %q:\n%s", want, r.stdout)
+	}
 	d := readDigest(t, out)
 	if d.ReplayDivergences == 0 || d.DivergedCases != 1 || len(d.Diverged) != 1 || d.Diverged[0].CaseID != "calc-multiply" {
 		t.Errorf("summary.json: %d divergences in %d cases %+v, want calc-multiply's", d.ReplayDivergences, d.DivergedCases, d.Diverged)
@@ -90,7 +93,7 @@ func TestGreenTypoInManifest(t *testing.T) {
 		t.Errorf("summary.md or junit.xml do not show the divergence:\n%s\n%s", md, junit)
 	}
 	show := runBinary(t, "show", out)
-	if show.code != 0 || !strings.Contains(show.stdout, "replay diverged:") {
+	if show.code != 0 || !strings.Contains(show.stdout, "replay diverged:") || !strings.Contains(show.stdout, "tool not provided: ") {
 		t.Errorf("show: exit %d, want 0 with the divergence:\n%s%s", show.code, show.stdout, show.stderr)
 	}
 

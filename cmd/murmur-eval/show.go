@@ -66,6 +66,7 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		if recorded.Planned > 0 || recorded.Version != "" { // written by a murmur-eval that records them
 			d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = recorded.Complete, recorded.Planned, recorded.Ran, recorded.Stopped, recorded.Resumed
 			d.Version = recorded.Version
+			d.MissingTools = recorded.MissingTools // from events.parquet, which show does not read
 		}
 	}
 	if d.Gates == nil {
