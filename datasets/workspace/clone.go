@@ -55,6 +55,16 @@ type CloneResult struct {
 	Mechanism Mechanism // Reflink or Copy: what the files were put there by
 	Files     int
 	Duration  time.Duration
+	// stamps are each cloned file's inode, ctime and size once made: Diff
+	// skips reading a file the case has not touched since.
+	stamps map[string]stamp
+}
+
+// stamp identifies one state of a file: the kernel sets ctime on every
+// change of content, mode or owner, and no tool can set it back.
+type stamp struct {
+	ino, size int64
+	ctime     time.Time
 }
 
 // Clone populates dst, a fresh session folder no tool has run in yet, with
@@ -87,13 +97,16 @@ func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneR
 		}
 	}
 	used := Copy
+	stamps := make([]stamp, len(files))
+	first := 0
 	if mech != Copy && len(files) > 0 {
 		// The first file decides for the run: a reflink works for every
 		// file of a file system, or for none.
-		err := b.cloneFile(files[0], dst, Reflink, opts)
+		st, err := b.cloneFile(files[0], dst, Reflink, opts)
 		switch {
 		case err == nil:
-			used, mech, files = Reflink, Reflink, files[1:]
+			used, mech, first = Reflink, Reflink, 1
+			stamps[0] = st
 		case mech == Reflink || !errors.Is(err, errNoReflink):
 			return CloneResult{}, err
 		default:
@@ -107,11 +120,14 @@ func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneR
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
-	for _, e := range files {
+	for i := first; i < len(files); i++ {
 		if gctx.Err() != nil {
 			break
 		}
-		g.Go(func() error { return b.cloneFile(e, dst, mech, opts) })
+		g.Go(func() (err error) {
+			stamps[i], err = b.cloneFile(files[i], dst, mech, opts)
+			return err
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return CloneResult{}, err
@@ -133,13 +149,40 @@ func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneR
 			}
 		}
 	}
-	return CloneResult{Mechanism: used, Files: b.Files, Duration: time.Since(start)}, nil
+	res := CloneResult{Mechanism: used, Files: b.Files, Duration: time.Since(start), stamps: make(map[string]stamp, len(files))}
+	// File systems keep ctime at the kernel's clock tick (up to 10 ms): a
+	// file written within a tick of its clone could keep the clone's
+	// ctime. A later change gets a ctime past now-tick, so only stamps
+	// older than that are kept; the rest are always read by Diff.
+	cut := time.Now().Add(-stampSlack)
+	for i, e := range files {
+		if !stamps[i].ctime.IsZero() && stamps[i].ctime.Before(cut) {
+			res.stamps[e.name] = stamps[i]
+		}
+	}
+	return res, nil
 }
+
+// stampSlack is more than the coarsest kernel clock tick (HZ=100).
+const stampSlack = 20 * time.Millisecond
 
 // errNoReflink: the file system cannot share extents between these files.
 var errNoReflink = errors.New("no reflinks on this file system")
 
-func (b *Base) cloneFile(e entry, dst string, mech Mechanism, opts CloneOptions) error {
+func (b *Base) cloneFile(e entry, dst string, mech Mechanism, opts CloneOptions) (stamp, error) {
+	err := b.cloneInto(e, dst, mech, opts)
+	if err != nil {
+		return stamp{}, err
+	}
+	fi, err := os.Lstat(filepath.Join(dst, filepath.FromSlash(e.name)))
+	if err != nil {
+		return stamp{}, ioErr(err, "stat %s", e.name)
+	}
+	st, _ := stampOf(fi)
+	return st, nil
+}
+
+func (b *Base) cloneInto(e entry, dst string, mech Mechanism, opts CloneOptions) error {
 	src, err := os.Open(filepath.Join(b.Dir, filepath.FromSlash(e.name)))
 	if err != nil {
 		return ioErr(err, "read the base's %s", e.name)

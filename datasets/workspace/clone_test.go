@@ -184,7 +184,7 @@ func BenchmarkClone(b *testing.B) {
 	}
 	for _, mech := range []Mechanism{Reflink, Copy} {
 		b.Run(string(mech), func(b *testing.B) {
-			dst := filepath.Join(root, "cases")
+			dst := filepath.Join(root, "cases-"+string(mech))
 			must(b, os.MkdirAll(dst, 0o755))
 			n := 0
 			for b.Loop() {
@@ -202,5 +202,28 @@ func BenchmarkClone(b *testing.B) {
 				b.StartTimer()
 			}
 		})
+	}
+}
+
+// BenchmarkDiff is a case's diff of an unchanged 5,000-file, 50 MB
+// workspace against its base (the Report stage's extra work).
+func BenchmarkDiff(b *testing.B) {
+	root := b.TempDir()
+	src := filepath.Join(root, "src")
+	writeFiles(b, src, benchFiles(b, 5000, 50<<20))
+	base, err := Prepare(b.Context(), src, "dir", filepath.Join(root, "run", DirName, "x"), DefaultLimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := filepath.Join(root, "case")
+	must(b, os.Mkdir(d, 0o755))
+	clone, err := base.Clone(b.Context(), d, CloneOptions{Mechanism: Copy, UID: -1, GID: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := base.Diff(b.Context(), d, clone, 0); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

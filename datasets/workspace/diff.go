@@ -46,7 +46,12 @@ type DiffResult struct {
 // and changes of kind described in a line. The session's own files
 // (Reserved) are not compared. The file is cut at maxBytes (DefaultDiffMax
 // when <= 0), and at most twice the base's entry limit of paths are walked.
-func (b *Base) Diff(ctx context.Context, dir string, maxBytes int64) (DiffResult, error) {
+//
+// A file whose inode, ctime and size are still those clone recorded is
+// taken as unchanged without being read (the kernel sets ctime on every
+// write, and no tool can set it back); pass the zero CloneResult to read
+// every file.
+func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes int64) (DiffResult, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultDiffMax
 	}
@@ -55,7 +60,7 @@ func (b *Base) Diff(ctx context.Context, dir string, maxBytes int64) (DiffResult
 		return DiffResult{}, err
 	}
 	defer root.Close()
-	sess, walkNote := walkSession(ctx, root, 2*b.lim.MaxEntries)
+	sess, stamps, walkNote := walkSession(ctx, root, 2*b.lim.MaxEntries)
 	var buf cappedBuffer
 	buf.max = maxBytes
 	res := DiffResult{}
@@ -77,6 +82,9 @@ func (b *Base) Diff(ctx context.Context, dir string, maxBytes int64) (DiffResult
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
 			return DiffResult{}, err
+		}
+		if st, ok := stamps[n]; ok && clone.stamps != nil && clone.stamps[n] == st {
+			continue // untouched since the clone
 		}
 		changed, err := b.diffOne(&buf, root, n, base, sess)
 		if err != nil {
@@ -102,9 +110,11 @@ func (b *Base) Diff(ctx context.Context, dir string, maxBytes int64) (DiffResult
 
 // walkSession lists the session's entries (but its own, Reserved) by kind
 // (fs.ModeDir, fs.ModeSymlink, 0 for a regular file, another type bit
-// otherwise), at most limit of them; the note says what was left out.
-func walkSession(ctx context.Context, root *sessionfs.Root, limit int) (map[string]fs.FileMode, string) {
+// otherwise) with the regular files' stamps, at most limit of them; the
+// note says what was left out.
+func walkSession(ctx context.Context, root *sessionfs.Root, limit int) (map[string]fs.FileMode, map[string]stamp, string) {
 	out := map[string]fs.FileMode{}
+	stamps := map[string]stamp{}
 	note := ""
 	var walk func(dir string, depth int)
 	walk = func(dir string, depth int) {
@@ -132,13 +142,22 @@ func walkSession(ctx context.Context, root *sessionfs.Root, limit int) (map[stri
 			}
 			t := d.Type().Type()
 			out[name] = t
+			if t == 0 {
+				// lstat's view; a swap under it only makes Diff read the
+				// file (through sessionfs) instead of skipping it.
+				if fi, err := d.Info(); err == nil {
+					if st, ok := stampOf(fi); ok {
+						stamps[name] = st
+					}
+				}
+			}
 			if t == fs.ModeDir {
 				walk(name, depth+1)
 			}
 		}
 	}
 	walk(".", 0)
-	return out, note
+	return out, stamps, note
 }
 
 func kindName(m fs.FileMode) string {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDiff: a changed, a removed, an added, a binary file and a link
@@ -16,7 +17,8 @@ import (
 func TestDiff(t *testing.T) {
 	_, b := folderBase(t, map[string]string{"a.txt": "one\ntwo\nthree\n", "gone.txt": "bye\n", "bin.dat": "x\x00y", "same.txt": "same\n"})
 	s := t.TempDir()
-	if _, err := b.Clone(t.Context(), s, CloneOptions{UID: -1, GID: -1}); err != nil {
+	clone, err := b.Clone(t.Context(), s, CloneOptions{UID: -1, GID: -1})
+	if err != nil {
 		t.Fatal(err)
 	}
 	must(t, os.WriteFile(filepath.Join(s, "a.txt"), []byte("one\n2\nthree\n"), 0o644))
@@ -26,7 +28,7 @@ func TestDiff(t *testing.T) {
 	must(t, os.Symlink("/etc/hostname", filepath.Join(s, "host")))
 	must(t, os.MkdirAll(filepath.Join(s, "out"), 0o755))
 	must(t, os.WriteFile(filepath.Join(s, "trace.jsonl"), []byte("{}\n"), 0o644)) // the session's own: not compared
-	res, err := b.Diff(t.Context(), s, 0)
+	res, err := b.Diff(t.Context(), s, clone, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestDiffCut(t *testing.T) {
 		t.Fatal(err)
 	}
 	must(t, os.WriteFile(filepath.Join(s, "a.txt"), bytes.Repeat([]byte("line\n"), 1000), 0o644))
-	res, err := b.Diff(t.Context(), s, 100)
+	res, err := b.Diff(t.Context(), s, CloneResult{}, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,4 +122,36 @@ func count(d string) (n int) {
 		}
 	}
 	return n
+}
+
+// TestDiffStampsSeeRewrites: a same-size rewrite in place, after the
+// clone's stamps were kept, is still in the diff; untouched files are not.
+func TestDiffStampsSeeRewrites(t *testing.T) {
+	_, b := folderBase(t, map[string]string{"a.txt": "aaaa\n", "b.txt": "bbbb\n"})
+	s := t.TempDir()
+	clone, err := b.Clone(t.Context(), s, CloneOptions{Mechanism: Copy, UID: -1, GID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * stampSlack)
+	// The stamps a longer clone keeps (its early files'): now old enough.
+	clone.stamps = map[string]stamp{}
+	for _, n := range []string{"a.txt", "b.txt"} {
+		fi, err := os.Lstat(filepath.Join(s, n))
+		must(t, err)
+		clone.stamps[n], _ = stampOf(fi)
+	}
+	f, err := os.OpenFile(filepath.Join(s, "a.txt"), os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt([]byte("AAAA"), 0)
+	must(t, err)
+	must(t, f.Close())
+	res, err := b.Diff(t.Context(), s, clone, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, filepath.Join(s, DiffFile))
+	if res.Changed != 1 || !strings.Contains(got, "-aaaa\n+AAAA\n") {
+		t.Errorf("Diff() = %+v:\n%s", res, got)
+	}
 }

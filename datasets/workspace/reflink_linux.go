@@ -5,8 +5,10 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,4 +27,13 @@ func reflink(dst, src *os.File) error {
 		return fmt.Errorf("%w: %v", errNoReflink, err)
 	}
 	return ioErr(err, "clone %s", dst.Name())
+}
+
+// stampOf is fi's inode, ctime and size; false when fi has no stat_t.
+func stampOf(fi fs.FileInfo) (stamp, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return stamp{}, false
+	}
+	return stamp{ino: int64(st.Ino), size: st.Size, ctime: time.Unix(st.Ctim.Sec, st.Ctim.Nsec)}, true
 }

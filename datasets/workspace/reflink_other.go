@@ -2,8 +2,13 @@
 
 package workspace
 
-import "os"
+import (
+	"io/fs"
+	"os"
+)
 
 const oNoFollow = 0
 
 func reflink(dst, src *os.File) error { return errNoReflink }
+
+func stampOf(fs.FileInfo) (stamp, bool) { return stamp{}, false }

@@ -64,7 +64,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if w := c.Workspace; w != nil && w.Base != nil {
 			// What the agent changed, against the base: written whatever
 			// the outcome, through sessionfs (the session is hostile now).
-			d, err := w.Base.Diff(ctx, c.SessionDir, 0)
+			d, err := w.Base.Diff(ctx, c.SessionDir, w.Clone, 0)
 			if err == nil {
 				w.DiffBytes = &d.Bytes
 			}
