@@ -317,3 +317,75 @@ func TestWorkspaceForcedReflink(t *testing.T) {
 		t.Errorf("forced reflink: status %v", row["status"])
 	}
 }
+
+// TestWorkspace200Cases is issue 20's acceptance run: 200 cases share one
+// 5,000-file workspace, each reads a file it checks is the original,
+// deletes one and rewrites another; every case passes (so each saw the
+// original) and the source is byte-identical afterwards. It logs the
+// Stage stage's per-case times (BENCHMARKS.md). Set MURMUR_EVAL_E2E_BIG=1
+// to run it (about a minute on 2 cores with --out on tmpfs:
+// MURMUR_EVAL_E2E_BIG_OUT=/dev/shm).
+func TestWorkspace200Cases(t *testing.T) {
+	if os.Getenv("MURMUR_EVAL_E2E_BIG") == "" {
+		t.Skip("set MURMUR_EVAL_E2E_BIG=1")
+	}
+	e2eBinary(t)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "repo")
+	body := strings.Repeat("0123456789abcdef", 64)
+	for i := range 5000 {
+		p := filepath.Join(ws, fmt.Sprintf("pkg%02d", i%50), fmt.Sprintf("f%04d.txt", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(fmt.Sprintf("original %d\n%s\n", i, body)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var cases []wsCase
+	for i := range 200 {
+		read, del, rew := i%5000, (i*7+1)%5000, (i*13+2)%5000
+		fr := fmt.Sprintf("pkg%02d/f%04d.txt", read%50, read)
+		fd := fmt.Sprintf("pkg%02d/f%04d.txt", del%50, del)
+		fw := fmt.Sprintf("pkg%02d/f%04d.txt", rew%50, rew)
+		cases = append(cases, wsCase{
+			id:        fmt.Sprintf("case-%03d", i),
+			workspace: "repo",
+			bash:      fmt.Sprintf("grep -qx 'original %d' %s && grep -qx 'original %d' %s && grep -qx 'original %d' %s && echo ok > seen.txt; rm %s; echo changed > %s", read, fr, del, fd, rew, fw, fd, fw),
+			check:     fmt.Sprintf("grep -qx ok seen.txt && test ! -e %s && grep -qx changed %s", fd, fw),
+		})
+	}
+	workspaceDataset(t, dir, cases)
+	// The capsule's bash also runs grep.
+	os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(strings.Replace(workspaceCapsule, "[bash, sh, rm]", "[bash, sh, rm, grep]", 1)), 0o644)
+	before := dirHash(t, ws)
+	outRoot := reachableTempDir(t)
+	if o := os.Getenv("MURMUR_EVAL_E2E_BIG_OUT"); o != "" {
+		var err error
+		if outRoot, err = os.MkdirTemp(o, "ws200-"); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(outRoot, 0o755)
+		t.Cleanup(func() { os.RemoveAll(outRoot) })
+	}
+	out := filepath.Join(outRoot, "run")
+	start := time.Now()
+	res := runWorkspace(t, dir, out, nil, "--keep-sessions", "failed")
+	wall := time.Since(start)
+	rows := readParquet(t, filepath.Join(out, "results.parquet")).Rows
+	var stage []float64
+	for _, r := range rows {
+		if r["status"] != "passed" {
+			t.Errorf("%v: %v %v", r["case_id"], r["status"], r["error_message"])
+		}
+		if v, ok := r["stage_ms"].(float64); ok {
+			stage = append(stage, v)
+		}
+	}
+	if len(rows) != 200 {
+		t.Fatalf("%d rows, want 200 (exit %d)\n%s", len(rows), res.code, res.stderr)
+	}
+	if dirHash(t, ws) != before {
+		t.Error("the workspace source changed")
+	}
+	sort.Float64s(stage)
+	t.Logf("200 cases in %s; stage_ms p50 %.1f p90 %.1f max %.1f", wall.Round(time.Millisecond), stage[len(stage)/2], stage[len(stage)*9/10], stage[len(stage)-1])
+}
