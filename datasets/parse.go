@@ -81,9 +81,9 @@ type parser struct {
 	// checkWorkspace, when not nil, resolves and checks a workspace path
 	// (taskFiles.checkWorkspace).
 	checkWorkspace func(string) (resolved, kind string, err error)
-	seen      map[string]int // case_id → line of its first occurrence
-	bad       []error
-	more      int // bad lines beyond maxReported
+	seen           map[string]int // case_id → line of its first occurrence
+	bad            []error
+	more           int // bad lines beyond maxReported
 }
 
 func (p *parser) report(e *errcode.Error) {

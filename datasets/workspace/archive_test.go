@@ -136,10 +136,10 @@ func TestArchivesUnpack(t *testing.T) {
 // TestFolderSourceChecked: a folder with a link out, or a FIFO, is refused.
 func TestFolderSourceChecked(t *testing.T) {
 	for name, setup := range map[string]func(dir string) error{
-		"link out":  func(dir string) error { return os.Symlink("/etc/passwd", filepath.Join(dir, "p")) },
-		"link up":   func(dir string) error { return os.Symlink("../secret", filepath.Join(dir, "p")) },
-		"fifo":      func(dir string) error { return mkfifo(filepath.Join(dir, "f")) },
-		"reserved":  func(dir string) error { return os.Mkdir(filepath.Join(dir, "out"), 0o755) },
+		"link out": func(dir string) error { return os.Symlink("/etc/passwd", filepath.Join(dir, "p")) },
+		"link up":  func(dir string) error { return os.Symlink("../secret", filepath.Join(dir, "p")) },
+		"fifo":     func(dir string) error { return mkfifo(filepath.Join(dir, "f")) },
+		"reserved": func(dir string) error { return os.Mkdir(filepath.Join(dir, "out"), 0o755) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()

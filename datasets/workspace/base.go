@@ -32,8 +32,8 @@ type Base struct {
 	Bytes uint64
 	Files int // regular files
 
-	entries  []entry // sorted by name
-	lim      Limits
+	entries   []entry // sorted by name
+	lim       Limits
 	noReflink atomic.Bool
 }
 
