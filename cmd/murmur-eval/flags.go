@@ -17,8 +17,11 @@ import (
 const runUsage = `Usage: murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]
        murmur-eval show RUN [--json | --markdown]
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
-       murmur-eval merge -o OUT SHARD_RUN...
-       murmur-eval pack ARTIFACT_DIR... --store DIR
+       murmur-eval merge -o OUT SHARD_RUN... [--allow-missing]
+       murmur-eval report RUN... [-o report.html]
+       murmur-eval pack ARTIFACT_DIR... [--store DIR] [-o NAME-VERSION.mur.zip]
+       murmur-eval help [SUBCOMMAND]
+       murmur-eval version
 
 Runs every case of a dataset through the murmur capsule in CAPSULE_DIR
 (default "."), each case in its own sandboxed session, scores it, and
@@ -32,10 +35,13 @@ a flag on the command line wins over the environment, which wins over the
 default.
 
 Exit codes: 0 success (every gate passed); 1 murmur-eval failed to write
-its outputs; 2 usage or configuration error, or the capsule was refused;
-3 error budget exceeded (cases in status error or timeout beyond
---max-error-rate, by default any); 4 a gate failed (--fail-under, or a
-regression against --baseline); 130 interrupted.
+its outputs; 2 usage or configuration error (a selection of no case, a
+warning under --strict), or the capsule was refused; 3 error budget
+exceeded (cases in status error or timeout beyond --max-error-rate, by
+default any), or the model endpoint could not be reached; 4 a gate failed
+(--fail-under, or a regression against --baseline); 5 replayed requests
+differed from the recordings (beyond --max-divergence, by default any);
+130 interrupted (docs/exit-codes.md).
 
 Flags:
 `

@@ -86,8 +86,8 @@ type verdict struct {
 func evaluateGates(d *reports.Digest, g gateOptions, diff *reports.DiffReport) verdict {
 	var v verdict
 	budget := reports.GateResult{Gate: "max_error_rate", Passed: d.ErrorRate <= g.maxErrorRate,
-		Detail: fmt.Sprintf("%d of %d cases (%s) in status error or timeout; at most %s allowed",
-			d.Unscored, d.PassRateAll.Total, pct(d.ErrorRate), pct(g.maxErrorRate))}
+		Detail: fmt.Sprintf("%d of %s (%s) in status error or timeout; at most %s allowed",
+			d.Unscored, plural(d.PassRateAll.Total, "case"), pct(d.ErrorRate), pct(g.maxErrorRate))}
 	v.budgetExceeded = !budget.Passed
 	v.gates = append(v.gates, budget)
 	if d.ReplayDivergences > 0 {
@@ -96,7 +96,7 @@ func evaluateGates(d *reports.Digest, g gateOptions, diff *reports.DiffReport) v
 		if g.maxDivergence < 0 {
 			allowed = "any allowed (--max-divergence -1)"
 		}
-		gate.Detail = fmt.Sprintf("%d replayed requests in %d cases differed from the recordings; %s", d.ReplayDivergences, d.DivergedCases, allowed)
+		gate.Detail = fmt.Sprintf("%s in %s differed from the recordings; %s", plural(d.ReplayDivergences, "replayed request"), plural(d.DivergedCases, "case"), allowed)
 		v.diverged = !gate.Passed
 		v.gates = append(v.gates, gate)
 	}

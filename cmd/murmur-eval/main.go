@@ -74,8 +74,17 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 			return runShow(args[1:], env, stdout, stderr)
 		case "report":
 			return runReport(args[1:], env, stdout, stderr)
+		case "help":
+			return runHelp(ctx, args[1:], env, stdout, stderr)
+		case "version":
+			fmt.Fprintln(stdout, "murmur-eval", buildVersion())
+			return exitOK
 		case "run":
 			args = args[1:]
+		default:
+			if err := unknownSubcommand(args[0]); err != nil {
+				return usageError(stderr, err)
+			}
 		}
 	}
 	return runEval(ctx, args, env, stdout, stderr)

@@ -38,7 +38,7 @@ func endRunSpan(span oteltrace.Span, s *reports.Summary) {
 		attribute.Int("murmur_eval.unscored", s.Unscored()),
 	)
 	if s.Unscored() > 0 {
-		span.SetStatus(codes.Error, fmt.Sprintf("%d cases in error or timeout", s.Unscored()))
+		span.SetStatus(codes.Error, plural(s.Unscored(), "case")+" in error or timeout")
 	}
 	span.End()
 }

@@ -51,7 +51,7 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	g.registerDiff(fs, env, &envErrs)
 	fs.StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	fs.StringVar(&title, "title", "", "the page's title (default \"murmur-eval: N runs\")")
-	fs.Var(&floatFlag{&opt.OutageRate, parseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage (default 0.2)")
+	fs.Var(&floatFlag{&opt.OutageRate, parseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage")
 	fs.IntVar(&opt.FlakyFlips, "flaky-flips", opt.FlakyFlips, "verdict flips (pass↔fail) across the runs from which a case is called flaky")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -92,7 +92,7 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	for _, f := range r.Findings {
 		fmt.Fprintln(stdout, f.Text)
 	}
-	fmt.Fprintf(stderr, "murmur-eval report: %d runs -> %s (%d KiB)\n", len(runs), out, (size+1023)/1024)
+	fmt.Fprintf(stderr, "murmur-eval report: %s -> %s (%d KiB)\n", plural(len(runs), "run"), out, (size+1023)/1024)
 	return exitOK
 }
 

@@ -276,7 +276,7 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %d of %d planned ran (rows written; --resume %s runs the rest once the endpoint answers)\n", d.Ran, d.Planned, e.opts.out)
 		return exitErrorBudget
 	case e.runErr != nil:
-		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %d cases that finished\n", e.runErr, col.summary.Total())
+		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %s that finished\n", e.runErr, plural(col.summary.Total(), "case"))
 		return exitInterrupted
 	case e.prepErr != nil:
 		return exitUsage
