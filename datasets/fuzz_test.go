@@ -24,6 +24,8 @@ func FuzzParse(f *testing.F) {
 		`[1, {"case_id": "a"}]`,
 		`{"case_id": "a", "task": "x", "task_path": "t.md"}`,
 		`null`,
+		`{"case_id": "a", "task": "x", "workspace": "repo", "setup": "git init -q"}`,
+		`{"case_id": "a", "task": "x", "workspace": "", "setup": {"command": ["a"], "timeout_seconds": -1}}`,
 		"",
 	} {
 		f.Add([]byte(seed))
