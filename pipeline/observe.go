@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 
@@ -78,7 +79,7 @@ func (t tracedTools) Call(ctx context.Context, name string, input json.RawMessag
 		span.RecordError(err)
 		span.SetStatus(codes.Error, errcode.Code(err))
 	} else if reply.IsError {
-		span.SetStatus(codes.Error, "tool error")
+		span.SetStatus(codes.Error, cmp.Or(reply.Code, "tool error"))
 	}
 	return reply, err
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
@@ -156,5 +157,13 @@ func endCaseSpan(span oteltrace.Span, c *Case) {
 			attribute.Int("murmur_eval.turns", t.TotalTurns))
 	}
 	span.SetAttributes(attrs...)
+	// A viewer shows a span's status at a glance, not its attributes: a
+	// case without a passing verdict is an error there.
+	switch v.Status {
+	case StatusError, StatusTimeout:
+		span.SetStatus(codes.Error, string(v.Status)+": "+v.Code)
+	case StatusFailed:
+		span.SetStatus(codes.Error, "failed: a scorer did not pass")
+	}
 	span.End()
 }

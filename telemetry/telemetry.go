@@ -34,6 +34,8 @@ type Config struct {
 type Telemetry struct {
 	tp     *sdktrace.TracerProvider // nil when disabled
 	tracer trace.Tracer
+	exp    *reportingExporter
+	url    string
 }
 
 // Start sets up export to cfg.Endpoint; with no endpoint it returns a
@@ -54,8 +56,9 @@ func Start(ctx context.Context, cfg Config) (*Telemetry, error) {
 		attribute.String("service.name", "murmur-eval"),
 		attribute.String("service.version", cfg.Version),
 	)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
-	return &Telemetry{tp: tp, tracer: tp.Tracer("github.com/murmur-nexus/murmur-eval")}, nil
+	rep := &reportingExporter{SpanExporter: exp}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(rep), sdktrace.WithResource(res))
+	return &Telemetry{tp: tp, tracer: tp.Tracer("github.com/murmur-nexus/murmur-eval"), exp: rep, url: u}, nil
 }
 
 // tracesURL turns a base or full OTLP/HTTP URL into the traces URL.
@@ -77,13 +80,20 @@ func (t *Telemetry) Enabled() bool { return t.tp != nil }
 // Tracer returns the run's tracer.
 func (t *Telemetry) Tracer() trace.Tracer { return t.tracer }
 
-// Shutdown flushes the spans still queued and stops the exporter.
+// Shutdown flushes the spans still queued and stops the exporter. Spans
+// that could not be exported during the run are reported here, once, with
+// the collector's address and the first failure.
 func (t *Telemetry) Shutdown(ctx context.Context) error {
 	if t.tp == nil {
 		return nil
 	}
-	if err := t.tp.Shutdown(ctx); err != nil {
-		return errcode.Wrap(errcode.IO, err, "export spans")
+	err := t.tp.Shutdown(ctx)
+	if first, lost := t.exp.failures(); first != nil {
+		return errcode.Wrap(errcode.IO, first, "the OTLP collector at %s did not take %d spans", t.url, lost).
+			WithHint("check --otel-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT) and that the collector is up; the run's results do not depend on it")
+	}
+	if err != nil {
+		return errcode.Wrap(errcode.IO, err, "export spans to %s", t.url)
 	}
 	return nil
 }
