@@ -6,7 +6,7 @@ TOOLS   := calc notes
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 FUZZTIME ?= 10s
 
-.PHONY: all build quickstart demo test vet fuzz bench bench-smoke clean
+.PHONY: all build quickstart demo workspace-demo test vet fuzz bench bench-smoke clean
 
 all: build
 
@@ -28,6 +28,17 @@ quickstart: build
 demo: quickstart
 	rm -rf out/demo
 	./$(BIN) $(QS) --dataset $(QS)/cases.jsonl --replay $(QS)/recordings --out out/demo
+
+# The workspace example (docs/workspaces.md): each case starts from its own
+# copy of a small Go repository with a failing test; the recorded turns edit
+# it through bash and sed, and expected.check runs `go test ./...` in the
+# session (as the tool user, so --out must be reachable by others: /tmp).
+# fix-add passes and wrong-fix fails, as recorded; exit 1 says one failed.
+WS_OUT ?= /tmp/murmur-eval-workspace-demo
+workspace-demo: build
+	rm -rf $(WS_OUT)
+	./$(BIN) examples/workspace --dataset examples/workspace/cases.jsonl --replay examples/workspace/recordings --out $(WS_OUT) --workers 2 || test $$? -eq 1
+	@for f in $(WS_OUT)/sessions/*/out/workspace.diff; do echo; echo "$$f:"; cat "$$f"; done
 
 vet:
 	$(GO) vet ./...
