@@ -168,6 +168,12 @@ func kindName(m fs.FileMode) string {
 		return "a folder"
 	case m == fs.ModeSymlink:
 		return "a link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
 	}
 	return "a " + m.String()
 }

@@ -155,3 +155,53 @@ func TestDiffStampsSeeRewrites(t *testing.T) {
 		t.Errorf("Diff() = %+v:\n%s", res, got)
 	}
 }
+
+// TestDiffHostileSession: links to host files and folders, and a FIFO, left
+// where the workspace's files were: the diff names them, reads nothing of
+// the host and does not block.
+func TestDiffHostileSession(t *testing.T) {
+	_, b := folderBase(t, map[string]string{"a.txt": "alpha\n", "d/b.txt": "beta\n"})
+	s := t.TempDir()
+	clone, err := b.Clone(t.Context(), s, CloneOptions{UID: -1, GID: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(host, "secret"), []byte("TOP-SECRET\n"), 0o644))
+	must(t, os.Remove(filepath.Join(s, "a.txt")))
+	must(t, os.Symlink(filepath.Join(host, "secret"), filepath.Join(s, "a.txt")))
+	must(t, os.RemoveAll(filepath.Join(s, "d")))
+	must(t, os.Symlink(host, filepath.Join(s, "d")))
+	must(t, mkfifo(filepath.Join(s, "pipe")))
+	done := make(chan struct{})
+	var res DiffResult
+	go func() {
+		defer close(done)
+		res, err = b.Diff(t.Context(), s, clone, 0)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Diff blocked")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mustRead(t, filepath.Join(s, DiffFile))
+	if strings.Contains(got, "TOP-SECRET") {
+		t.Fatalf("the diff read a host file:\n%s", got)
+	}
+	for _, want := range []string{
+		"File a/a.txt is a regular file while b/a.txt is a link\n",
+		"--- a/d/b.txt\n+++ /dev/null\n",
+		"Only in b: d (link to " + host + ")\n",
+		"Only in b: pipe (a FIFO)\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diff lacks %q:\n%s", want, got)
+		}
+	}
+	if res.Changed != 4 {
+		t.Errorf("%d changed, want 4", res.Changed)
+	}
+}
