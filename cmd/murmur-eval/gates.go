@@ -210,3 +210,10 @@ func envFloat(env map[string]string, key string, def float64, parse func(string)
 	}
 	return f
 }
+
+// divergedError is the one error line of a run that exits 5.
+func divergedError(d *reports.Digest, g gateOptions) error {
+	return errcode.New(errcode.ReplayDiverged, "%s in %s differed from the recordings; --max-divergence allows %d",
+		plural(d.ReplayDivergences, "replayed request"), plural(d.DivergedCases, "case"), g.maxDivergence).
+		WithHint("the recordings answer a conversation the capsule no longer has: check murmur.yaml (a tool dropped?) and record again with --record, or pass --max-divergence -1 to allow it")
+}

@@ -65,7 +65,7 @@ func TestGreenTypoInManifest(t *testing.T) {
 	divergentRecording(t, qs, "calc-multiply")
 
 	out, r := evalRun(t, qs, "--filter", "calc-multiply")
-	if r.code != exitDiverged {
+	if r.code != exitDiverged || !hasCode(r.stderr, errcode.ReplayDiverged) {
 		t.Fatalf("exit %d, want %d (replay diverged)\nstdout:\n%s\nstderr:\n%s", r.code, exitDiverged, r.stdout, r.stderr)
 	}
 	for _, want := range []string{

@@ -29,9 +29,10 @@ Refuses shards of different configurations (capsule, lock, artifacts,
 dataset, recordings, selection, epochs, flags), shards that ran the same
 (case, epoch), a shard still running (its folder's lock is held), and a
 journal it cannot read whole (named at file:line: --resume that shard
-first); lists the (case, epoch) pairs no shard ran. Applies the
-run's gates to the merged run (--fail-under, --max-error-rate, --baseline),
-with the run command's exit codes.
+first), and shards that leave (case, epoch) pairs of the run unrun,
+listing them (--allow-missing writes such a merge, marked incomplete).
+Applies the run's gates to the merged run (--fail-under, --max-error-rate,
+--max-divergence, --baseline), with the run command's exit codes.
 
 Flags:
 `

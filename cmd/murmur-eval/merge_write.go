@@ -100,6 +100,7 @@ func (m merged) write(records []caseRecord, stdout, stderr io.Writer) int {
 	case v.budgetExceeded:
 		return exitErrorBudget
 	case v.diverged:
+		fmt.Fprintln(stderr, errcode.Format(divergedError(&d, m.gates)))
 		return exitDiverged
 	case v.gateFailed:
 		return exitGateFailed

@@ -283,6 +283,7 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 	case v.budgetExceeded:
 		return exitErrorBudget
 	case v.diverged:
+		fmt.Fprintln(stderr, errcode.Format(divergedError(&d, e.opts.gates)))
 		return exitDiverged
 	case v.gateFailed:
 		return exitGateFailed
