@@ -23,3 +23,19 @@ func TestUnreadKeys(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnreadKeys: any expected value yields nil or one hint per key of
+// the object, sorted, without panicking.
+func FuzzUnreadKeys(f *testing.F) {
+	f.Add(`{"result_equal": "4"}`)
+	f.Add(`"42"`)
+	f.Add(`{"a":1,"a":2}`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		hints := UnreadKeys(json.RawMessage(raw))
+		for i := 1; i < len(hints); i++ {
+			if hints[i-1].Key > hints[i].Key {
+				t.Fatalf("hints not sorted: %+v", hints)
+			}
+		}
+	})
+}

@@ -36,3 +36,23 @@ func TestDistance(t *testing.T) {
 		}
 	}
 }
+
+// FuzzClosest: any word against any known list returns "" or one of the
+// known words other than the word itself, within the distance limit.
+func FuzzClosest(f *testing.F) {
+	f.Add("artifact", "artifacts")
+	f.Add("", "")
+	f.Add("ab", "ba")
+	f.Fuzz(func(t *testing.T, word, known string) {
+		got := Closest(word, []string{known, "name"})
+		switch got {
+		case "":
+		case known, "name":
+			if got == word {
+				t.Fatalf("suggested %q for itself", got)
+			}
+		default:
+			t.Fatalf("Closest(%q) = %q, not a known word", word, got)
+		}
+	})
+}
