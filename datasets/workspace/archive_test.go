@@ -35,6 +35,13 @@ func TestHostileArchivesRefused(t *testing.T) {
 		{"tar write through link", "tar", func(t *testing.T) []byte {
 			return buildTar(t, false, tarEntry{name: "l", link: "d", typ: tar.TypeSymlink}, file("l/x", "x"))
 		}, errcode.WorkspaceEntry},
+		{"tar link out through a link", "tar", func(t *testing.T) []byte {
+			return buildTar(t, false, tarEntry{name: "d/l1", link: "..", typ: tar.TypeSymlink},
+				tarEntry{name: "l2", link: "d/l1/../escape.txt", typ: tar.TypeSymlink})
+		}, errcode.WorkspaceEntry},
+		{"tar link loop", "tar", func(t *testing.T) []byte {
+			return buildTar(t, false, tarEntry{name: "a", link: "b", typ: tar.TypeSymlink}, tarEntry{name: "b", link: "a", typ: tar.TypeSymlink})
+		}, errcode.WorkspaceEntry},
 		{"tar char device", "tar", func(t *testing.T) []byte { return buildTar(t, false, tarEntry{name: "null", typ: tar.TypeChar}) }, errcode.WorkspaceEntry},
 		{"tar fifo", "tar", func(t *testing.T) []byte { return buildTar(t, false, tarEntry{name: "p", typ: tar.TypeFifo}) }, errcode.WorkspaceEntry},
 		{"tar hard link out", "tar", func(t *testing.T) []byte {

@@ -96,7 +96,11 @@ func Prepare(ctx context.Context, source, kind, dir string, lim Limits) (*Base, 
 	}
 	defer root.Close()
 	w := &writer{root: root, t: newTree(lim)}
-	if err := read(source, kind, w); err != nil {
+	err = read(source, kind, w)
+	if err == nil {
+		err = w.t.checkLinksResolve()
+	}
+	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "workspace %s", source)
 	}

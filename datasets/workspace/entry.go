@@ -152,3 +152,50 @@ func fileMode(m fs.FileMode) fs.FileMode {
 	}
 	return 0o644
 }
+
+// maxHops bounds the links followed resolving one link (the kernel's 40).
+const maxHops = 40
+
+// checkLinksResolve follows every link of the tree through the tree's
+// other links, as the kernel would, and refuses one that leaves the
+// workspace on the way ("l2 -> d/l1/../..", with "d/l1 -> .."), or loops:
+// each target alone passed checkLink, which is lexical.
+func (t *tree) checkLinksResolve() error {
+	links := map[string]string{}
+	for _, e := range t.entries {
+		if e.kind == kindLink {
+			links[e.name] = e.target
+		}
+	}
+	for name, target := range links {
+		var cur []string
+		if i := strings.LastIndexByte(name, '/'); i >= 0 {
+			cur = strings.Split(name[:i], "/")
+		}
+		queue := strings.Split(target, "/")
+		hops := 0
+		for len(queue) > 0 {
+			c := queue[0]
+			queue = queue[1:]
+			switch c {
+			case "", ".":
+				continue
+			case "..":
+				if len(cur) == 0 {
+					return entryErr(name, "a link to %q, which leads out of the workspace through its links", target)
+				}
+				cur = cur[:len(cur)-1]
+				continue
+			}
+			cur = append(cur, c)
+			if next, ok := links[strings.Join(cur, "/")]; ok {
+				if hops++; hops > maxHops {
+					return entryErr(name, "a link to %q that loops", target)
+				}
+				cur = cur[:len(cur)-1]
+				queue = append(strings.Split(next, "/"), queue...)
+			}
+		}
+	}
+	return nil
+}

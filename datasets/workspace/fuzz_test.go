@@ -18,6 +18,7 @@ func FuzzUnpack(f *testing.F) {
 	f.Add([]byte{1}, buildTar(f, true, file("../x", "x")))
 	f.Add([]byte{2}, buildZip(f, zipEntry{name: "a/b", body: "x"}, zipEntry{name: "l", body: "../../x", mode: fs.ModeSymlink}))
 	f.Add([]byte{0}, buildTar(f, false, tarEntry{name: "h", link: "a", typ: tar.TypeLink}, file("a", "1")))
+	f.Add([]byte{0}, buildTar(f, false, tarEntry{name: "d/l1", link: "..", typ: tar.TypeSymlink}, tarEntry{name: "l2", link: "d/l1/..", typ: tar.TypeSymlink}))
 	kinds := []string{"tar", "tar.gz", "zip"}
 	lim := Limits{MaxEntries: 64, MaxBytes: 1 << 16, MaxEntryBytes: 1 << 14}
 	f.Fuzz(func(t *testing.T, k []byte, data []byte) {
@@ -56,6 +57,12 @@ func FuzzUnpack(f *testing.F) {
 				res := filepath.Join(filepath.Dir(p), tgt)
 				if rel, err := filepath.Rel(baseDir, res); err != nil || !(filepath.IsLocal(rel) || rel == ".") {
 					t.Fatalf("link %s -> %s leads out", p, tgt)
+				}
+				// Followed through the base's other links, it stays inside.
+				if r, err := filepath.EvalSymlinks(p); err == nil {
+					if rel, err := filepath.Rel(baseDir, r); err != nil || !(filepath.IsLocal(rel) || rel == ".") {
+						t.Fatalf("link %s resolves to %s, outside", p, r)
+					}
 				}
 			case d.IsDir(), d.Type().IsRegular():
 			default:
