@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -112,8 +113,21 @@ func openLockFile(path string, flag int) (*os.File, error) {
 	return f, nil
 }
 
-// readHolder returns the pid the lock's holder wrote, or "" if none.
+// readHolder returns the pid the lock's holder wrote, or "" if none
+// appears within 100 ms.
 func readHolder(f *os.File) string {
+	// The holder writes its pid right after taking the lock: a process
+	// refused in between finds the file empty for a moment.
+	for range 20 {
+		if pid := readPID(f); pid != "" {
+			return pid
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return ""
+}
+
+func readPID(f *os.File) string {
 	b := make([]byte, 32)
 	n, _ := f.ReadAt(b, 0)
 	if n == 0 {
