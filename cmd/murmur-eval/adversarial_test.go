@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/murmur-nexus/murmur-eval/inference/replay"
 )
 
 // adversarialCase is one case of TestAdversarialToolsAreContained: a tool
@@ -205,25 +203,13 @@ func toolEvents(t *testing.T, path string) (call, shell map[string]any) {
 // tool call (when there is one), then an answer.
 func writeAdversarialCases(t *testing.T, dir string, cases []adversarialCase) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var dataset bytes.Buffer
+	var sc []scripted
 	for _, tc := range cases {
-		line, _ := json.Marshal(map[string]string{"case_id": tc.id, "task": "Run the tool."})
-		dataset.Write(append(line, '\n'))
-		var rec bytes.Buffer
+		c := scripted{id: tc.id}
 		if tc.tool != "" {
-			call, _ := json.Marshal(map[string]any{"stop_reason": "tool_call", "content": []any{
-				map[string]any{"type": "tool_call", "id": "c1", "name": tc.tool, "input": tc.input}}})
-			rec.Write(append(call, '\n'))
+			c.calls = []toolUse{{tc.tool, tc.input}}
 		}
-		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
-		if err := os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(tc.id)), rec.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		sc = append(sc, c)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), dataset.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeScripted(t, dir, sc)
 }

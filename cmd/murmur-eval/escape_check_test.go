@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-nexus/murmur-eval/inference/replay"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
@@ -93,27 +91,11 @@ except OSError as e:
 		{"passing-check", "echo 42 > answer.txt", map[string]any{"check": "grep -qx 42 answer.txt && echo found"}},
 		{"failing-check", "", map[string]any{"check": []string{"sh", "-c", "echo first; echo 'expected 42, got 41' >&2; exit 1"}}},
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var dataset bytes.Buffer
+	var sc []scripted
 	for _, tc := range cases {
-		line, _ := json.Marshal(map[string]any{"case_id": tc.id, "task": "Do it.", "expected": tc.expected})
-		dataset.Write(append(line, '\n'))
-		var rec bytes.Buffer
-		if tc.command != "" {
-			call, _ := json.Marshal(map[string]any{"stop_reason": "tool_call", "content": []any{
-				map[string]any{"type": "tool_call", "id": "c1", "name": "bash", "input": map[string]any{"command": tc.command}}}})
-			rec.Write(append(call, '\n'))
-		}
-		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
-		if err := os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(tc.id)), rec.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		sc = append(sc, scripted{id: tc.id, expected: tc.expected, calls: bash(tc.command)})
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), dataset.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeScripted(t, dir, sc)
 
 	out := filepath.Join(base, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

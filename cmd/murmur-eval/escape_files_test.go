@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/murmur-nexus/murmur-eval/inference/replay"
 )
 
 // filesCapsule is a capsule whose only tools are shell binaries, with a
@@ -93,31 +90,15 @@ func TestSessionFilesCannotReachTheHost(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(filesCapsule), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var dataset bytes.Buffer
+	var sc []scripted
 	for _, tc := range cases {
 		expected := tc.expected
 		if expected == nil {
 			expected = map[string]any{"result_contains": "done"} // so eval.jsonl is written
 		}
-		line, _ := json.Marshal(map[string]any{"case_id": tc.id, "task": "Do it.", "expected": expected})
-		dataset.Write(append(line, '\n'))
-		var rec bytes.Buffer
-		if tc.command != "" {
-			call, _ := json.Marshal(map[string]any{"stop_reason": "tool_call", "content": []any{
-				map[string]any{"type": "tool_call", "id": "c1", "name": "bash", "input": map[string]any{"command": tc.command}}}})
-			rec.Write(append(call, '\n'))
-		}
-		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
-		if err := os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(tc.id)), rec.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		sc = append(sc, scripted{id: tc.id, expected: expected, calls: bash(tc.command)})
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), dataset.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeScripted(t, dir, sc)
 
 	out := filepath.Join(base, "run")
 	const budget = 2 * time.Minute

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
-	"github.com/murmur-nexus/murmur-eval/inference/replay"
 )
 
 // TestWASMToolCannotFollowAShellLink is finding 2 of issue 13 through the
@@ -56,14 +55,11 @@ func TestWASMToolCannotFollowAShellLink(t *testing.T) {
 		"write": []string{"/hd/pwned", "/hostroot" + host + "/pwned2", "/sec"},
 		"list":  []string{"/hd", "/hostroot/etc"},
 	}
-	recs := map[string][]map[string]any{
-		"plain": nil,
-		"wasm-follows-link": {
-			{"stop_reason": "tool_call", "content": []any{map[string]any{"type": "tool_call", "id": "c1", "name": "bash", "input": map[string]any{"command": plant}}}},
-			{"stop_reason": "tool_call", "content": []any{map[string]any{"type": "tool_call", "id": "c2", "name": "fileop", "input": ops}}},
-		},
+	cases := []scripted{
+		{id: "plain"},
+		{id: "wasm-follows-link", calls: append(bash(plant), toolUse{"fileop", ops})},
 	}
-	writeCases(t, dir, recs)
+	writeScripted(t, dir, cases)
 
 	out, r := evalRun(t, dir, "--workers", "2", "--timeout", "60s", "--progress", "none")
 	if r.code != 0 {
@@ -76,9 +72,9 @@ func TestWASMToolCannotFollowAShellLink(t *testing.T) {
 		t.Errorf("host folder holds %d entries; want only secret", len(des))
 	}
 	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
-	for id := range recs {
-		if byCase[id]["status"] != "passed" {
-			t.Errorf("case %s: status %v (%v)", id, byCase[id]["status"], byCase[id]["error_message"])
+	for _, c := range cases {
+		if row := byCase[c.id]; row["status"] != "passed" {
+			t.Errorf("case %s: status %v (%v)", c.id, row["status"], row["error_message"])
 		}
 	}
 	sdir := filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase["wasm-follows-link"]["session_dir"])))
@@ -185,32 +181,6 @@ func TestCredentialsNeverFollowARedirect(t *testing.T) {
 		case row["status"] != expected[id]:
 			t.Errorf("case %s: status %v, want %s", id, row["status"], expected[id])
 		}
-	}
-}
-
-// writeCases writes cases.jsonl and one recording per case: the given
-// model turns, then a final "done".
-func writeCases(t *testing.T, dir string, recs map[string][]map[string]any) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var dataset bytes.Buffer
-	for id, turns := range recs {
-		line, _ := json.Marshal(map[string]string{"case_id": id, "task": "Run the tools."})
-		dataset.Write(append(line, '\n'))
-		var rec bytes.Buffer
-		for _, turn := range turns {
-			b, _ := json.Marshal(turn)
-			rec.Write(append(b, '\n'))
-		}
-		rec.WriteString(`{"stop_reason":"end_turn","content":[{"type":"text","text":"done"}]}` + "\n")
-		if err := os.WriteFile(filepath.Join(dir, "recordings", replay.FileName(id)), rec.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), dataset.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
 
