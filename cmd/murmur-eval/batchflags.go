@@ -44,7 +44,7 @@ func (b *batchOptions) register(fs *pflag.FlagSet, env map[string]string, errs *
 	fs.IntVar(&b.retries, "retries", envInt(env, "MURMUR_EVAL_RETRIES", 0, errs), "run a case that ended in status error (a harness failure) again, up to N times; failed and timeout are never retried (env MURMUR_EVAL_RETRIES)")
 	fs.DurationVar(&b.retryBackoff, "retry-backoff", envDuration(env, "MURMUR_EVAL_RETRY_BACKOFF", time.Second, errs), "wait before the first retry, doubled for each next one up to 1m (env MURMUR_EVAL_RETRY_BACKOFF)")
 	fs.StringVar(&b.resume, "resume", "", "finish the interrupted run in this folder: rerun only the cases and epochs its journal lacks (same capsule, dataset and flags)")
-	fs.StringVar(&b.filter, "filter", env["MURMUR_EVAL_FILTER"], "run only the cases whose case_id matches this glob (env MURMUR_EVAL_FILTER)")
+	fs.StringVar(&b.filter, "filter", env["MURMUR_EVAL_FILTER"], "run only the cases whose whole case_id matches this glob: * ? [a-z], no {a,b} (env MURMUR_EVAL_FILTER)")
 	fs.IntVar(&b.limit, "limit", envInt(env, "MURMUR_EVAL_LIMIT", 0, errs), "run only the first N selected cases of the dataset, 0 for all (env MURMUR_EVAL_LIMIT)")
 	fs.StringVar(&b.shardFlag, "shard", env["MURMUR_EVAL_SHARD"], "run only shard I of N (I/N, 0-based) by a stable hash of case_id (env MURMUR_EVAL_SHARD; or JOB_COMPLETION_INDEX with --shard-count)")
 	fs.IntVar(&b.shardCount, "shard-count", envInt(env, "MURMUR_EVAL_SHARD_COUNT", 0, errs), "shard count N when the index comes from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) (env MURMUR_EVAL_SHARD_COUNT)")
