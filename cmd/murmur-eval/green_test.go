@@ -141,3 +141,26 @@ func TestGreenUnreadExpected(t *testing.T) {
 		t.Errorf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}
 }
+
+// TestGreenUnknownKeyInArtifactManifest: an unknown key of an artifact's
+// own manifest is warned about at its place in the archive, with a
+// suggestion; --strict refuses the run once the capsule is prepared,
+// leaving the --out folder empty for the next try.
+func TestGreenUnknownKeyInArtifactManifest(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	editFile(t, filepath.Join(qs, "tools", "notes", "murmur.yaml"), "runtime: tool\n", "runtime: tool\ntagz: [files]\n")
+	installTool(t, qs, "notes", "./examples/quickstart/tools/notes")
+	_, r := evalRun(t, qs, "--filter", "direct-answer")
+	want := `notes@0.1.0:murmur.yaml:4:1: unknown key "tagz" (did you mean "tags"?)`
+	if r.code != exitOK || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("exit %d, want 0 with one warning %q\nstderr:\n%s", r.code, want, r.stderr)
+	}
+	out, r := evalRun(t, qs, "--filter", "direct-answer", "--strict")
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
+		t.Fatalf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("--strict left %d entries in --out", len(entries))
+	}
+}
