@@ -6,6 +6,8 @@ package launch
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -191,7 +193,12 @@ func systemPrompt(m *capsule.Manifest, sessionDir string) (string, error) {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", errcode.Wrap(errcode.RunSystemPrompt, err, "read system prompt %s", path)
+		// murmur's words first; the OS reason without a second copy of the path.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return "", errcode.Wrap(errcode.RunSystemPrompt, err, "failed to read inference.system_prompt_file at %s", path)
 	}
 	return string(b), nil
 }
