@@ -93,3 +93,20 @@ func TestMurmur_run_round_trip_uses_existing_lock_pin(t *testing.T) {
 		t.Fatalf("pins = %+v, %v; want echo@1.1.0 from the lock", pins, err)
 	}
 }
+
+// skill_local_source.rs::local_source_directory_path_finds_skill_md_case_insensitively:
+// a folder source is searched for SKILL.MD in any case (staging installs
+// it as tools/<name>/skill.md; stages/launch serves it).
+func TestMurmur_local_source_directory_path_finds_skill_md_case_insensitively(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "skills", "mine"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "skills", "mine", "SKILL.MD"), []byte("# Mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := ReadLocalSkill(dir, ArtifactDecl{Name: "mine", Version: "local", Runtime: RuntimeSkill, Source: "./skills/mine", LocalSource: true})
+	if err != nil || string(s.Text) != "# Mine\n" {
+		t.Fatalf("ReadLocalSkill = %+v, %v", s, err)
+	}
+}

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -34,5 +36,22 @@ func TestMurmur_run_with_env_allowlisted_credential_var_is_still_stripped(t *tes
 	got := FilterEnv(conformanceHost, []string{"GITHUB_TOKEN", "MY_SETTING"}, nil)
 	if diff := cmp.Diff([]string{"MY_SETTING=on"}, got); diff != "" {
 		t.Errorf("FilterEnv (-want +got):\n%s", diff)
+	}
+}
+
+// limits.rs::spin_loop_capsule_is_interrupted_at_its_configured_deadline:
+// the guest is stopped at its deadline and the model is told so in
+// murmur's words.
+func TestMurmur_spin_loop_capsule_is_interrupted_at_its_configured_deadline(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	m := compileGuest(t, e, "spin")
+	start := time.Now()
+	_, err := e.Run(context.Background(), m, Call{Deadline: time.Second})
+	if elapsed := time.Since(start); elapsed > 20*time.Second {
+		t.Errorf("the guest ran %v past a 1s deadline", elapsed)
+	}
+	wantKind(t, err, ErrDeadline)
+	if want := "tool 'spin' exceeded its 1s execution deadline (capabilities.limits.deadline_seconds) and was interrupted"; err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
 	}
 }

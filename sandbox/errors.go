@@ -68,8 +68,8 @@ func (f *failure) Unwrap() error        { return f.cause }
 func deadlineError(tool string, d time.Duration) error {
 	secs := strconv.FormatFloat(d.Seconds(), 'f', -1, 64)
 	return errcode.Wrap(errcode.RunCapsule,
-		&failure{kind: ErrDeadline, text: "execution exceeded its " + secs + "s deadline"},
-		"tool '%s' stopped", tool).
+		&failure{kind: ErrDeadline, text: "tool '" + tool + "' exceeded its " + secs +
+			"s execution deadline (capabilities.limits.deadline_seconds) and was interrupted"}, "").
 		WithHint("raise capabilities.limits.deadline_seconds or make the tool finish sooner")
 }
 

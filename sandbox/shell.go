@@ -12,6 +12,27 @@ func isInterpreter(bin string) bool {
 	return slices.Contains([]string{"bash", "sh", "zsh", "fish", "dash", "ksh"}, bin)
 }
 
+// ShellToolDescription is the description murmur gives the model for a
+// shell.allow binary without an artifact of its own (the murmur.yaml it
+// stages under tools/<bin>/).
+func ShellToolDescription(bin string) string {
+	if isInterpreter(bin) {
+		return "Run a shell command via " + bin + " in the capsule workdir. The `command` field is passed to " + bin + " via -c."
+	}
+	return "Run " + bin + " in the capsule workdir. The `command` field is the argument list — omit the binary name itself (pass -s http://example.com, not " + bin + " -s http://example.com)."
+}
+
+// ShellToolSchema is the input schema murmur gives such a binary: a
+// required string command.
+const ShellToolSchema = `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`
+
+// ShellToolVersion and ShellToolRuntime are what the murmur.yaml murmur
+// stages for such a binary declares; MURMUR.md lists them.
+const (
+	ShellToolVersion = "0.0.0"
+	ShellToolRuntime = "tool"
+)
+
 // ShellArgv is the argv murmur runs for a shell tool call: bin -c command
 // for an interpreter, else bin followed by the command's words.
 func ShellArgv(bin, command string) ([]string, error) {

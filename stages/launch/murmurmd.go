@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
@@ -64,6 +65,7 @@ func (md murmurMD) render() string {
 	if entries == nil {
 		entries = readToolDirs(md.Dir)
 	}
+	entries = withShellTools(entries, m.Capabilities.Shell.Allow)
 	compaction := "compaction not configured"
 	if m.Context.MaxTokens > 0 && (md.CompactionHook || slices.ContainsFunc(entries, func(e toolDir) bool {
 		return e.runtime == "hook" && (e.binding == "" || e.binding == "on-compaction")
@@ -182,6 +184,37 @@ func readToolDirs(session string) []toolDir {
 		if e.hasManifest || e.skill {
 			out = append(out, e)
 		}
+	}
+	slices.SortFunc(out, func(a, b toolDir) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// withShellTools adds the entry murmur's staged tools/<bin>/murmur.yaml
+// gives each shell.allow binary without a manifest of its own (murmur
+// writes that file; murmur-eval lists the same line without it). entries
+// is not modified: it may be shared between cases.
+func withShellTools(entries []toolDir, allow []string) []toolDir {
+	var out []toolDir
+	for _, bin := range allow {
+		if slices.ContainsFunc(entries, func(e toolDir) bool { return e.name == bin && e.hasManifest }) ||
+			slices.ContainsFunc(out, func(e toolDir) bool { return e.name == bin }) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(entries)
+		}
+		e := toolDir{name: bin, runtime: sandbox.ShellToolRuntime, version: sandbox.ShellToolVersion,
+			description: sandbox.ShellToolDescription(bin), hasManifest: true, hasDescription: true}
+		if i := slices.IndexFunc(out, func(x toolDir) bool { return x.name == bin }); i >= 0 {
+			// A folder with only a skill.md: murmur's manifest joins it.
+			e.skill, e.skillText = out[i].skill, out[i].skillText
+			out[i] = e
+			continue
+		}
+		out = append(out, e)
+	}
+	if out == nil {
+		return entries
 	}
 	slices.SortFunc(out, func(a, b toolDir) int { return strings.Compare(a.name, b.name) })
 	return out

@@ -3,12 +3,14 @@ package launch
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
 // toolbox runs a case's tools: the run's shared compiled modules and the
@@ -45,7 +47,10 @@ type toolInput struct {
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
 	tool, ok := t.set.Tools[name]
 	if !ok {
-		return pipeline.ToolReply{Text: "tool '" + name + "' is not available in this session", IsError: true, Code: errcode.ToolNotProvided}, nil
+		if text, ok := t.sessionSkill(name); ok {
+			return pipeline.ToolReply{Text: text, Skill: true}, nil
+		}
+		return pipeline.ToolReply{Text: "tool '" + name + "' is not declared in manifest allowlist", IsError: true, Code: errcode.ToolNotProvided}, nil
 	}
 	if tool.Module == nil && !tool.Native && !tool.Shell {
 		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil
@@ -67,6 +72,21 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		return reply, t.guard()
 	}
 	return reply, nil
+}
+
+// sessionSkill is murmur's skill dispatch for a name the toolset does not
+// know: a tools/<name>/skill.md in the session (a local-source skill, which
+// has no murmur.yaml and so is in no inventory) is served as the skill's
+// guidance. The file is read confined to the session folder.
+func (t *toolbox) sessionSkill(name string) (string, bool) {
+	if t.policy == nil || name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return "", false
+	}
+	b, err := sessionfs.ReadFile(t.policy.Root, "tools/"+name+"/skill.md", maxToolFile)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }
 
 // guard is the workdir size guard.

@@ -13,10 +13,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
-// shellSchema is the input schema murmur gives a shell.allow binary that has
-// no artifact of its own: a required string command.
-const shellSchema = `{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}`
-
 // finish completes the run's toolset once the artifacts are staged: the
 // host probe, per-artifact scopes, a tool for every shell.allow binary
 // without an artifact, the Spawner when anything runs as a subprocess, and
@@ -37,8 +33,8 @@ func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes
 			continue
 		}
 		ts.Tools[bin] = &pipeline.Tool{Name: bin, Shell: true, Files: map[string]string{}}
-		ts.Inventory = append(ts.Inventory, inference.Tool{Name: bin, Parameters: json.RawMessage(shellSchema),
-			Description: "Run a command with " + bin + " in the session workdir"})
+		ts.Inventory = append(ts.Inventory, inference.Tool{Name: bin, Parameters: json.RawMessage(sandbox.ShellToolSchema),
+			Description: sandbox.ShellToolDescription(bin)})
 	}
 	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
 	ts.Warnings = warnings(m, host, native)
