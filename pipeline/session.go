@@ -74,6 +74,9 @@ type ToolReply struct {
 	// Code is the stable code of a dispatch failure (a trap, the tool's
 	// deadline, its memory limit, a sandbox refusal), "" otherwise.
 	Code string
+	// StateEffect and ResourceID are the result's reserved metadata
+	// (murmur's state_effect and resource_id), "" when absent.
+	StateEffect, ResourceID string
 	// Shell is the shell event to trace after the tool_call (Turn unset),
 	// for a shell tool that ran.
 	Shell *trace.Shell

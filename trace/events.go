@@ -24,9 +24,12 @@ type SessionStart struct {
 	ContainmentDeclared string         `json:"containment_declared"`
 	ContainmentAchieved string         `json:"containment_achieved"`
 	WorkdirExec         bool           `json:"workdir_exec"`
-	EffectiveGrants     map[string]any `json:"effective_grants"`
+	EffectiveGrants     Grants         `json:"effective_grants"`
 	SystemPromptSource  string         `json:"system_prompt_source"`
 	SystemPromptSHA256  *string        `json:"system_prompt_sha256"`
+	// SystemPrompt is the resolved prompt verbatim, written only with
+	// trace.include_tool_output (as murmur writes it).
+	SystemPrompt *string `json:"system_prompt,omitempty"`
 }
 
 // Inference is written for each model response the loop parsed.
@@ -56,6 +59,11 @@ type ToolCall struct {
 	OutputBytes int             `json:"output_bytes"`
 	DurationMS  int64           `json:"duration_ms"`
 	Status      string          `json:"status"`
+	// StateEffect and ResourceID are the tool's self-declared reserved
+	// metadata (state_effect: read/mutate; resource_id: an opaque string),
+	// lifted verbatim from its result as murmur does; omitted when absent.
+	StateEffect string `json:"state_effect,omitempty"`
+	ResourceID  string `json:"resource_id,omitempty"`
 	// ErrorCode is murmur-eval's addition: the stable code of a dispatch
 	// failure (E-RUN-001 for a trap, a deadline or the memory limit, ...).
 	ErrorCode string `json:"error_code,omitempty"`

@@ -6,7 +6,9 @@ import (
 )
 
 // grants is murmur's effective_grants object (murmur-formats.md §5.2) for
-// session_start, plus murmur-eval's subprocess_egress: "none" when
+// session_start (enforcement_tier in murmur's names), plus murmur-eval's
+// enforcement_mechanism (what it enforces, sandbox.TierLandlock) and
+// subprocess_egress: "none" when
 // subprocesses get their own network namespace, "unconstrained" when
 // network.allow is not empty (murmur-eval has no egress proxy), and
 // "no-subprocesses" when the capsule runs none.
@@ -15,7 +17,8 @@ func grants(cls sandbox.Containment, caps capsule.Capabilities, subprocesses boo
 		"declared_containment":       string(cls.Declared),
 		"achieved_containment":       string(cls.Achieved),
 		"floor_met":                  cls.FloorMet,
-		"enforcement_tier":           cls.Tier,
+		"enforcement_tier":           sandbox.MurmurTierName(cls.Tier),
+		"enforcement_mechanism":      cls.Tier,
 		"filesystem_scope":           nil,
 		"workdir_exec":               caps.Filesystem.WorkdirExec,
 		"network_allow":              orEmpty(nil),

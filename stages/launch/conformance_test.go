@@ -132,3 +132,14 @@ func TestMurmur_local_source_file_path_installs_skill_md(t *testing.T) {
 		}
 	}
 }
+
+// The toolbox half of tool_call_records_declared_state_effect /
+// …_resource_id: the reserved keys of a tool result's metadata, murmur's
+// first-pair rule (an empty first value is absent).
+func TestMurmur_tool_call_records_declared_resource_id(t *testing.T) {
+	r := resultReply(sandbox.ToolResult{Status: sandbox.StatusPassed, Data: "x", HasData: true,
+		Metadata: [][2]string{{"resource_id", "sym:Foo::bar"}, {"state_effect", ""}, {"state_effect", "mutate"}}})
+	if r.ResourceID != "sym:Foo::bar" || r.StateEffect != "" || r.Text != "x" || r.IsError {
+		t.Errorf("reply %+v", r)
+	}
+}

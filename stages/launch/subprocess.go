@@ -68,8 +68,7 @@ func (t *toolbox) native(ctx context.Context, name string, input json.RawMessage
 	if err != nil {
 		return t.failed(ctx, err)
 	}
-	r := sandbox.ParseNativeToolResult(name, &sandbox.Output{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: uint32(res.ExitCode)})
-	return pipeline.ToolReply{Text: r.Text(), IsError: r.IsError()}, nil
+	return resultReply(sandbox.ParseNativeToolResult(name, &sandbox.Output{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: uint32(res.ExitCode)})), nil
 }
 
 // run fills in what every subprocess of the case shares.

@@ -113,6 +113,14 @@ func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawM
 		}
 		return pipeline.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 	}
-	res := sandbox.ParseToolResult(tool.Name, out)
-	return pipeline.ToolReply{Text: res.Text(), IsError: res.IsError()}, nil
+	return resultReply(sandbox.ParseToolResult(tool.Name, out)), nil
+}
+
+// resultReply is the reply of a tool that returned murmur's ToolResult,
+// with its reserved metadata for the trace.
+func resultReply(res sandbox.ToolResult) pipeline.ToolReply {
+	reply := pipeline.ToolReply{Text: res.Text(), IsError: res.IsError()}
+	reply.StateEffect, _ = res.Meta("state_effect")
+	reply.ResourceID, _ = res.Meta("resource_id")
+	return reply
 }

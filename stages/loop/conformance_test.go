@@ -3,13 +3,14 @@ package loop
 import (
 	"context"
 	"encoding/json"
-		"strings"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -110,6 +111,57 @@ func TestMurmur_inline_system_prompt_appears_in_every_api_call(t *testing.T) {
 			if !strings.HasPrefix(r.System, "[Capsule]\nName: qs\n") || !strings.HasSuffix(r.System, "\n\n"+prompt) {
 				t.Errorf("prompt %q, request %d: system = %q", prompt, i, r.System)
 			}
+		}
+	}
+}
+
+// system_prompt.rs::trace_records_the_prompt_verbatim_only_when_tool_output_is_included:
+// session_start.system_prompt is the capsule's prompt (without the
+// [Capsule] block), written only with trace.include_tool_output.
+func TestMurmur_trace_records_the_prompt_verbatim_only_when_tool_output_is_included(t *testing.T) {
+	for _, include := range []bool{false, true} {
+		c, _ := newCase(t, []string{endTurn}, &fakeTools{})
+		c.Session.Config.SystemPrompt = "Be terse."
+		c.Session.Config.IncludeToolOutput = include
+		if err := (Stage{}).Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		start := decodeLines(t, sessionLines(c))[0]
+		got, ok := start["system_prompt"]
+		if ok != include || include && got != "Be terse." {
+			t.Errorf("include_tool_output=%v: system_prompt = %v (present %v)", include, got, ok)
+		}
+		if start["system_prompt_source"] != "manifest" || start["system_prompt_sha256"] == nil {
+			t.Errorf("session_start = %v", start)
+		}
+	}
+}
+
+// trace.rs (capsule-runtime) tool_call_records_declared_state_effect and
+// tool_call_records_declared_resource_id: the tool's reserved metadata is
+// written verbatim on tool_call, after status; absent when not declared.
+func TestMurmur_tool_call_records_declared_state_effect(t *testing.T) {
+	for _, tc := range []struct {
+		effect, resource, want string
+	}{
+		{"read", "sym:Foo", `"status":"ok","state_effect":"read","resource_id":"sym:Foo"}`},
+		{"", "", `"status":"ok"}`},
+	} {
+		tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
+			return pipeline.ToolReply{Text: "42", StateEffect: tc.effect, ResourceID: tc.resource}, nil
+		}}
+		c, _ := newCase(t, []string{callCalc, endTurn}, tools)
+		if err := (Stage{}).Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+		var call string
+		for _, l := range sessionLines(c) {
+			if l.Type == "tool_call" {
+				call = string(l.JSON)
+			}
+		}
+		if !strings.HasSuffix(call, tc.want) {
+			t.Errorf("tool_call %s, want it to end %s", call, tc.want)
 		}
 	}
 }

@@ -45,12 +45,16 @@ func decision(stop string) string {
 
 func sessionStart(cfg pipeline.LoopConfig, tools []string) trace.SessionStart {
 	source := "none"
-	var sum *string
+	var sum, verbatim *string
 	if cfg.SystemPrompt != "" {
 		source = "manifest"
 		h := sha256.Sum256([]byte(cfg.SystemPrompt))
 		s := hex.EncodeToString(h[:])
 		sum = &s
+		if cfg.IncludeToolOutput {
+			p := cfg.SystemPrompt
+			verbatim = &p
+		}
 	}
 	if tools == nil {
 		tools = []string{}
@@ -76,6 +80,7 @@ func sessionStart(cfg pipeline.LoopConfig, tools []string) trace.SessionStart {
 		EffectiveGrants:     grants,
 		SystemPromptSource:  source,
 		SystemPromptSHA256:  sum,
+		SystemPrompt:        verbatim,
 	}
 }
 
@@ -86,7 +91,7 @@ func defaultGrants(cfg pipeline.LoopConfig) map[string]any {
 		"declared_containment":       cfg.DeclaredContainment,
 		"achieved_containment":       cfg.Containment,
 		"floor_met":                  true,
-		"enforcement_tier":           "wasm-only",
+		"enforcement_tier":           "none",
 		"filesystem_scope":           nil,
 		"workdir_exec":               cfg.WorkdirExec,
 		"network_allow":              []string{},

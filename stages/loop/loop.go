@@ -225,6 +225,8 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 			OutputBytes: len(reply.Text),
 			DurationMS:  took,
 			Status:      status,
+			StateEffect: reply.StateEffect,
+			ResourceID:  reply.ResourceID,
 			ErrorCode:   reply.Code,
 		}
 		if l.cfg.IncludeToolOutput {

@@ -132,7 +132,12 @@ func TestProcessLoopToolCallThroughTheBridge(t *testing.T) {
 			if len(got) != 7 {
 				t.Fatalf("trace has %d lines: %v", len(got), got)
 			}
-			want := []map[string]any{startEvent, procInference(0, "tool_call", "calc"), call, procInference(1, "end_turn", nil), sessionEndEvent(2, 1, "ok"), taskEndEvent(2, 1, "ok")}
+			// include_tool_output also writes the prompt verbatim, as murmur does.
+			start := map[string]any{"system_prompt": "Be brief."}
+			for k, v := range startEvent {
+				start[k] = v
+			}
+			want := []map[string]any{start, procInference(0, "tool_call", "calc"), call, procInference(1, "end_turn", nil), sessionEndEvent(2, 1, "ok"), taskEndEvent(2, 1, "ok")}
 			if diff := cmp.Diff(want, got[1:]); diff != "" {
 				t.Errorf("trace (-want +got):\n%s", diff)
 			}
