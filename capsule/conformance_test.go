@@ -110,3 +110,35 @@ func TestMurmur_local_source_directory_path_finds_skill_md_case_insensitively(t 
 		t.Fatalf("ReadLocalSkill = %+v, %v", s, err)
 	}
 }
+
+// run.rs::run_round_trip_writes_lock_and_uses_existing_lock_on_second_run,
+// the writing half: the lock is written on the first run, as serde_yaml
+// writes murmur's (list items at the key's indent, ambiguous strings
+// single-quoted), so a lock moves between the two tools without a diff;
+// an existing lock is kept.
+func TestMurmur_run_round_trip_writes_lock_and_uses_existing_lock_on_second_run(t *testing.T) {
+	lock := &Lock{Path: LockPath(t.TempDir()), LockVersion: 1, Artifacts: []LockEntry{
+		{Name: "calc", ResolvedVersion: "0.1.0", SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"},
+		{Name: "murmur-driver-anthropic", ResolvedVersion: "1.10", SHA256: "1234"},
+	}}
+	if written, err := WriteLock(lock); err != nil || !written {
+		t.Fatalf("WriteLock = %v, %v", written, err)
+	}
+	got, err := os.ReadFile(lock.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "lock_version: 1\nartifacts:\n" +
+		"- name: calc\n  resolved_version: 0.1.0\n  sha256:\n    wasm: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n" +
+		"- name: murmur-driver-anthropic\n  resolved_version: '1.10'\n  sha256:\n    wasm: '1234'\n"
+	if string(got) != want {
+		t.Errorf("murmur.lock:\n%s\nwant:\n%s", got, want)
+	}
+	empty := &Lock{Path: LockPath(t.TempDir()), LockVersion: 1}
+	if b, _ := empty.Marshal(); string(b) != "lock_version: 1\nartifacts: []\n" {
+		t.Errorf("empty lock %q", b)
+	}
+	if written, _ := WriteLock(&Lock{Path: lock.Path, LockVersion: 1}); written {
+		t.Error("an existing lock was rewritten")
+	}
+}

@@ -1,7 +1,6 @@
 package capsule
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -38,34 +35,26 @@ func (l *Lock) Validate() error {
 	return nil
 }
 
-// Marshal returns the lock as murmur writes it: lock_version, then one
-// {name, resolved_version, sha256: {wasm}} per artifact.
+// Marshal returns the lock as murmur writes it (serde_yaml 0.9):
+// lock_version, then one {name, resolved_version, sha256: {wasm}} per
+// artifact, list items at the key's indent, strings quoted only where YAML
+// would read them as something else (serdeYAMLString), so a lock written by
+// either tool is the other's byte for byte.
 func (l *Lock) Marshal() ([]byte, error) {
-	type sum struct {
-		Wasm string `yaml:"wasm"`
+	var b strings.Builder
+	fmt.Fprintf(&b, "lock_version: %d\n", l.LockVersion)
+	if len(l.Artifacts) == 0 {
+		b.WriteString("artifacts: []\n")
+		return []byte(b.String()), nil
 	}
-	type entry struct {
-		Name            string `yaml:"name"`
-		ResolvedVersion string `yaml:"resolved_version"`
-		SHA256          sum    `yaml:"sha256"`
-	}
-	doc := struct {
-		LockVersion int     `yaml:"lock_version"`
-		Artifacts   []entry `yaml:"artifacts"`
-	}{LockVersion: l.LockVersion, Artifacts: []entry{}}
+	b.WriteString("artifacts:\n")
 	for _, e := range l.Artifacts {
-		doc.Artifacts = append(doc.Artifacts, entry{e.Name, e.ResolvedVersion, sum{e.SHA256}})
+		b.WriteString("- name: " + serdeYAMLString(e.Name) + "\n")
+		b.WriteString("  resolved_version: " + serdeYAMLString(e.ResolvedVersion) + "\n")
+		b.WriteString("  sha256:\n")
+		b.WriteString("    wasm: " + serdeYAMLString(e.SHA256) + "\n")
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "encode %s", LockFile)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "encode %s", LockFile)
-	}
-	return buf.Bytes(), nil
+	return []byte(b.String()), nil
 }
 
 // WriteLock writes l to l.Path unless a lock is already there, and reports

@@ -15,18 +15,18 @@ const (
 
 // SessionStart is written at the start of each agent-loop attempt.
 type SessionStart struct {
-	CapsuleName         string         `json:"capsule_name"`
-	CapsuleVersion      string         `json:"capsule_version"`
-	Model               string         `json:"model"`
-	MaxTurns            int            `json:"max_turns"`
-	Capabilities        []string       `json:"capabilities"`
-	ToolsDeclared       []string       `json:"tools_declared"`
-	ContainmentDeclared string         `json:"containment_declared"`
-	ContainmentAchieved string         `json:"containment_achieved"`
-	WorkdirExec         bool           `json:"workdir_exec"`
-	EffectiveGrants     Grants         `json:"effective_grants"`
-	SystemPromptSource  string         `json:"system_prompt_source"`
-	SystemPromptSHA256  *string        `json:"system_prompt_sha256"`
+	CapsuleName         string   `json:"capsule_name"`
+	CapsuleVersion      string   `json:"capsule_version"`
+	Model               string   `json:"model"`
+	MaxTurns            int      `json:"max_turns"`
+	Capabilities        []string `json:"capabilities"`
+	ToolsDeclared       []string `json:"tools_declared"`
+	ContainmentDeclared string   `json:"containment_declared"`
+	ContainmentAchieved string   `json:"containment_achieved"`
+	WorkdirExec         bool     `json:"workdir_exec"`
+	EffectiveGrants     Grants   `json:"effective_grants"`
+	SystemPromptSource  string   `json:"system_prompt_source"`
+	SystemPromptSHA256  *string  `json:"system_prompt_sha256"`
 	// SystemPrompt is the resolved prompt verbatim, written only with
 	// trace.include_tool_output (as murmur writes it).
 	SystemPrompt *string `json:"system_prompt,omitempty"`
