@@ -16,6 +16,10 @@ type Case struct {
 	Task string
 	// TaskPath is the resolved path of task_path; "" when the task is inline.
 	TaskPath string
+	// TaskFromWorkingDir records that task_path was not found relative to
+	// the dataset's folder and was found, as murmur reads it, relative to
+	// the working directory (Options.WorkingDir).
+	TaskFromWorkingDir bool
 	// Expected is the "expected" value, byte for byte; nil when absent or null.
 	Expected json.RawMessage
 	// Workspace is the resolved path of the case's workspace (a folder or

@@ -25,6 +25,11 @@ type Options struct {
 	// --allow-task-outside-dataset. Off, such a line is E-EVAL-001. The
 	// same holds for a workspace.
 	AllowTaskOutside bool
+	// WorkingDir is where a relative task_path not found from the dataset's
+	// folder is tried next, as murmur reads every task_path: "" is the
+	// process's working directory. The file must still lie inside the
+	// dataset's folder unless AllowTaskOutside.
+	WorkingDir string
 }
 
 // Load reads and validates the dataset at path. Relative task paths are
@@ -55,7 +60,14 @@ func (o Options) Load(path string) (*Dataset, error) {
 		return nil, errcode.Wrap(errcode.IO, err, "cannot resolve the dataset's folder").At(path)
 	}
 	tasks := taskFiles{root: root, allowOutside: o.AllowTaskOutside}
-	cases, err := parseWith(parser{name: path, baseDir: base, checkTask: tasks.check, checkWorkspace: tasks.checkWorkspace}, f)
+	wd := o.WorkingDir
+	if wd == "" {
+		wd, _ = os.Getwd()
+	}
+	if wd != "" {
+		wd, _ = filepath.Abs(wd)
+	}
+	cases, err := parseWith(parser{name: path, baseDir: base, workDir: wd, checkTask: tasks.check, checkWorkspace: tasks.checkWorkspace}, f)
 	if err != nil {
 		return nil, err
 	}
@@ -71,4 +83,16 @@ func openError(path string, err error) error {
 		return errcode.Wrap(errcode.IOPermission, err, "cannot open dataset").At(path)
 	}
 	return errcode.Wrap(errcode.IO, err, "cannot open dataset").At(path)
+}
+
+// FromWorkingDir returns the ids of the cases whose task_path was found
+// relative to the working directory (Case.TaskFromWorkingDir), in order.
+func (d *Dataset) FromWorkingDir() []string {
+	var ids []string
+	for _, c := range d.Cases {
+		if c.TaskFromWorkingDir {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
 }

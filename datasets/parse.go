@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -75,9 +76,14 @@ func parseWith(p parser, r io.Reader) ([]Case, error) {
 
 // parser holds the state that spans lines: ids seen and errors so far.
 type parser struct {
-	name      string
-	baseDir   string
-	checkTask func(string) (root, rel string, err error)
+	name    string
+	baseDir string
+	// workDir, when set, is murmur's base for a relative task_path that is
+	// not found from baseDir: the process's working directory.
+	workDir string
+	// fromWorkDir says the last task() found its file from workDir.
+	fromWorkDir bool
+	checkTask   func(string) (root, rel string, err error)
 	// checkWorkspace, when not nil, resolves and checks a workspace path
 	// (taskFiles.checkWorkspace).
 	checkWorkspace func(string) (resolved, kind string, err error)
@@ -133,6 +139,7 @@ func (p *parser) parseLine(line []byte, n int) (Case, *errcode.Error) {
 	if c.Task, c.TaskPath, c.taskRoot, c.taskRel, err = p.task(obj, id); err != nil {
 		return Case{}, err
 	}
+	c.TaskFromWorkingDir = p.fromWorkDir
 	if c.Workspace, c.WorkspaceKind, err = p.workspace(obj, id); err != nil {
 		return Case{}, err
 	}
@@ -169,6 +176,7 @@ func (p *parser) caseID(obj map[string]json.RawMessage, n int) (string, *errcode
 // task validates task and task_path; it returns the inline text, or the
 // joined task path with where ReadTask reads it (root, rel).
 func (p *parser) task(obj map[string]json.RawMessage, id string) (text, path, root, rel string, _ *errcode.Error) {
+	p.fromWorkDir = false
 	text, hasText, err := stringField(obj, "task")
 	if err != nil {
 		return "", "", "", "", err.WithHint(`"task" is the task text itself, as a JSON string`)
@@ -203,16 +211,32 @@ func (p *parser) task(obj map[string]json.RawMessage, id string) (text, path, ro
 		return "", path, "", "", nil
 	}
 	root, rel, cerr := p.checkTask(path)
+	if errors.Is(cerr, fs.ErrNotExist) && !filepath.IsAbs(given) && p.workDir != "" && p.workDir != p.baseDir {
+		// murmur reads task_path from the working directory: a dataset
+		// written for `mur eval run` runs unchanged. The file must still lie
+		// inside the dataset's folder unless files outside are allowed.
+		if wpath := filepath.Join(p.workDir, given); fileExists(wpath) {
+			path, p.fromWorkDir = wpath, true
+			root, rel, cerr = p.checkTask(path)
+		}
+	}
 	var outside *outsideError
 	switch {
 	case cerr == nil:
 		return "", path, root, rel, nil
+	case errors.As(cerr, &outside) && p.fromWorkDir:
+		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" %q (found from the working directory %s, as murmur reads it) %s %s`, id, given, p.workDir, outside.Error(), p.baseDir).
+			WithHint("move the task file into %s, or pass --allow-task-outside-dataset (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET=true) if you trust this dataset to name files anywhere", p.baseDir)
 	case errors.As(cerr, &outside):
 		return "", "", "", "", errcode.New(errcode.EvalDataset, `case %q: "task_path" %q %s %s`, id, given, outside.Error(), p.baseDir).
 			WithHint("move the task file into %s, or pass --allow-task-outside-dataset (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET=true) if you trust this dataset to name files anywhere", p.baseDir)
 	case errors.Is(cerr, fs.ErrNotExist):
+		hint := fmt.Sprintf("task_path %q is resolved relative to the dataset's folder %s", given, p.baseDir)
+		if p.workDir != "" && p.workDir != p.baseDir && !filepath.IsAbs(given) {
+			hint += ", then to the working directory " + p.workDir
+		}
 		return "", "", "", "", errcode.New(errcode.EvalDataset, "case %q: task file not found: %s", id, path).
-			WithHint("task_path %q is resolved relative to the dataset's folder %s", given, p.baseDir)
+			WithHint("%s", hint)
 	}
 	return "", "", "", "", errcode.Wrap(errcode.EvalDataset, cerr, `case %q: "task_path": unusable task file %s`, id, path).
 		WithHint("task_path must name a readable regular file")
@@ -250,4 +274,10 @@ func kind(raw []byte) string {
 		return "null"
 	}
 	return "number"
+}
+
+// fileExists reports whether anything is at path (a link is followed).
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -80,7 +81,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs := pflag.NewFlagSet("murmur-eval", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
-	fs.StringVar(&o.dataset, "dataset", env["MURMUR_EVAL_DATASET"], "dataset JSONL file, one case per line (env MURMUR_EVAL_DATASET)")
+	fs.StringVar(&o.dataset, "dataset", env["MURMUR_EVAL_DATASET"], "dataset JSONL file, one case per line (env MURMUR_EVAL_DATASET; default ./eval.jsonl, as murmur)")
 	fs.StringVar(&o.out, "out", env["MURMUR_EVAL_OUT"], "run folder to create (must not exist or be empty; env MURMUR_EVAL_OUT) (default runs/<run id>)")
 	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases run at once (env MURMUR_EVAL_WORKERS)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
@@ -121,10 +122,19 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	return o, exitOK, true
 }
 
+// defaultDataset is the dataset when --dataset is not given, as in murmur.
+const defaultDataset = "eval.jsonl"
+
 func (o *options) validate(env map[string]string) error {
+	if o.dataset == "" {
+		// murmur's default: ./eval.jsonl in the working directory.
+		if _, err := os.Stat(defaultDataset); err != nil {
+			return errcode.New(errcode.IONotFound, "no dataset found. Expected ./%s or specify with --dataset <path>", defaultDataset).
+				WithHint("murmur-eval CAPSULE_DIR --dataset cases.jsonl")
+		}
+		o.dataset = defaultDataset
+	}
 	switch {
-	case o.dataset == "":
-		return errcode.New(errcode.Usage, "--dataset is required").WithHint("murmur-eval CAPSULE_DIR --dataset cases.jsonl")
 	case o.workers < 1:
 		return errcode.New(errcode.Usage, "--workers must be at least 1, got %d", o.workers)
 	case o.timeout < 0:

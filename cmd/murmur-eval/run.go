@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,10 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	warn := &configWarnings{w: stderr}
+	if ids := ds.FromWorkingDir(); len(ids) > 0 {
+		warn.add("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
+			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", "))
+	}
 	plan, err := scoringPlan(o, env, ds, warn)
 	if err != nil {
 		return usageError(stderr, err)
