@@ -55,3 +55,16 @@ func TestMurmur_spin_loop_capsule_is_interrupted_at_its_configured_deadline(t *t
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }
+
+// run.rs::run_filesystem_escape_attempt_fails_and_does_not_write_outside_workdir:
+// a WASM guest's reads, writes, links and renames through ../ paths,
+// absolute paths and links planted in its session all fail, and nothing
+// outside the session changes (the escape guest; TestGuestCannotLeave
+// runs the same attempts).
+func TestMurmur_run_filesystem_escape_attempt_fails_and_does_not_write_outside_workdir(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	m := compileGuest(t, e, "escape")
+	if err := runEscape(e, m, plantSession(t)); err != nil {
+		t.Error(err)
+	}
+}
