@@ -165,3 +165,29 @@ func TestMurmur_tool_call_records_declared_state_effect(t *testing.T) {
 		}
 	}
 }
+
+// agent.rs (capsule-runtime), a driver response with stop_reason "error":
+// murmur traces the turn's inference (decision "text"), writes the result
+// "error: <error>" and ends the session failed. (A driver that itself
+// fails, murmur's other failing turn, has no counterpart: murmur-eval's
+// HTTP failures are retried and then a case error, E-EVL-016.)
+func TestMurmur_agent_stop_reason_error_ends_the_session_failed(t *testing.T) {
+	c, _ := newCase(t, []string{`{"stop_reason":"error","error":"overloaded"}`}, &fakeTools{})
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Loop.ExitStatus != "failed" || c.Loop.ResultText != "error: overloaded" {
+		t.Errorf("outcome %q %q", c.Loop.ExitStatus, c.Loop.ResultText)
+	}
+	events := decodeLines(t, sessionLines(c))
+	var types []string
+	for _, e := range events {
+		types = append(types, e["event_type"].(string))
+	}
+	if diff := cmp.Diff([]string{"session_start", "inference", "session_end"}, types); diff != "" {
+		t.Fatalf("events (-want +got):\n%s", diff)
+	}
+	if events[1]["decision"] != "text" || events[2]["exit_status"] != "failed" {
+		t.Errorf("inference %v, session_end %v", events[1], events[2])
+	}
+}
