@@ -54,7 +54,7 @@ func Fingerprint(parts map[string]string) string {
 func FileDigest(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "absent", nil
+		return Absent, nil
 	}
 	if err != nil {
 		return "", errcode.Wrap(errcode.IO, err, "read %s", path)
@@ -62,6 +62,9 @@ func FileDigest(path string) (string, error) {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:]), nil
 }
+
+// Absent is FileDigest's value for a file that does not exist.
+const Absent = "absent"
 
 // WriteRun writes dir/run.json atomically.
 func WriteRun(dir string, r Run) error {

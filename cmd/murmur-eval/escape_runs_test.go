@@ -29,31 +29,17 @@ import (
 // errcode.Format prints it.
 func codeIn(stderr, code string) bool { return strings.Contains(stderr, "error["+code+"]") }
 
-// pinnedQuickstart is a quickstart whose murmur.lock is already written:
-// the first run on a capsule writes it after its fingerprint was taken, so
-// a --resume of that first run would be refused as a changed lock.
-func pinnedQuickstart(t *testing.T) string {
+// killedRun starts a run of n cases of the quickstart qs into a new
+// folder and kills it with SIGKILL once `after` cases are journaled; it
+// returns the folder and the run's arguments with the flag (--out or
+// --resume) left to fill in.
+func killedRun(t *testing.T, qs string, n, after int) (string, func(dir, flag string) []string) {
 	t.Helper()
-	qs := quickstart(t)
-	if _, r := evalRun(t, qs); r.code != exitOK {
-		t.Fatalf("pinning run: exit %d\nstderr:\n%s", r.code, r.stderr)
-	}
-	return qs
-}
-
-// killedRun starts a run of n cases into a new folder and kills it with
-// SIGKILL once `after` cases are journaled (the test goes parallel after
-// the quickstart is built); it returns the folder and the
-// run's arguments with the flag (--out or --resume) left to fill in.
-func killedRun(t *testing.T, n, after int) (string, func(dir, flag string) []string) {
-	t.Helper()
-	qs := pinnedQuickstart(t)
-	t.Parallel()
 	dataset, recs := bigDataset(t, qs, n)
 	args := func(dir, flag string) []string {
 		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
 	}
-	dir := filepath.Join(t.TempDir(), "run")
+	dir := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, args(dir, "--out")...)
@@ -77,6 +63,43 @@ func killedRun(t *testing.T, n, after int) (string, func(dir, flag string) []str
 	return dir, args
 }
 
+// TestResumeOfTheRunThatWroteTheLock: the first run on a capsule without
+// murmur.lock writes one as its first case stages, after the run recorded
+// its configuration; killed and resumed, it goes on (the lock is adopted
+// into run.json), while a lock changed after that is refused.
+func TestResumeOfTheRunThatWroteTheLock(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	dir, args := killedRun(t, qs, 40, 5)
+	lock := filepath.Join(qs, "murmur.lock")
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("the first run wrote no lock: %v", err)
+	}
+	if r := runBinary(t, args(dir, "--resume")...); r.code != exitOK {
+		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	prev, err := journal.ReadRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prev.Config["lock"] == journal.Absent {
+		t.Errorf("run.json still records the lock as absent")
+	}
+	checkOncePerPair(t, "resumed", stableRows(readParquet(t, filepath.Join(dir, reports.ResultsFile))), 40)
+
+	// Once adopted, a changed lock is a changed configuration.
+	b, err := os.ReadFile(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, append(b, []byte("# edited\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runBinary(t, args(dir, "--resume")...); r.code != exitUsage || !strings.Contains(r.stderr, "configuration changed since it started: lock") {
+		t.Errorf("resume after the lock changed: exit %d, want %d naming the lock\nstderr:\n%s", r.code, exitUsage, r.stderr)
+	}
+}
+
 // wholeJournal reads a run's journal and fails unless it reads whole.
 func wholeJournal(t *testing.T, dir string) []journal.Entry {
 	t.Helper()
@@ -97,7 +120,9 @@ func wholeJournal(t *testing.T, dir string) []journal.Entry {
 // merge of the folder has every case once.
 func TestConcurrentResumesOneProceeds(t *testing.T) {
 	const n = 120
-	dir, args := killedRun(t, n, 10)
+	qs := quickstart(t)
+	t.Parallel()
+	dir, args := killedRun(t, qs, n, 10)
 
 	var wg sync.WaitGroup
 	res := make([]result, 2)
@@ -136,7 +161,9 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 // the lock is refused with E-EVL-050; so is a run --out into it, and a
 // --resume of it.
 func TestMergeRefusesARunningShard(t *testing.T) {
-	dir, args := killedRun(t, 60, 5)
+	qs := quickstart(t)
+	t.Parallel()
+	dir, args := killedRun(t, qs, 60, 5)
 	lock, err := journal.Acquire(dir) // stands in for a run still going
 	if err != nil {
 		t.Fatal(err)
@@ -159,13 +186,13 @@ func TestMergeRefusesARunningShard(t *testing.T) {
 // rewrites the journal, after which merge has every case.
 func TestCorruptJournalLine(t *testing.T) {
 	const n = 20
-	qs := pinnedQuickstart(t)
+	qs := quickstart(t)
 	t.Parallel()
 	dataset, recs := bigDataset(t, qs, n)
 	args := func(dir, flag string) []string {
 		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
 	}
-	dir := filepath.Join(t.TempDir(), "run")
+	dir := filepath.Join(reachableTempDir(t), "run")
 	if r := runBinary(t, args(dir, "--out")...); r.code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -195,7 +222,7 @@ func TestCorruptJournalLine(t *testing.T) {
 	checkOncePerPair(t, "resumed", stableRows(readParquet(t, filepath.Join(dir, reports.ResultsFile))), n)
 	merged := filepath.Join(t.TempDir(), "merged")
 	if r := runBinary(t, "merge", "-o", merged, dir); r.code != exitOK {
-		t.Fatalf("merge after resume: exit %d\nstderr:\n%s", r.code, r.stderr)
+		t.Fatalf("merge after resume: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	checkOncePerPair(t, "merged", stableRows(readParquet(t, filepath.Join(merged, reports.ResultsFile))), n)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -96,12 +97,36 @@ func treeDigest(roots []string, keep func(string) bool) (string, error) {
 }
 
 // checkResume compares the resumed run's configuration with the current
-// one, naming the parts that changed.
-func checkResume(dir string, prev journal.Run, cur map[string]string) error {
+// one, naming the parts that changed. It returns the configuration the
+// resumed run goes on with: prev's, or prev's with the lock adopted.
+//
+// A run started without murmur.lock writes one when its first case stages
+// (as mur eval run does), so the lock is "absent" in its configuration and
+// present when it is resumed. That lock is adopted, not a change, when it
+// is no older than the run (run.json) and nothing else changed: it pins
+// what the run's cases staged, from the same stores (the "artifacts" part).
+func checkResume(dir string, prev journal.Run, cur map[string]string, lockPath string) (journal.Run, error) {
 	if prev.ConfigSHA256 == journal.Fingerprint(cur) {
-		return nil
+		return prev, nil
 	}
 	changed := journal.Changed(prev.Config, cur)
-	return errcode.New(errcode.Usage, "--resume %s: the run's configuration changed since it started: %s", dir, strings.Join(changed, ", ")).
+	if len(changed) == 1 && changed[0] == "lock" && prev.Config["lock"] == journal.Absent && writtenSince(lockPath, filepath.Join(dir, journal.RunFile)) {
+		prev.Config = maps.Clone(prev.Config)
+		prev.Config["lock"] = cur["lock"]
+		prev.ConfigSHA256 = journal.Fingerprint(prev.Config)
+		return prev, nil
+	}
+	return prev, errcode.New(errcode.Usage, "--resume %s: the run's configuration changed since it started: %s", dir, strings.Join(changed, ", ")).
 		WithHint("resume with the same capsule, lock, artifacts, dataset, recordings and flags, or start a new run with --out")
+}
+
+// writtenSince reports whether the file at path was last modified no
+// earlier than the file at ref.
+func writtenSince(path, ref string) bool {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	ri, err := os.Stat(ref)
+	return err == nil && !fi.ModTime().Before(ri.ModTime())
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -128,8 +129,14 @@ func openJournal(o options, env map[string]string, folder runFolder, outDir stri
 		return nil, nil, nil, err
 	}
 	if folder.prev != nil {
-		if err := checkResume(o.out, *folder.prev, parts); err != nil {
+		run, err := checkResume(o.out, *folder.prev, parts, filepath.Join(o.capsuleDir, capsule.LockFile))
+		if err != nil {
 			return nil, nil, nil, err
+		}
+		if run.ConfigSHA256 != folder.prev.ConfigSHA256 { // the lock the run wrote, adopted
+			if err := journal.WriteRun(outDir, run); err != nil {
+				return nil, nil, nil, err
+			}
 		}
 	} else {
 		inputs := map[string]string{"dataset": absPath(o.dataset), "epochs": strconv.Itoa(o.batch.epochs),
