@@ -120,6 +120,7 @@ func lowerBlocks(d *decoder, b rawBlocks, man *Manifest) error {
 		setIf(&man.Lifecycle.AfterTask, l.afterTask.node, AfterTask(l.afterTask.text))
 		setIf(&man.Lifecycle.Conversation, l.conversation.node, Conversation(l.conversation.text))
 		setIf(&man.Lifecycle.QueueDepth, l.queueDepth.node, l.queueDepth.val)
+		man.at.afterTask = d.where(orNode(l.afterTask.node, l.taskAcceptance.node))
 		if l.inputTimeout.node != nil {
 			v := l.inputTimeout.val
 			man.Lifecycle.InputTimeoutSecs = &v

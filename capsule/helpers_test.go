@@ -28,7 +28,7 @@ func whereOf(e *errcode.Error) string {
 
 // manifestOpts compares parsed manifests by their exported fields only
 // (ArtifactDecl keeps its source position unexported).
-var manifestOpts = cmp.Options{cmpopts.IgnoreUnexported(ArtifactDecl{})}
+var manifestOpts = cmp.Options{cmpopts.IgnoreUnexported(ArtifactDecl{}, Manifest{})}
 
 // defaultCaps is an absent capabilities block: murmur's limits and resources.
 func defaultCaps() Capabilities {

@@ -40,6 +40,10 @@ type Manifest struct {
 	// UnknownKeys are the keys no field of the format has, which murmur
 	// ignores silently and murmur-eval reports.
 	UnknownKeys []UnknownKey
+
+	// at holds the positions (file:line:col) MurmurInferenceRefusals and
+	// MurmurLifecycleRefusal name.
+	at struct{ endpoint, driver, afterTask string }
 }
 
 // LoadManifest reads and parses the capsule manifest at path. See ParseManifest.
@@ -151,6 +155,14 @@ func lowerManifest(d *decoder, raw *rawManifest, lookupEnv func(string) (string,
 	}
 	if man.Inference, err = lowerInference(d, raw.inference, lookupEnv); err != nil {
 		return nil, err
+	}
+	if r := raw.inference; r != nil {
+		man.at.endpoint = d.where(r.endpoint.node)
+		if drv := r.driver; drv != nil {
+			man.at.driver = d.where(drv.artifact.node)
+		} else if r.provider != nil {
+			man.at.driver = d.where(r.provider.artifact.node)
+		}
 	}
 	if err := checkPromptArtifact(d, raw.inference, man); err != nil {
 		return nil, err

@@ -78,6 +78,13 @@ const (
 	ToolNotProvided     = "E-EVL-070" // the model called a tool the capsule does not provide (a tool call's error code, not a case's)
 )
 
+// Codes of what `mur eval run` would do with a capsule murmur-eval runs,
+// where murmur itself has no code (warnings; --strict refuses them).
+const (
+	MurmurWouldHang      = "E-EVL-080" // lifecycle queue + sleep: mur eval run would wait for A2A tasks forever
+	MurmurEndpointDenied = "E-EVL-081" // inference.endpoint outside the driver's network.allow: murmur's driver is denied every request
+)
+
 // Error is a failure with a stable code. Where says which input made it fail
 // ("cases.jsonl:14", "murmur.yaml:3:5"); Hint tells the user how to fix it.
 type Error struct {

@@ -18,7 +18,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -268,7 +267,7 @@ func rewrite(path string, f *os.File, spans []span) (*os.File, error) {
 // openRegular opens a journal without following a symbolic link or
 // blocking on a FIFO, and refuses anything but a regular file.
 func openRegular(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	f, err := os.OpenFile(path, flag|oSafeOpen, 0o644)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errcode.Wrap(errcode.IONotFound, err, "open journal %s", path)
@@ -284,7 +283,7 @@ func openRegular(path string, flag int) (*os.File, error) {
 		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
 	}
 	// Back to blocking mode: appends must not return EAGAIN.
-	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+	if err := setBlocking(f); err != nil {
 		f.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
 	}

@@ -36,10 +36,10 @@ func Acquire(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := tryLock(f, true); err != nil {
 		holder := readHolder(f)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errHeld) {
 			return nil, lockedErr(dir, holder)
 		}
 		return nil, errcode.Wrap(errcode.IO, err, "lock run folder %s", dir)
@@ -77,10 +77,10 @@ func Share(dir string) (*Lock, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+	if err := tryLock(f, false); err != nil {
 		holder := readHolder(f)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errHeld) {
 			return nil, lockedErr(dir, holder)
 		}
 		return nil, errcode.Wrap(errcode.IO, err, "lock run folder %s", dir)
@@ -91,7 +91,7 @@ func Share(dir string) (*Lock, error) {
 // openLockFile opens path with O_NOFOLLOW and O_NONBLOCK (a FIFO planted
 // there does not hang the open) and refuses anything but a regular file.
 func openLockFile(path string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o644)
+	f, err := os.OpenFile(path, flag|oSafeOpen, 0o644)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, errcode.New(errcode.IO, "%s is a symbolic link; a run folder's lock file must be a regular file", path).

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
-	"golang.org/x/sys/unix"
 )
 
 // guestFS is a host directory as a guest sees it: its "/". Every path is
@@ -91,7 +90,7 @@ func (g *guestFS) close() { _ = g.root.Close() }
 // would, so that a guest cannot nest files deeper than host tools (and
 // murmur-eval's own walks by path) can reach.
 func name(path string) (string, experimentalsys.Errno) {
-	if len(path) >= unix.PathMax {
+	if len(path) >= pathMax {
 		return "", experimentalsys.ENAMETOOLONG
 	}
 	if p := strings.TrimLeft(path, "/"); p != "" {
@@ -118,5 +117,8 @@ func errnoOf(err error) experimentalsys.Errno {
 	}
 	return experimentalsys.EPERM
 }
+
+// pathMax is Linux's PATH_MAX, the guest's limit on every host.
+const pathMax = 4096
 
 var _ experimentalsys.FS = (*guestFS)(nil)

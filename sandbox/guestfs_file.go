@@ -4,12 +4,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
-	"unsafe"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/sys"
-	"golang.org/x/sys/unix"
 )
 
 // rootFile is a regular file or directory a guest opened through guestFS.
@@ -49,19 +46,7 @@ func (r *rootFile) SetAppend(enable bool) experimentalsys.Errno {
 	if r.isDir {
 		return experimentalsys.EISDIR
 	}
-	errno := r.control(func(fd int) error {
-		fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
-		if err != nil {
-			return err
-		}
-		if enable {
-			fl |= unix.O_APPEND
-		} else {
-			fl &^= unix.O_APPEND
-		}
-		_, err = unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
-		return err
-	})
+	errno := r.control(func(fd int) error { return setAppendFD(fd, enable) })
 	if errno == 0 {
 		if enable {
 			r.flag |= experimentalsys.O_APPEND
@@ -170,9 +155,7 @@ func (r *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 	ds := make([]experimentalsys.Dirent, 0, len(fis))
 	for _, fi := range fis {
 		d := experimentalsys.Dirent{Name: fi.Name(), Type: fi.Mode().Type()}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			d.Ino = st.Ino
-		}
+		d.Ino = inodeOf(fi)
 		ds = append(ds, d)
 	}
 	return ds, 0
@@ -205,20 +188,9 @@ func (r *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 	}
 	var n int
 	errno := r.control(func(fd int) error {
-		for n < len(buf) {
-			m, err := unix.Pwrite(fd, buf[n:], off+int64(n))
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if m == 0 {
-				return unix.EIO
-			}
-			n += m
-		}
-		return nil
+		m, err := pwriteFD(fd, buf, off)
+		n = m
+		return err
 	})
 	return n, errno
 }
@@ -240,7 +212,7 @@ func (r *rootFile) Sync() experimentalsys.Errno { return errnoOf(r.f.Sync()) }
 
 // Datasync implements experimentalsys.File.
 func (r *rootFile) Datasync() experimentalsys.Errno {
-	return r.control(func(fd int) error { return unix.Fdatasync(fd) })
+	return r.control(datasyncFD)
 }
 
 // Utimens sets the times with futimens(2); a shared file is refused even
@@ -256,22 +228,7 @@ func (r *rootFile) Utimens(atim, mtim int64) experimentalsys.Errno {
 	if shared(fi) {
 		return experimentalsys.EPERM
 	}
-	ts := [2]unix.Timespec{timespec(atim), timespec(mtim)}
-	return r.control(func(fd int) error {
-		// utimensat(fd, NULL, ts, 0) is futimens(fd, ts).
-		_, _, e := unix.Syscall6(unix.SYS_UTIMENSAT, uintptr(fd), 0, uintptr(unsafe.Pointer(&ts[0])), 0, 0, 0)
-		if e != 0 {
-			return e
-		}
-		return nil
-	})
-}
-
-func timespec(ns int64) unix.Timespec {
-	if ns == experimentalsys.UTIME_OMIT {
-		return unix.Timespec{Nsec: unix.UTIME_OMIT}
-	}
-	return unix.NsecToTimespec(ns)
+	return r.control(func(fd int) error { return futimensFD(fd, atim, mtim) })
 }
 
 // Close implements experimentalsys.File; closing twice is not an error.

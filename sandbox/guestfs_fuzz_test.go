@@ -29,7 +29,7 @@ func FuzzGuestFSPath(f *testing.F) {
 			return err
 		}
 		st := fi.Sys().(*syscall.Stat_t)
-		inside[[2]uint64{st.Dev, st.Ino}] = true
+		inside[[2]uint64{uint64(st.Dev), uint64(st.Ino)}] = true
 		return nil
 	})
 	if err != nil {

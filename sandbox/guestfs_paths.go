@@ -3,7 +3,6 @@ package sandbox
 import (
 	"io/fs"
 	"os"
-	"syscall"
 	"time"
 
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
@@ -91,22 +90,21 @@ func osOpenFlag(flag experimentalsys.Oflag) int {
 		{experimentalsys.O_APPEND, os.O_APPEND},
 		{experimentalsys.O_CREAT, os.O_CREATE},
 		{experimentalsys.O_EXCL, os.O_EXCL},
-		{experimentalsys.O_DIRECTORY, syscall.O_DIRECTORY},
-		{experimentalsys.O_DSYNC, syscall.O_DSYNC},
-		{experimentalsys.O_RSYNC, syscall.O_RSYNC},
-		{experimentalsys.O_SYNC, syscall.O_SYNC},
+		{experimentalsys.O_DIRECTORY, oDirectory},
+		{experimentalsys.O_DSYNC, oDsync},
+		{experimentalsys.O_RSYNC, oRsync},
+		{experimentalsys.O_SYNC, os.O_SYNC},
 	} {
 		if flag&m.w != 0 {
 			o |= m.o
 		}
 	}
-	return o | syscall.O_NONBLOCK
+	return o | oNonblock
 }
 
 // shared reports whether fi is a regular file with more than one link.
 func shared(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return fi.Mode().IsRegular() && ok && st.Nlink > 1
+	return fi.Mode().IsRegular() && linkCount(fi) > 1
 }
 
 // Lstat implements experimentalsys.FS.

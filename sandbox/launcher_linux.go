@@ -12,10 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LauncherArg is the hidden first argument that turns the murmur-eval
-// binary into the subprocess launcher.
-const LauncherArg = "__murmur-eval-launch"
-
 // launcherFailed is the launcher's exit status when it could not set up the
 // sandbox; it then never execs the tool (fail closed). The parent tells it
 // from the tool's own 125 by the marker on stderr.

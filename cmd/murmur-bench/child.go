@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/reports"
@@ -64,10 +63,9 @@ func (h *harness) evalRun(ctx context.Context, name, capsule, dataset string, n,
 	if err != nil {
 		return r, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String(), 2000))
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	r.UserS, r.SysS = tvSeconds(ru.Utime), tvSeconds(ru.Stime)
+	r.UserS, r.SysS = cmd.ProcessState.UserTime().Seconds(), cmd.ProcessState.SystemTime().Seconds()
 	r.CPUS = r.UserS + r.SysS
-	r.MaxRSSMiB = float64(ru.Maxrss) / 1024 // kilobytes on Linux
+	r.MaxRSSMiB = maxRSSMiB(cmd.ProcessState)
 	var d struct {
 		Cases    int            `json:"cases"`
 		Statuses map[string]int `json:"statuses"`
@@ -137,8 +135,6 @@ func median(v []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
-
-func tvSeconds(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // load1 is the machine's 1-minute load average, recorded beside every
 // figure: the benchmarks share the machine with whatever else runs.

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
@@ -178,4 +179,31 @@ except OSError as e:
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// TestCommandsNeedAReachableRunFolder: as root, dataset checks run as an
+// unprivileged user; a run folder that user cannot reach (below a 0700
+// folder) is refused before any case starts, with E-IO-002 naming the
+// folder and exit 2, and --out is left empty for another try.
+func TestCommandsNeedAReachableRunFolder(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("only root's commands run as another user")
+	}
+	qs := quickstart(t)
+	t.Parallel()
+	private := t.TempDir() // 0700
+	out := filepath.Join(private, "run")
+	r := runBinary(t, qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out)
+	if r.code != exitUsage || !codeIn(r.stderr, errcode.IOPermission) || !strings.Contains(r.stderr, private) {
+		t.Fatalf("exit %d, want %d with %s naming %s\nstderr:\n%s", r.code, exitUsage, errcode.IOPermission, private, r.stderr)
+	}
+	if des, _ := os.ReadDir(out); len(des) != 0 {
+		t.Errorf("--out holds %d entries after the refusal, want none", len(des))
+	}
+	// A selection without checks needs no reachable folder.
+	r = runBinary(t, qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"),
+		"--out", filepath.Join(private, "run2"), "--filter", "calc-*")
+	if r.code != exitOK {
+		t.Errorf("calc-* only: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
+	}
 }

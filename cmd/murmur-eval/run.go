@@ -18,6 +18,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/telemetry"
 )
 
@@ -55,6 +57,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	warnMurmurRefusals(o, env, warn)
 	if err := warn.strict(); err != nil && o.strict {
 		return usageError(stderr, err)
 	}
@@ -87,6 +90,15 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	outAbs, err := filepath.Abs(o.out)
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
+	}
+
+	if needsCommands(plan, cases) {
+		if err := datasetcmd.Reachable(outAbs); err != nil {
+			if folder.prev == nil {
+				clearRunDir(o.out) // nothing ran: the same --out can be used again
+			}
+			return usageError(stderr, err)
+		}
 	}
 
 	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source}
@@ -333,4 +345,18 @@ func cacheDir(flag string, env map[string]string) string {
 		return ""
 	}
 	return flag
+}
+
+// needsCommands reports whether a selected case runs a dataset command (a
+// setup, or an expected check) through the launcher.
+func needsCommands(plan *scoring.Plan, cases []datasets.Case) bool {
+	for _, c := range cases {
+		if c.Setup != nil {
+			return true
+		}
+		if e, ok, err := plan.Expected(c.Expected); err == nil && ok && e.Check != nil {
+			return true
+		}
+	}
+	return false
 }

@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // snapshot copies the folder src into w, entry by entry, as an archive
@@ -42,7 +41,7 @@ func snapshot(src string, w *writer) error {
 }
 
 func copyIn(p, name string, w *writer) error {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(p, os.O_RDONLY|oNoFollowNonblock, 0)
 	if err != nil {
 		return ioErr(err, "read %s", p)
 	}

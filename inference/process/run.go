@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -71,7 +70,7 @@ func Run(ctx context.Context, c Command, p *Parser, h Handler) (Result, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = ownGroup()
 	cmd.WaitDelay = 2 * time.Second // stderr held open by something that left the group
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -86,7 +85,7 @@ func Run(ctx context.Context, c Command, p *Parser, h Handler) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("start inference subprocess %s: %w", c.Path, err)
 	}
-	killGroup := func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	killGroup := func() { killTree(cmd.Process) }
 	go func() {
 		_, _ = stdin.Write(c.Stdin)
 		_ = stdin.Close()

@@ -170,6 +170,14 @@ func Resources(r capsule.Resources) capsule.Resources {
 	return r
 }
 
+// Reachable refuses a run folder the dataset commands' unprivileged uid
+// cannot reach (E-IO-002), before any case starts: the run checks it once
+// when a selected case has a check or a setup command, as Verify does for
+// shell tools, instead of every such case failing alone.
+func Reachable(runDir string) error {
+	return reachable(filepath.Join(runDir, "sessions"))
+}
+
 // reachable checks that the command's unprivileged uid can reach dir: when
 // murmur-eval runs as root the command runs as nobody, who must be able to
 // search every folder above the session (a private temporary folder or a
