@@ -95,11 +95,14 @@ func (m *Manifest) driverNetworkRules(drv *ArtifactDecl) []allowRule {
 }
 
 // allowRule is one network.allow entry as murmur matches it (§5.4): a
-// scheme ("" for any), a lowercased host, a port (0 for any).
+// scheme ("" for any), a lowercased host, a port (anyPort for any).
 type allowRule struct {
 	scheme, host string
 	port         int
 }
+
+// anyPort is a rule's port when it matches every port.
+const anyPort = -1
 
 // parseAllowRules parses the entries that murmur would accept.
 func parseAllowRules(entries []string) []allowRule {
@@ -134,7 +137,7 @@ func parseAllowRule(entry string) (allowRule, bool) {
 	if err != nil || u.Hostname() == "" || u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
 		return allowRule{}, false
 	}
-	r := allowRule{host: strings.ToLower(u.Hostname())}
+	r := allowRule{host: strings.ToLower(u.Hostname()), port: anyPort}
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n > 65535 {
@@ -164,7 +167,7 @@ func portOf(u *url.URL) (int, bool) {
 func (r allowRule) covers(narrower allowRule) bool {
 	return r.host == narrower.host &&
 		(r.scheme == "" || r.scheme == narrower.scheme) &&
-		(r.port == 0 || r.port == narrower.port)
+		(r.port == anyPort || r.port == narrower.port)
 }
 
 // requestTarget is where a driver's request to the endpoint goes.
@@ -189,7 +192,7 @@ func endpointTarget(endpoint string) (requestTarget, bool) {
 // wildcards, no subdomains), the scheme and port where the rule has them.
 func (t requestTarget) allowedBy(rules []allowRule) bool {
 	for _, r := range rules {
-		if r.host == t.host && (r.scheme == "" || r.scheme == t.scheme) && (r.port == 0 || r.port == t.port) {
+		if r.host == t.host && (r.scheme == "" || r.scheme == t.scheme) && (r.port == anyPort || r.port == t.port) {
 			return true
 		}
 	}
