@@ -78,8 +78,8 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 // as "[capsule-runtime] warning[W-SEC-NNN]: text (link)" lines, for the run
 // to print once. Call it only after a successful preparation.
 func (s *Stage) Warnings() []string {
-	v, err := s.memo.Get(context.Background(), func(context.Context) (verified, error) { return verified{}, nil })
-	if err != nil || v.tools == nil {
+	v, ok, err := s.memo.Stored()
+	if !ok || err != nil || v.tools == nil {
 		return nil
 	}
 	out := make([]string, len(v.tools.Warnings))
@@ -100,8 +100,8 @@ func diagnosticsLink(warning string) string {
 
 // Close closes the WASM engine and the subprocess launcher, if made.
 func (s *Stage) Close(ctx context.Context) error {
-	v, err := s.memo.Get(ctx, func(context.Context) (verified, error) { return verified{}, nil })
-	if err != nil || v.tools == nil {
+	v, ok, _ := s.memo.Stored()
+	if !ok || v.tools == nil {
 		return nil
 	}
 	var cerr error
@@ -141,8 +141,8 @@ func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
 // (murmur ignores them; the run warns), in artifact order. Call it only
 // after a successful preparation.
 func (s *Stage) UnknownKeys() []capsule.UnknownKey {
-	v, err := s.memo.Get(context.Background(), func(context.Context) (verified, error) { return verified{}, nil })
-	if err != nil {
+	v, ok, err := s.memo.Stored()
+	if !ok || err != nil {
 		return nil
 	}
 	var out []capsule.UnknownKey
