@@ -53,6 +53,10 @@ type Case struct {
 	// case whose session ended and whose stages all ran; nil otherwise.
 	Scores []scoring.Score
 
+	// verdict is the case's verdict, judged once when its last stage has
+	// run (settle); nil while it runs.
+	verdict *Verdict
+
 	// observed is set once the session's model and tools are wrapped with
 	// spans (observe.go).
 	observed bool
@@ -86,6 +90,25 @@ func (c *Case) Stage(name string) (StageResult, bool) {
 		}
 	}
 	return StageResult{}, false
+}
+
+// Verdict is the case's verdict, judged once by the executor after its
+// last stage and carried from then on (the runner, the rows, the journal,
+// the summary and the span all read this one). A case that has not
+// finished (a stage asking mid-run, a case built by hand in a test) is
+// judged on what it holds now, and nothing is kept.
+func (c *Case) Verdict() Verdict {
+	if c.verdict != nil {
+		return *c.verdict
+	}
+	return Judge(c)
+}
+
+// settle judges the finished case once. The runner settles it again when
+// it changes EndCause afterwards (cutShort).
+func (c *Case) settle() {
+	v := Judge(c)
+	c.verdict = &v
 }
 
 // ExitStatus is the session's exit status (ExitOK, ExitFailed,

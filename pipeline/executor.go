@@ -65,6 +65,7 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 		c.Stages = append(c.Stages, r)
 	}
 	noteEnd(ctx, c)
+	c.settle()
 }
 
 // noteEnd records why the case's context ended, the first time it has.

@@ -73,7 +73,7 @@ func (r *Runner) runAttempts(ctx context.Context, job Job) *Case {
 	var earlier []*Case
 	for attempt := 1; ; attempt++ {
 		c := r.runOne(ctx, job, attempt)
-		if attempt > r.Retries || Judge(c).Status != StatusError || ctx.Err() != nil {
+		if attempt > r.Retries || c.Verdict().Status != StatusError || ctx.Err() != nil {
 			c.Earlier = earlier
 			cutShort(ctx, c, attempt <= r.Retries)
 			return c
@@ -100,8 +100,9 @@ func (r *Runner) runAttempts(ctx context.Context, job Job) *Case {
 // again. Its status stays error (Judge reads EndCause only for a stage that
 // failed because its context ended).
 func cutShort(ctx context.Context, c *Case, retriesLeft bool) {
-	if retriesLeft && ctx.Err() != nil && c.EndCause == nil && Judge(c).Status == StatusError {
+	if retriesLeft && ctx.Err() != nil && c.EndCause == nil && c.Verdict().Status == StatusError {
 		c.EndCause = context.Cause(ctx)
+		c.settle()
 	}
 }
 
@@ -145,7 +146,7 @@ func (r *Runner) runOne(ctx context.Context, job Job, attempt int) *Case {
 
 // endCaseSpan records a case's verdict and counters on its span and ends it.
 func endCaseSpan(span oteltrace.Span, c *Case) {
-	v := Judge(c)
+	v := c.Verdict()
 	attrs := []attribute.KeyValue{attribute.String("murmur_eval.status", string(v.Status))}
 	if v.Code != "" {
 		attrs = append(attrs, attribute.String("murmur_eval.code", v.Code), attribute.String("murmur_eval.error_stage", v.Stage))

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -33,5 +34,38 @@ func TestJudgeUsesScores(t *testing.T) {
 				t.Errorf("Judge = %s, want %s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestVerdictIsCarried: the executor judges a case once, after its last
+// stage; what is read afterwards is that verdict, and a case read while it
+// runs is judged on what it holds then.
+func TestVerdictIsCarried(t *testing.T) {
+	var during Verdict
+	g, err := NewGraph(
+		Node{Stage: fakeStage{name: "loop", run: func(_ context.Context, c *Case) error {
+			c.Loop.ExitStatus = ExitOK
+			return nil
+		}}},
+		Node{Stage: fakeStage{name: "report", run: func(_ context.Context, c *Case) error {
+			during = c.Verdict()
+			return errcode.New(errcode.IO, "write result")
+		}}, Requires: []string{"loop"}, RunDespiteFailure: true},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Case{}
+	g.Execute(context.Background(), c)
+	if during.Status != StatusPassed {
+		t.Fatalf("during report: %s, want passed (nothing had failed yet)", during.Status)
+	}
+	v := c.Verdict()
+	if v.Status != StatusError || v.Stage != "report" || v.Code != errcode.IO {
+		t.Fatalf("verdict = %+v", v)
+	}
+	c.Stages = nil // the carried verdict does not change with the case's fields
+	if got := c.Verdict(); got.Status != StatusError || got.Code != errcode.IO {
+		t.Fatalf("verdict re-judged: %+v", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/termtext"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
 
 // Mode is how progress is shown.
@@ -108,10 +109,10 @@ func newBar(w io.Writer, total int) *bar {
 }
 
 func (r *bar) Done(_ string, _ int, status string, took time.Duration) {
-	switch status {
-	case "passed":
+	switch pipeline.Status(status) {
+	case pipeline.StatusPassed:
 		r.passed.Add(1)
-	case "failed":
+	case pipeline.StatusFailed:
 		r.failed.Add(1)
 	default:
 		r.errors.Add(1)

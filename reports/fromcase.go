@@ -10,7 +10,7 @@ import (
 // FromCase turns a finished case into its results row and its events rows.
 // outDir is the run folder, which session_dir is relative to.
 func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
-	v := pipeline.Judge(c)
+	v := c.Verdict()
 	row := ResultRow{
 		RunID:     c.RunID,
 		CaseID:    c.Input.ID,
@@ -31,13 +31,16 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		row.ErrorCode, row.ErrorStage, row.ErrorMessage = &v.Code, &v.Stage, &msg
 	}
 	var total time.Duration
+	cols := StageColumns()
 	for _, r := range c.Stages {
 		total += r.Duration
 		if r.Outcome == pipeline.Skipped {
 			continue
 		}
-		if col := stageColumn(&row, r.Stage); col != nil {
-			*col = millis(r.Duration)
+		for _, col := range cols {
+			if col.Stage == r.Stage {
+				col.set(&row, millis(r.Duration))
+			}
 		}
 	}
 	row.DurationMS = *millis(total)
@@ -85,27 +88,6 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		}
 	}
 	return row, events
-}
-
-// stageColumn maps a stage name to its <stage>_ms column.
-func stageColumn(row *ResultRow, stage string) **float64 {
-	switch stage {
-	case "resolve":
-		return &row.ResolveMS
-	case "verify":
-		return &row.VerifyMS
-	case "stage":
-		return &row.StageMS
-	case "contain":
-		return &row.ContainMS
-	case "launch":
-		return &row.LaunchMS
-	case "loop":
-		return &row.LoopMS
-	case "report":
-		return &row.ReportMS
-	}
-	return nil
 }
 
 func millis(d time.Duration) *float64 {

@@ -1,23 +1,29 @@
 package reports
 
-import "time"
+import (
+	"time"
 
-// Status values of ResultRow.Status. They are part of the Parquet contract:
-// dashboards filter on these exact strings.
-const (
-	StatusPassed    = "passed"    // the case ran and its checks held
-	StatusFailed    = "failed"    // the case ran and a check did not hold
-	StatusError     = "error"     // a stage failed; error_code says why
-	StatusTimeout   = "timeout"   // the case ran out of its time budget
-	StatusCancelled = "cancelled" // the run was interrupted while the case ran
-	StatusSkipped   = "skipped"   // the case was not run (filtered or sharded out)
+	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
 
-// Exit status values of ResultRow.ExitStatus, as the agent loop reports them.
+// Status values of ResultRow.Status: pipeline's statuses (defined there
+// once), as strings. They are part of the Parquet contract: dashboards
+// filter on these exact strings.
 const (
-	ExitOK              = "ok"
-	ExitFailed          = "failed"
-	ExitMaxTurnsReached = "max_turns_reached"
+	StatusPassed    = string(pipeline.StatusPassed)
+	StatusFailed    = string(pipeline.StatusFailed)
+	StatusError     = string(pipeline.StatusError)
+	StatusTimeout   = string(pipeline.StatusTimeout)
+	StatusCancelled = string(pipeline.StatusCancelled)
+	StatusSkipped   = string(pipeline.StatusSkipped)
+)
+
+// Exit status values of ResultRow.ExitStatus, as the agent loop reports
+// them (pipeline's).
+const (
+	ExitOK              = pipeline.ExitOK
+	ExitFailed          = pipeline.ExitFailed
+	ExitMaxTurnsReached = pipeline.ExitMaxTurnsReached
 )
 
 // ResultRow is one row of results.parquet: the outcome of one case (one epoch

@@ -106,14 +106,12 @@ func stageMedians(out string) (map[string]float64, error) {
 			cols[k] = append(cols[k], *v)
 		}
 	}
-	for _, r := range run.Results {
-		add("resolve", r.ResolveMS)
-		add("verify", r.VerifyMS)
-		add("stage", r.StageMS)
-		add("contain", r.ContainMS)
-		add("launch", r.LaunchMS)
-		add("loop", r.LoopMS)
-		add("report", r.ReportMS)
+	stageCols := reports.StageColumns()
+	for i := range run.Results {
+		r := &run.Results[i]
+		for _, c := range stageCols {
+			add(c.Stage, c.Of(r))
+		}
 		d := r.DurationMS
 		add("case", &d)
 	}

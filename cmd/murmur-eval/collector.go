@@ -117,14 +117,14 @@ func (col *collector) fail(err error) {
 // does not run it again: not a case the interrupt cancelled, nor one in
 // error whose retries the interrupt cut short.
 func (col *collector) finished(c *pipeline.Case) bool {
-	switch pipeline.Judge(c).Status {
+	switch c.Verdict().Status {
 	case pipeline.StatusCancelled:
 		return false
 	case pipeline.StatusError:
 		// The runner marks an error whose retries the interrupt cut short;
 		// a case stopped by an unreachable endpoint is run again by
 		// --resume once the endpoint answers.
-		return !isCancelled(c) && !errcode.Is(pipeline.Judge(c).Err, errcode.EndpointUnreachable)
+		return !isCancelled(c) && !errcode.Is(c.Verdict().Err, errcode.EndpointUnreachable)
 	}
 	return true
 }
@@ -168,7 +168,7 @@ func (col *collector) prune(rec caseRecord) {
 }
 
 func (col *collector) printFirstError(c *pipeline.Case) {
-	v := pipeline.Judge(c)
+	v := c.Verdict()
 	// The code shown is the first in the error's chain, which may differ
 	// from the verdict's (a case cancelled because the endpoint could not be
 	// reached): each is shown once.

@@ -8,6 +8,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
@@ -51,5 +52,8 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 		pipeline.Node{Stage: rep, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
+	if err == nil {
+		err = reports.CheckStageColumns(g.Names()) // a stage without its <stage>_ms column is a bug
+	}
 	return g, ver, closeFn, err
 }

@@ -184,28 +184,20 @@ func grid(runs []*Run) []GridRow {
 	return out
 }
 
-// stageNames are the stages in execution order, with the results column
-// that times each.
-var stageNames = []string{"resolve", "verify", "stage", "contain", "launch", "loop", "report"}
-
-func stageMS(row reports.ResultRow) []*float64 {
-	return []*float64{row.ResolveMS, row.VerifyMS, row.StageMS, row.ContainMS, row.LaunchMS, row.LoopMS, row.ReportMS}
-}
-
+// stages are the timing distributions of the results' <stage>_ms
+// columns, in column order (execution order).
 func stages(rows []reports.ResultRow) []StageDist {
-	vals := make([][]float64, len(stageNames))
-	for _, row := range rows {
-		for i, v := range stageMS(row) {
-			if v != nil {
-				vals[i] = append(vals[i], *v)
+	cols := reports.StageColumns()
+	out := make([]StageDist, len(cols))
+	for i, col := range cols {
+		var v []float64
+		for j := range rows {
+			if ms := col.Of(&rows[j]); ms != nil {
+				v = append(v, *ms)
 			}
 		}
-	}
-	out := make([]StageDist, len(stageNames))
-	for i, name := range stageNames {
-		v := vals[i]
 		slices.Sort(v)
-		out[i] = StageDist{Stage: name, N: len(v),
+		out[i] = StageDist{Stage: col.Stage, N: len(v),
 			Min: quantile(v, 0), P25: quantile(v, 0.25), P50: quantile(v, 0.5), P75: quantile(v, 0.75),
 			P90: quantile(v, 0.9), P99: quantile(v, 0.99), Max: quantile(v, 1)}
 	}

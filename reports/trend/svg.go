@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"math"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 // canvas writes one inline SVG chart. Numbers go in through printf; every
@@ -47,11 +49,12 @@ const ink = "#222"
 
 // statusColors are the status breakdown's and the grid's colours.
 var statusColors = map[string]string{
-	"passed": "#2e7d32", "failed": "#e65100", "error": "#6a1b9a", "timeout": "#546e7a", "cancelled": "#9e9e9e",
+	reports.StatusPassed: "#2e7d32", reports.StatusFailed: "#e65100", reports.StatusError: "#6a1b9a",
+	reports.StatusTimeout: "#546e7a", reports.StatusCancelled: "#9e9e9e",
 }
 
 // statusStack is the order of a bar's segments, bottom up.
-var statusStack = []string{"passed", "failed", "error", "timeout", "cancelled"}
+var statusStack = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusCancelled}
 
 func trendColor(i int) string {
 	if i == 0 {

@@ -100,7 +100,7 @@ func scorable(c *pipeline.Case) bool {
 func writeResult(c *pipeline.Case) error {
 	text := c.Loop.ResultText
 	if c.Loop.ExitStatus == "" {
-		if v := pipeline.Judge(c); v.Err != nil {
+		if v := c.Verdict(); v.Err != nil {
 			text = "error: " + v.Err.Error()
 		}
 	}
