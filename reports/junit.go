@@ -81,15 +81,6 @@ func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 
 // The XML elements, in the shape of the Ant/Surefire JUnit format.
 type (
-	xmlSuites struct {
-		XMLName  xml.Name `xml:"testsuites"`
-		Name     string   `xml:"name,attr"`
-		Tests    int      `xml:"tests,attr"`
-		Failures int      `xml:"failures,attr"`
-		Errors   int      `xml:"errors,attr"`
-		Time     string   `xml:"time,attr"`
-		Suite    xmlSuite `xml:"testsuite"`
-	}
 	xmlSuite struct {
 		Name       string        `xml:"name,attr"`
 		Tests      int           `xml:"tests,attr"`

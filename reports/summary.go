@@ -215,24 +215,6 @@ func (s *Summary) ErrorRate() float64 {
 	return float64(s.Unscored()) / float64(s.Ran())
 }
 
-// statuses returns the statuses seen, known ones first in statusOrder.
-func (s *Summary) statuses() []string {
-	var out, other []string
-	known := statusOrder()
-	for _, st := range known {
-		if s.byStatus[st] > 0 {
-			out = append(out, st)
-		}
-	}
-	for st := range s.byStatus {
-		if !slices.Contains(known, st) {
-			other = append(other, st)
-		}
-	}
-	slices.Sort(other)
-	return append(out, other...)
-}
-
 // errorCodes returns the error codes seen, most frequent first.
 func (s *Summary) errorCodes() []string {
 	codes := make([]string, 0, len(s.errors))

@@ -32,9 +32,9 @@ func (e *reportingExporter) ExportSpans(ctx context.Context, spans []sdktrace.Re
 	return nil
 }
 
-// failures returns the first failure and how many spans were lost.
-func (e *reportingExporter) failures() (error, int) {
+// failures returns how many spans were lost and the first failure.
+func (e *reportingExporter) failures() (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.first, e.failed
+	return e.failed, e.first
 }

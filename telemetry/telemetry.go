@@ -88,7 +88,7 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	err := t.tp.Shutdown(ctx)
-	if first, lost := t.exp.failures(); first != nil {
+	if lost, first := t.exp.failures(); first != nil {
 		return errcode.Wrap(errcode.IO, first, "the OTLP collector at %s did not take %d spans", t.url, lost).
 			WithHint("check --otel-endpoint (or OTEL_EXPORTER_OTLP_ENDPOINT) and that the collector is up; the run's results do not depend on it")
 	}

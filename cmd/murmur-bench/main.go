@@ -164,8 +164,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	rep.Finished = time.Now().UTC()
 	rep.Targets = rep.judge()
 	rep.print(stdout)
-	raw, _ := json.MarshalIndent(rep, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(*jsonOut), 0o755); err == nil {
+	// One err for every step: a failed write of the figures must fail
+	// the run (a shadowed err here once hid it).
+	raw, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(*jsonOut), 0o755)
+	}
+	if err == nil {
 		err = os.WriteFile(*jsonOut, append(raw, '\n'), 0o644)
 	}
 	if err != nil {
