@@ -65,6 +65,7 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 		row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
 		ec := c.Session.Trace.EvalCounts()
 		row.InferenceRetries, row.ReplayDivergences = int32(ec.Retries), int32(ec.Divergences)
+		row.ProviderInputTokens, row.ProviderOutputTokens = ec.ProviderInputTokens, ec.ProviderOutputTokens
 		if ec.FirstDivergedTurn != nil {
 			turn := int32(*ec.FirstDivergedTurn)
 			row.ReplayFirstDivergentTurn = &turn

@@ -92,6 +92,12 @@ type ResultRow struct {
 	// (before any cut): what the agent changed in its workspace; nil when
 	// the case has no workspace or no diff was written.
 	WorkspaceDiffBytes *int64 `parquet:"workspace_diff_bytes"`
+	// ProviderInputTokens and ProviderOutputTokens are the provider's own
+	// usage summed over the case's turns, where input_tokens and
+	// output_tokens are murmur's cl100k_base counts; null when no turn
+	// reported one (a process transport, a recording without usage).
+	ProviderInputTokens  *int64 `parquet:"provider_input_tokens"`
+	ProviderOutputTokens *int64 `parquet:"provider_output_tokens"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

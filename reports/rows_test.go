@@ -51,6 +51,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
 		{"attempt", "int32", false}, {"reopens", "int32", false},
 		{"workspace_diff_bytes", "int64", true},
+		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -83,7 +84,7 @@ func resultValues(r ResultRow) []any {
 		opt(r.LoopMS), opt(r.ReportMS),
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
 		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
-		opt(r.WorkspaceDiffBytes)}
+		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens)}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
@@ -115,6 +116,7 @@ func sampleResults(n int) []ResultRow {
 			r.ResolveMS, r.VerifyMS, r.StageMS, r.ContainMS = ptr(0.0), ptr(0.0), ptr(0.0), ptr(0.0)
 			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(0.0), ptr(0.0), ptr(0.0), ptr("")
 			r.WorkspaceDiffBytes = ptr(int64(0))
+			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(0)), ptr(int64(0))
 		case 2:
 			r.Status, r.ExitStatus = StatusError, ptr(ExitMaxTurnsReached)
 			r.ErrorCode, r.ErrorStage = ptr("E-RUN-007"), ptr("loop")
@@ -123,6 +125,7 @@ func sampleResults(n int) []ResultRow {
 			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(40.0), ptr(1234.5), ptr(7.0), ptr("claude-sonnet-4")
 			r.CaseID = "ケース-" + r.CaseID
 			r.WorkspaceDiffBytes = ptr(int64(1234))
+			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(3050)), ptr(int64(412))
 		}
 		rows[i] = r
 	}

@@ -37,6 +37,10 @@ type EvalCounts struct {
 	Retries           int  // inference_retry events
 	Divergences       int  // replay_divergence events
 	FirstDivergedTurn *int // the turn of the first replay_divergence, nil when none
+	// ProviderInputTokens and ProviderOutputTokens sum the provider's
+	// reported usage over the inference events that carry it; nil when
+	// none does.
+	ProviderInputTokens, ProviderOutputTokens *int64
 }
 
 // InferenceRetry writes an inference_retry event and counts it.

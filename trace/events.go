@@ -33,9 +33,13 @@ type SessionStart struct {
 }
 
 // Inference is written for each model response the loop parsed.
-// TokensSource is murmur-eval's addition: "provider" when the counts are the
-// provider's reported usage, "estimate" when they are murmur's len/4 estimate,
-// "none" for a process-transport turn (0, as murmur writes them).
+// TokensSource is murmur-eval's addition: "cl100k_base" when the counts are
+// murmur's (cl100k_base over the payload and the response), "estimate" when
+// they are murmur's len/4 fallback, "provider" for a hook's inference call
+// (the provider's usage), "none" for a process-transport turn (0, as murmur
+// writes them). ProviderInputTokens and ProviderOutputTokens, also
+// additions, are the provider's reported usage of the turn, when it
+// reported one.
 type Inference struct {
 	Turn         int     `json:"turn"`
 	InputTokens  int64   `json:"input_tokens"`
@@ -47,6 +51,9 @@ type Inference struct {
 	Origin       string `json:"origin,omitempty"`
 	Model        string `json:"model,omitempty"`
 	TokensSource string `json:"tokens_source,omitempty"`
+
+	ProviderInputTokens  *int64 `json:"provider_input_tokens,omitempty"`
+	ProviderOutputTokens *int64 `json:"provider_output_tokens,omitempty"`
 }
 
 // ToolCall is written after each non-skill tool call.

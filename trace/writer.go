@@ -56,6 +56,8 @@ func (w *Writer) Inference(e Inference) error {
 	w.totals.TotalTurns++
 	w.totals.TotalInputTokens = AddTokens(w.totals.TotalInputTokens, e.InputTokens)
 	w.totals.TotalOutputTokens = AddTokens(w.totals.TotalOutputTokens, e.OutputTokens)
+	addProvider(&w.counts.ProviderInputTokens, e.ProviderInputTokens)
+	addProvider(&w.counts.ProviderOutputTokens, e.ProviderOutputTokens)
 	name := ""
 	if e.ToolName != nil {
 		name = *e.ToolName
@@ -152,4 +154,17 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 	}
 	w.lines = append(w.lines, Line{Type: typ, Timestamp: ts, Turn: tp, ToolName: tool, JSON: line[:len(line):len(line)]})
 	return nil
+}
+
+// addProvider adds n, when set, to the provider total *sum (nil until a
+// first turn reports one).
+func addProvider(sum **int64, n *int64) {
+	if n == nil {
+		return
+	}
+	v := *n
+	if *sum != nil {
+		v = AddTokens(**sum, v)
+	}
+	*sum = &v
 }

@@ -419,6 +419,7 @@ var (
 		{"replay_first_divergent_turn", "int32", true}, {"containment_achieved", "utf8", false},
 		{"attempt", "int32", false}, {"reopens", "int32", false},
 		{"workspace_diff_bytes", "int64", true},
+		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},

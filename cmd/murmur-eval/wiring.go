@@ -7,6 +7,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/tokens"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
@@ -48,7 +49,7 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 		pipeline.Node{Stage: staging.NewWith(stageOpts), Requires: []string{verify.Name}},
 		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
 		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Requires: []string{contain.Name}},
-		pipeline.Node{Stage: loop.Stage{}, Requires: []string{launch.Name}},
+		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Requires: []string{launch.Name}},
 		pipeline.Node{Stage: rep, Requires: []string{loop.Name}, RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }

@@ -52,8 +52,10 @@ func (l *run) compact(ctx context.Context, turn int, req *inference.Request, tok
 		return pipeline.LoopOutcome{}, false, nil
 	}
 	req.Messages = msgs
-	b, _ := json.Marshal(msgs)
-	after := int64(len(b) / 4) // murmur's len/4 estimate, as for the turns' tokens
+	// murmur's count of the new context: cl100k_base over the messages as
+	// serde_json writes them.
+	b, _ := serdeJSON(msgs)
+	after, _ := l.tokens.Count(withoutWorkdir(b, l.cfg.Workdir))
 	if err := l.tr.Compaction(trace.Compaction{Turn: turn, TokensBefore: tokens, TokensAfter: after}); err != nil {
 		l.bootstrap("[compaction] could not write the trace event: " + err.Error())
 	}

@@ -11,20 +11,22 @@ import (
 
 // Token sources recorded in the trace's inference events.
 const (
-	tokensProvider = "provider"
-	tokensEstimate = "estimate"
+	tokensCounted  = "cl100k_base" // murmur's count: cl100k_base over the payload and the response
+	tokensEstimate = "estimate"    // murmur's fallback, len/4, when the ranks could not be loaded
 )
 
-// inferenceEvent builds the trace event of one turn. Tokens are the
-// provider's reported usage when it has one; otherwise murmur's fallback
-// estimate, len/4 of the request payload and of the raw response (murmur
-// uses cl100k_base when it can; the trace says which was used).
-func inferenceEvent(turn int, payload []byte, resp *inference.Response) trace.Inference {
-	ev := trace.Inference{Turn: turn, Decision: decision(resp.StopReason)}
+// inferenceEvent builds the trace event of one turn. input_tokens and
+// output_tokens are counted as murmur counts them (turnTokens), whatever
+// the provider reported; the provider's own usage, when it reported one,
+// is kept beside them as provider_input_tokens and provider_output_tokens.
+func inferenceEvent(turn int, in, out int64, counted bool, resp *inference.Response) trace.Inference {
+	ev := trace.Inference{Turn: turn, Decision: decision(resp.StopReason), InputTokens: in, OutputTokens: out, TokensSource: tokensCounted}
+	if !counted {
+		ev.TokensSource = tokensEstimate
+	}
 	if resp.Usage != nil {
-		ev.InputTokens, ev.OutputTokens, ev.TokensSource = resp.Usage.InputTokens, resp.Usage.OutputTokens, tokensProvider
-	} else {
-		ev.InputTokens, ev.OutputTokens, ev.TokensSource = int64(len(payload)/4), int64(len(resp.Raw)/4), tokensEstimate
+		pin, pout := resp.Usage.InputTokens, resp.Usage.OutputTokens
+		ev.ProviderInputTokens, ev.ProviderOutputTokens = &pin, &pout
 	}
 	if calls := resp.ToolCalls(); len(calls) > 0 {
 		name := calls[0].Name

@@ -202,15 +202,25 @@ func compactionCase(t *testing.T, hook string, responses ...string) (*pipeline.C
 }
 
 // TestCompactionReplacesContext: past the threshold the hook's summary
-// replaces the conversation; the turn's tool exchange follows it.
+// replaces the conversation; the turn's tool exchange follows it. The
+// threshold is met by murmur's count of the turn (cl100k_base over the
+// payload and the response), not the provider's usage: the summary, the
+// system prompt and the tool exchange are still past 50 tokens at turn 1,
+// so the context is compacted again there, as murmur would.
 func TestCompactionReplacesContext(t *testing.T) {
 	c, m := compactionCase(t, "compact", callCalc, endTurnSmall)
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	comp := eventsOf(t, c, trace.TypeCompaction)
-	if len(comp) != 1 || comp[0]["turn"] != 0.0 {
+	inf := eventsOf(t, c, trace.TypeInference)
+	if len(comp) != 2 || comp[0]["turn"] != 0.0 || comp[1]["turn"] != 1.0 || len(inf) != 2 {
 		t.Fatalf("compaction events = %v", comp)
+	}
+	for i := range comp {
+		if before := inf[i]["input_tokens"].(float64) + inf[i]["output_tokens"].(float64); comp[i]["tokens_before"] != before || inf[i]["tokens_source"] != "cl100k_base" {
+			t.Errorf("compaction %d: tokens_before %v, want the turn's cl100k_base count %v (%v)", i, comp[i]["tokens_before"], before, inf[i])
+		}
 	}
 	got, _ := json.Marshal(m.requests[1].Messages)
 	want := `[{"content":[{"text":"Summary of 1 messages: the user asked for 6*7.","type":"text"}],"role":"user"},` +

@@ -21,6 +21,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/tokens"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -29,8 +30,12 @@ import (
 // Name is the stage's name in the graph.
 const Name = "loop"
 
-// Stage runs the agent loop of one case. It holds no state.
-type Stage struct{}
+// Stage runs the agent loop of one case. Tokens counts the turns' tokens
+// as murmur does and is shared by the run's cases (it remembers the pieces
+// it counted); nil gives each case a Counter of its own.
+type Stage struct {
+	Tokens *tokens.Counter
+}
 
 // Name returns "loop".
 func (Stage) Name() string { return Name }
@@ -39,7 +44,7 @@ func (Stage) Name() string { return Name }
 // is the outcome, not an error: Run returns an error only when the loop
 // cannot go on (the model provider failed, the case's context ended, the
 // trace cannot be written), as murmur's loop returns Err.
-func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
+func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	s := c.Session
 	if s == nil {
 		return errcode.New(errcode.Internal, "loop: no session (launch did not run)")
@@ -49,7 +54,10 @@ func (Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process,
-		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns}
+		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens}
+	if l.tokens == nil {
+		l.tokens = &tokens.Counter{}
+	}
 	outcome, err := l.launch(ctx, task)
 	c.Loop = outcome
 	if _, ok := errors.AsType[*agentEnded](err); ok {
@@ -100,6 +108,8 @@ type run struct {
 	maxTurns  int
 	// turnNow is the turn being handled, for hook completions' trace lines.
 	turnNow int
+	// tokens counts each turn's tokens (stages/loop/tokens.go).
+	tokens *tokens.Counter
 }
 
 func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
@@ -143,15 +153,11 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 	if err != nil {
 		return pipeline.LoopOutcome{}, true, err
 	}
-	// murmur's payload is encoded only for an estimate: a provider that
-	// reports usage is not charged a second encoding of the conversation.
-	var payload []byte
-	if resp.Usage == nil {
-		if payload, err = json.Marshal(req); err != nil {
-			return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
-		}
+	in, out, counted, err := turnTokens(l.tokens, req, resp, l.cfg.Workdir)
+	if err != nil {
+		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
 	}
-	ev := inferenceEvent(turn, payload, resp)
+	ev := inferenceEvent(turn, in, out, counted, resp)
 	if err := l.hooks.Inference(ctx, inferenceHookEvent(l.hooks, ev, req, resp)); err != nil {
 		return pipeline.LoopOutcome{}, true, err
 	}

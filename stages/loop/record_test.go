@@ -80,7 +80,8 @@ func TestRecordedRunReplaysRowForRow(t *testing.T) {
 	if diff := cmp.Diff(recorded, replayed, cmp.AllowUnexported(row{})); diff != "" {
 		t.Errorf("replay differs from the recorded run (-recorded +replayed):\n%s", diff)
 	}
-	if recorded[2].events[1]["tokens_source"] != "estimate" || recorded[0].events[1]["tokens_source"] != "provider" {
+	if _, ok := recorded[2].events[1]["provider_input_tokens"]; ok || recorded[0].events[1]["provider_input_tokens"] == nil ||
+		recorded[2].events[1]["tokens_source"] != "cl100k_base" || recorded[0].events[1]["tokens_source"] != "cl100k_base" {
 		t.Errorf("token sources: %v / %v", recorded[2].events[1], recorded[0].events[1])
 	}
 }

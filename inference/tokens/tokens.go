@@ -1,0 +1,150 @@
+// Package tokens counts tokens as murmur counts them (agent.rs
+// count_tokens): cl100k_base over the bytes murmur serialises, special
+// tokens ("<|endoftext|>") counted as one token each, as
+// encode_with_special_tokens does.
+//
+// The BPE ranks are embedded in the binary (the assets of
+// github.com/pkoukk/tiktoken-go-loader): nothing is downloaded at run time.
+// They are decoded on the process's first count (about 25 ms) into a table
+// that is never written again. A Counter remembers the pieces of text it
+// has counted, so what repeats across turns and cases (the system prompt,
+// the tool inventory, earlier messages) costs one map look-up per piece;
+// one Counter is shared by every case of a run.
+package tokens
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+// Encoding is the name of the encoding murmur counts with.
+const Encoding = "cl100k_base"
+
+// specials are cl100k_base's special tokens.
+var specials = [...]string{"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>"}
+
+// maxCached bounds the pieces a Counter remembers; past it the memory is
+// dropped and refilled (a run's text is mostly the same pieces).
+const maxCached = 1 << 17
+
+// embeddedRanks is the decoded ranks table, read-only once built: like
+// the unicode package's tables, it is data of the binary, decoded lazily so
+// that a run that counts nothing does not pay for it.
+var embeddedRanks = sync.OnceValues(loadRanks)
+
+// Counter counts cl100k_base tokens. The zero value is ready; it is safe
+// for concurrent use.
+type Counter struct {
+	ranks map[string]int // nil until the first count
+
+	mu     sync.Mutex
+	pieces map[string]int // piece -> token count
+}
+
+// load returns the ranks table.
+func (c *Counter) load() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ranks != nil {
+		return nil
+	}
+	ranks, err := embeddedRanks()
+	c.ranks = ranks
+	return err
+}
+
+// loadRanks parses the embedded cl100k_base.tiktoken: one "base64 rank"
+// line per token.
+func loadRanks() (map[string]int, error) {
+	data, err := assets.Assets.ReadFile(Encoding + ".tiktoken")
+	if err != nil {
+		return nil, err
+	}
+	ranks := make(map[string]int, 100256)
+	buf := make([]byte, 0, 256)
+	for line := range bytes.Lines(data) {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			continue
+		}
+		tok, rank, ok := bytes.Cut(line, []byte(" "))
+		if !ok {
+			return nil, fmt.Errorf("%s: malformed line %q", Encoding, line)
+		}
+		buf = buf[:base64.StdEncoding.DecodedLen(len(tok))]
+		n, err := base64.StdEncoding.Decode(buf, tok)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Encoding, err)
+		}
+		r, err := strconv.Atoi(string(rank))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", Encoding, err)
+		}
+		ranks[string(buf[:n])] = r
+	}
+	return ranks, nil
+}
+
+// Count returns the number of cl100k_base tokens of text. Invalid UTF-8 is
+// counted as U+FFFD, as murmur's strings hold it. When the ranks cannot be
+// loaded it returns murmur's own fallback, len/4, and ok false.
+func (c *Counter) Count(text string) (n int64, ok bool) {
+	if c.load() != nil {
+		return int64(len(text) / 4), false
+	}
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	for text != "" {
+		i, special := nextSpecial(text)
+		for piece := range pieces(text[:i]) {
+			n += int64(c.piece(piece))
+		}
+		if special == "" {
+			break
+		}
+		n++
+		text = text[i+len(special):]
+	}
+	return n, true
+}
+
+// nextSpecial returns where the first special token of text starts and
+// which it is, or len(text) and "".
+func nextSpecial(text string) (int, string) {
+	best, which := len(text), ""
+	for _, s := range specials {
+		if i := strings.Index(text[:min(len(text), best+len(s))], s); i >= 0 && i < best {
+			best, which = i, s
+		}
+	}
+	return best, which
+}
+
+// piece counts one pre-tokenized piece, remembering it.
+func (c *Counter) piece(p string) int {
+	if _, ok := c.ranks[p]; ok {
+		return 1
+	}
+	c.mu.Lock()
+	n, ok := c.pieces[p]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = mergeCount([]byte(p), c.ranks)
+	c.mu.Lock()
+	if c.pieces == nil || len(c.pieces) >= maxCached {
+		c.pieces = make(map[string]int)
+	}
+	c.pieces[p] = n
+	c.mu.Unlock()
+	return n
+}

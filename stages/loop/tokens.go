@@ -1,0 +1,79 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/tokens"
+)
+
+// turnTokens are one turn's counts as murmur's agent loop makes them
+// (agent.rs): cl100k_base over the request payload and over the driver's
+// response, each as serde_json writes it (compact, keys sorted, no HTML
+// escapes). The session folder is counted as inference.WorkdirPlaceholder,
+// as request digests hash it: a count must not depend on where the run
+// folder is (a replay, another machine), and murmur's own path differs
+// from murmur-eval's anyway. ok is false when the ranks could not be
+// loaded and the counts are murmur's len/4 fallback.
+func turnTokens(c *tokens.Counter, req *inference.Request, resp *inference.Response, workdir string) (in, out int64, ok bool, err error) {
+	payload, err := serdeJSON(req)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	in, okIn := c.Count(withoutWorkdir(payload, workdir))
+	raw, err := serdeJSON(driverResponse(resp))
+	if err != nil {
+		return 0, 0, false, err
+	}
+	out, okOut := c.Count(withoutWorkdir(raw, workdir))
+	return in, out, okIn && okOut, nil
+}
+
+// withoutWorkdir is b with every JSON-escaped occurrence of workdir
+// replaced by inference.WorkdirPlaceholder.
+func withoutWorkdir(b []byte, workdir string) string {
+	if workdir == "" {
+		return string(b)
+	}
+	quoted, _ := json.Marshal(workdir)
+	return string(bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte(inference.WorkdirPlaceholder)))
+}
+
+// driverResponse is what murmur's driver returns for a response and the
+// loop counts: its content and stop reason (and an error's text), without
+// the provider's usage or anything else a recording line holds.
+func driverResponse(resp *inference.Response) any {
+	r := struct {
+		Content    json.RawMessage `json:"content"`
+		Error      string          `json:"error,omitempty"`
+		StopReason string          `json:"stop_reason"`
+	}{Content: resp.Content, Error: resp.Error, StopReason: resp.StopReason}
+	if len(r.Content) == 0 {
+		r.Content = json.RawMessage("[]")
+	}
+	return r
+}
+
+// serdeJSON encodes v as serde_json's to_string writes a Value: compact,
+// the keys of every object sorted (content blocks and tool inputs kept
+// verbatim in v are re-sorted), numbers as written, <, > and & unescaped.
+func serdeJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tree); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
