@@ -28,7 +28,7 @@ const (
 	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime
 	RunNotInstalled      = "E-RUN-008"  // required artifact not installed locally
 	RunSystemPrompt      = "E-RUN-009"  // system prompt file or prompt artifact unreadable
-	RunResourceLimit     = "E-RUN-011"  // native subprocess killed for exceeding a capabilities.resources limit
+	RunResourceLimit     = "E-RUN-011"  // native subprocess killed for exceeding a capabilities.resources limit (murmur's; murmur-eval reports the limit in the shell event instead)
 	RunWorkdirSize       = "E-RUN-013"  // session workdir exceeded workdir_max_bytes
 	CapNetworkEntry      = "E-CAP-001"  // unparseable network.allow entry
 	CapScope             = "E-CAP-002"  // filesystem.scope absolute or escaping
@@ -70,7 +70,7 @@ const (
 // Codes of the checks that keep a run from passing by accident
 // (docs/exit-codes.md).
 const (
-	EmptySelection      = "E-EVL-003" // the dataset, --filter, --limit or --shard selected no case: a run of nothing is a usage error
+	EmptySelection      = "E-EVL-003" // the dataset, --filter or --limit selected no case: a run of nothing is a usage error (an empty shard of a non-empty selection is only warned about)
 	MergeIncomplete     = "E-EVL-004" // merge: (case, epoch) pairs no shard ran (or completeness cannot be checked), without --allow-missing
 	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
 	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
