@@ -374,11 +374,14 @@ func TestUsageErrors(t *testing.T) {
 		wantText string // also in stderr, when set
 	}{
 		{
+			// --dataset defaults to ./eval.jsonl as mur eval run's does;
+			// none there is murmur's "no dataset found".
 			name: "missing dataset",
 			args: func(t *testing.T, out, _ string) []string {
 				return []string{qs, "--replay", recordings, "--out", out}
 			},
-			wantCode: "E-EVL-001",
+			wantCode: "E-IO-001",
+			wantText: "no dataset found",
 		},
 		{
 			name: "bad dataset line",
