@@ -38,11 +38,12 @@ demo: quickstart
 # copy of a small Go repository with a failing test; the recorded turns edit
 # it through bash and sed, and expected.check runs `go test ./...` in the
 # session (as the tool user, so --out must be reachable by others: /tmp).
-# fix-add passes and wrong-fix fails, as recorded; exit 1 says one failed.
+# fix-add passes and wrong-fix fails, as recorded (the model's failure:
+# exit 0).
 WS_OUT ?= /tmp/murmur-eval-workspace-demo
 workspace-demo: build
 	rm -rf $(WS_OUT)
-	./$(BIN) examples/workspace --dataset examples/workspace/cases.jsonl --replay examples/workspace/recordings --out $(WS_OUT) --workers 2 || test $$? -eq 1
+	./$(BIN) examples/workspace --dataset examples/workspace/cases.jsonl --replay examples/workspace/recordings --out $(WS_OUT) --workers 2
 	@for f in $(WS_OUT)/sessions/*/out/workspace.diff; do echo; echo "$$f:"; cat "$$f"; done
 
 vet:

@@ -31,7 +31,7 @@ summary.json, summary.md, junit.xml, the session folders, and run.json
 and journal.jsonl, from which --resume finishes an interrupted run
 (docs/long-runs.md).
 
-Every flag can also come from the environment variable named in its help;
+A flag whose help names an environment variable can also come from it;
 a flag on the command line wins over the environment, which wins over the
 default.
 

@@ -60,7 +60,11 @@ func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
 	subprocs := spawns(m) || native
 	if len(caps.Shell.Allow) > 0 {
 		if h.Landlock {
-			add("W-SEC-005", "shell tools run under Landlock and seccomp: the session dir read-write, the system's binary and library folders read-only, only the shell.allow binaries (with their ELF interpreter and libraries) executable, nothing else of the host; a Docker-like system call allowlist; hard rlimits; their own user, PID, IPC, UTS and network namespaces")
+			netns := "; their own user, PID, IPC, UTS and network namespaces"
+			if caps.Network != nil && len(caps.Network.Allow) > 0 {
+				netns = "; their own user, PID, IPC and UTS namespaces (the host's network: network.allow is not empty)"
+			}
+			add("W-SEC-005", "shell tools run under Landlock and seccomp: the session dir read-write, the system's binary and library folders read-only, only the shell.allow binaries and their ELF interpreters executable (their libraries readable), nothing else of the host; a Docker-like system call allowlist; hard rlimits"+netns)
 		} else {
 			add("W-SEC-002", "shell tools run without Landlock on this host ("+h.LandlockReason+"): filesystem and exec access are not enforced")
 		}
