@@ -202,7 +202,9 @@ func within(dir, p string) bool {
 
 // LookPath finds a dataset command's binary as a check's is found (see
 // lookPath): the setup command uses it too.
-func LookPath(root *sessionfs.Root, name, path string) (string, error) { return lookPath(root, name, path) }
+func LookPath(root *sessionfs.Root, name, path string) (string, error) {
+	return lookPath(root, name, path)
+}
 
 // lookPath finds name on path the way a shell would, but in the check's
 // PATH rather than murmur-eval's own; relative PATH entries are skipped (they

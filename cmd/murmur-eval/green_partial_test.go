@@ -84,4 +84,3 @@ func TestGreenPartialRunSaysSo(t *testing.T) {
 		t.Errorf("the summary after --resume does not count the whole run:\n%s", r.stdout)
 	}
 }
-

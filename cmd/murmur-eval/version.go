@@ -54,4 +54,3 @@ func earlierWall(f runFolder, dir string) time.Duration {
 	}
 	return time.Duration(d.WallMS * float64(time.Millisecond))
 }
-

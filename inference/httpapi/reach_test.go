@@ -85,4 +85,3 @@ func TestFlakyEndpointKeepsItsRetries(t *testing.T) {
 		t.Error("an endpoint that answered was declared unreachable")
 	}
 }
-
