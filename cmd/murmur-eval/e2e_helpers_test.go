@@ -225,6 +225,13 @@ func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 // runBinary runs murmur-eval with args (see command) and waits for it.
 func runBinary(t testing.TB, args ...string) result {
 	t.Helper()
+	r, _ := runProcess(t, args...)
+	return r
+}
+
+// runProcess is runBinary that also returns the ended process's state.
+func runProcess(t testing.TB, args ...string) (result, *os.ProcessState) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := command(ctx, t, args...)
@@ -241,7 +248,7 @@ func runBinary(t testing.TB, args ...string) result {
 	default:
 		t.Fatalf("murmur-eval %s: %v (after %s)\nstderr:\n%s", strings.Join(args, " "), err, r.elapsed, r.stderr)
 	}
-	return r
+	return r, cmd.ProcessState
 }
 
 // evalRun runs murmur-eval on capsuleDir with its cases.jsonl and recordings/

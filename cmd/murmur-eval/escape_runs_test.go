@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -276,24 +274,9 @@ func TestParquetBombIsRefused(t *testing.T) {
 // memory in bytes.
 func runMeasured(t *testing.T, args ...string) (result, int64) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := command(ctx, t, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), elapsed: time.Since(start)}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr) && exitErr.Exited():
-		r.code = exitErr.ExitCode()
-	default:
-		t.Fatalf("murmur-eval %s: %v\nstderr:\n%s", strings.Join(args, " "), err, r.stderr)
-	}
+	r, state := runProcess(t, args...)
 	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss << 10 // KiB on Linux
 	}
 	return r, rss
