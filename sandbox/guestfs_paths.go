@@ -109,24 +109,21 @@ func shared(fi fs.FileInfo) bool {
 
 // Lstat implements experimentalsys.FS.
 func (g *guestFS) Lstat(path string) (sys.Stat_t, experimentalsys.Errno) {
-	p, errno := name(path)
-	if errno != 0 {
-		return sys.Stat_t{}, errno
-	}
-	fi, err := g.root.Lstat(p)
-	if err != nil {
-		return sys.Stat_t{}, errnoOf(err)
-	}
-	return sys.NewStat_t(fi), 0
+	return statWith(path, g.root.Lstat)
 }
 
 // Stat implements experimentalsys.FS.
 func (g *guestFS) Stat(path string) (sys.Stat_t, experimentalsys.Errno) {
+	return statWith(path, g.root.Stat)
+}
+
+// statWith is Stat or Lstat through stat, one of the root's.
+func statWith(path string, stat func(string) (fs.FileInfo, error)) (sys.Stat_t, experimentalsys.Errno) {
 	p, errno := name(path)
 	if errno != 0 {
 		return sys.Stat_t{}, errno
 	}
-	fi, err := g.root.Stat(p)
+	fi, err := stat(p)
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
 	}
