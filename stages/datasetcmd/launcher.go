@@ -120,7 +120,8 @@ func (l *Launcher) Run(ctx context.Context, ts *pipeline.Toolset, res capsule.Re
 			p.Argv[0], ts.Host.UserNSReason, os.Getuid()).
 			WithHint("allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container that permits unshare), or remove the dataset's check and setup")
 	}
-	if err := reachable(p.SessionDir); err != nil {
+	// The session folder itself is handed over to the tool user.
+	if err := sandbox.Reachable(filepath.Dir(p.SessionDir), "dataset commands"); err != nil {
 		return Result{}, err
 	}
 	sp, err := l.Spawner(ts)
@@ -175,31 +176,5 @@ func Resources(r capsule.Resources) capsule.Resources {
 // when a selected case has a check or a setup command, as Verify does for
 // shell tools, instead of every such case failing alone.
 func Reachable(runDir string) error {
-	return reachable(filepath.Join(runDir, "sessions"))
-}
-
-// reachable checks that the command's unprivileged uid can reach dir: when
-// murmur-eval runs as root the command runs as nobody, who must be able to
-// search every folder above the session (a private temporary folder or a
-// 0700 home would fail the launcher's chdir). Folders are not changed:
-// they are the user's.
-func reachable(dir string) error {
-	if os.Getuid() != 0 {
-		return nil // the command keeps murmur-eval's own uid
-	}
-	// The session folder itself is handed over to that user by the launcher.
-	for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
-		st, err := os.Stat(d)
-		if err != nil {
-			return errcode.Wrap(errcode.IO, err, "reach %s", d)
-		}
-		if st.Mode().Perm()&0o001 == 0 {
-			return errcode.New(errcode.IOPermission,
-				"dataset commands run as an unprivileged user, who cannot search %s (mode %#o) to reach the session folder %s", d, st.Mode().Perm(), dir).
-				WithHint("choose an --out under folders others may search (chmod o+x %s, or an --out below /tmp)", d)
-		}
-		if d == filepath.Dir(d) {
-			return nil
-		}
-	}
+	return sandbox.Reachable(runDir, "dataset commands")
 }

@@ -51,7 +51,7 @@ func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes
 	if exe, err = filepath.EvalSymlinks(exe); err != nil {
 		return errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the subprocess launcher")
 	}
-	if err := searchable(runDir); err != nil {
+	if err := sandbox.Reachable(runDir, "shell and native tools"); err != nil {
 		return err
 	}
 	caps := m.Capabilities
