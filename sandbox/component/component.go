@@ -1,0 +1,222 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// Component is a validated component compiled for one wazero runtime. It
+// is immutable; RunTool and RunCapsule are safe for concurrent use and each
+// call gets a fresh instance.
+type Component struct {
+	rt    wazero.Runtime
+	main  wazero.CompiledModule
+	plan  *plan
+	world World
+}
+
+// Compile validates bin against murmur's shape and world w, compiles its
+// main module with rt (whose compilation cache makes a second Compile
+// cheap) and makes sure rt has host modules for every interface the main
+// module imports. rt must be configured WithCloseOnContextDone(true) for
+// deadlines to stop a spinning guest. Every refusal is E-RUN-001 naming
+// what is unsupported.
+func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Component, error) {
+	p, err := validate(bin, w)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := rt.CompileModule(ctx, bin.Modules[p.main])
+	if err != nil {
+		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile component main module")
+	}
+	if err := linkImports(ctx, rt, cm, w); err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	exp := cm.ExportedFunctions()
+	if f := exp[p.run]; f == nil {
+		return nil, unsupported("main module does not export %s", p.run)
+	}
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		return nil, unsupported("main module does not export its memory")
+	}
+	if err := checkRunSig(exp[p.run], w); err != nil {
+		_ = cm.Close(ctx)
+		return nil, err
+	}
+	return &Component{rt: rt, main: cm, plan: p, world: w}, nil
+}
+
+func checkRunSig(f api.FunctionDefinition, w World) error {
+	want, res := sig(i32, i32, i32, i32, i32, i32), sig(i32)
+	if w.Export == WorldCapsule.Export {
+		want, res = nil, nil
+	}
+	if !sameSig(f.ParamTypes(), want) || !sameSig(f.ResultTypes(), res) {
+		return unsupported("core export %s has the wrong signature", f.ExportNames())
+	}
+	return nil
+}
+
+// linkImports checks each import of the main module against the host's
+// functions (interface without version, then the function's flat
+// signature) and registers the host modules.
+func linkImports(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModule, w World) error {
+	all := hostFuncs()
+	need := map[string]iface{}
+	for _, f := range cm.ImportedFunctions() {
+		mod, name, _ := f.Import()
+		if _, ok := w.allowedImport(mod); !ok {
+			why, _ := w.allowedImport(mod)
+			return unsupported("main module: %s", why)
+		}
+		base := unversioned(mod)
+		hf, ok := all[base][name]
+		if !ok && isHTTP(base) {
+			hf, ok = httpDenied(base, name, f.ParamTypes(), f.ResultTypes()), true
+		}
+		if !ok {
+			return unsupported("main module imports %s.%s, which this host does not provide", mod, name)
+		}
+		if !sameSig(hf.params, f.ParamTypes()) || !sameSig(hf.results, f.ResultTypes()) {
+			return unsupported("main module imports %s.%s with signature %v -> %v, want %v -> %v", mod, name, f.ParamTypes(), f.ResultTypes(), hf.params, hf.results)
+		}
+		if need[mod] == nil {
+			need[mod] = iface{}
+			for k, v := range all[base] {
+				need[mod][k] = v
+			}
+		}
+		need[mod][name] = hf
+	}
+	for _, m := range cm.ImportedMemories() {
+		mod, name, _ := m.Import()
+		return unsupported("main module imports memory %s.%s", mod, name)
+	}
+	for mod, fns := range need {
+		if err := registerHost(ctx, rt, mod, fns); err != nil {
+			return errcode.Wrap(errcode.Internal, err, "register host module %s", mod)
+		}
+		have := rt.Module(mod).ExportedFunctionDefinitions()
+		for name := range fns {
+			if have[name] == nil {
+				return unsupported("%s.%s is not available: an earlier component registered %s without it", mod, name, mod)
+			}
+		}
+	}
+	return nil
+}
+
+// Close releases the compiled code.
+func (c *Component) Close(ctx context.Context) error { return c.main.Close(ctx) }
+
+// call runs fn against a fresh instance with env's limits.
+func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, s *state, m api.Module) error) (*state, error) {
+	if env.Name == "" {
+		env.Name = "component"
+	}
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if env.Deadline > 0 {
+		callCtx, cancel = context.WithTimeoutCause(ctx, env.Deadline, sandbox.ErrDeadline)
+	}
+	defer cancel()
+	maxOut := env.MaxOutputBytes
+	if maxOut <= 0 {
+		maxOut = sandbox.DefaultMaxOutputBytes
+	}
+	s := &state{env: env, stdout: &capped{max: maxOut}, stderr: &capped{max: maxOut}, start: time.Now()}
+	callCtx = context.WithValue(callCtx, stateKey{}, s)
+	var alloc *limitAllocator
+	if env.MemoryLimitBytes > 0 {
+		alloc = &limitAllocator{limit: env.MemoryLimitBytes}
+		callCtx = experimental.WithMemoryAllocator(callCtx, alloc)
+	}
+	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize")
+	m, err := c.rt.InstantiateModule(callCtx, c.main, cfg)
+	if err == nil {
+		s.mem = m.ExportedMemory("memory")
+		s.realloc = m.ExportedFunction("cabi_realloc")
+		err = fn(callCtx, s, m)
+	}
+	if m != nil {
+		_ = m.Close(context.WithoutCancel(ctx))
+	}
+	for i := range s.h.items {
+		if cl, ok := s.h.items[i].(interface{ close() }); ok {
+			cl.close()
+		}
+	}
+	if err == nil {
+		return s, nil
+	}
+	var le *liftError
+	if errors.As(err, &le) {
+		return s, errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
+	}
+	var refused uint64
+	if alloc != nil {
+		refused = alloc.refused.Load()
+	}
+	return s, callError(ctx, callCtx, env.Name, env.Deadline, refused, env.MemoryLimitBytes, err)
+}
+
+// RunTool calls murmur:tool/run's run with input on a fresh instance:
+// lowers tool-input, lifts tool-result (checking tags, bounds and UTF-8),
+// then calls post-return. A guest failure is E-RUN-001 wrapping
+// sandbox.ErrTrap, ErrDeadline or ErrMemory; the returned result still
+// carries stdout, stderr and chunks.
+func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (ToolResult, error) {
+	if c.world.Export != WorldTool.Export {
+		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.Name)
+	}
+	var res ToolResult
+	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
+		params := s.lowerInput(ctx, input)
+		out, err := m.ExportedFunction(c.plan.run).Call(ctx, params...)
+		if err != nil {
+			return err
+		}
+		res, err = liftResult(s.mem, uint32(out[0]))
+		if err != nil {
+			return err
+		}
+		if c.plan.postReturn != "" {
+			if _, err := m.ExportedFunction(c.plan.postReturn).Call(ctx, out[0]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	res.Stdout, res.StdoutTruncated = s.stdout.buf, s.stdout.truncated
+	res.Stderr, res.StderrTruncated = s.stderr.buf, s.stderr.truncated
+	res.Chunks = s.chunks
+	return res, err
+}
+
+// CapsuleOutput is what a script capsule's run left behind.
+type CapsuleOutput struct {
+	Stdout, Stderr []byte
+	Chunks         []Chunk
+}
+
+// RunCapsule calls murmur:capsule/run's run on a fresh instance.
+func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, error) {
+	if c.world.Export != WorldCapsule.Export {
+		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.Name)
+	}
+	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
+		_, err := m.ExportedFunction(c.plan.run).Call(ctx)
+		return err
+	})
+	return CapsuleOutput{Stdout: s.stdout.buf, Stderr: s.stderr.buf, Chunks: s.chunks}, err
+}

@@ -1,0 +1,82 @@
+package component
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Env is what one call gives the guest.
+type Env struct {
+	// Name names the artifact in messages.
+	Name string
+	// Root is preopened as "." (the accessible workdir or the artifact's
+	// scoped subfolder); nil gives the guest no preopen. Every path is
+	// resolved inside it by os.Root, so neither ".." nor a symlink leads
+	// out.
+	Root *os.Root
+	// Env is the guest's whole environment, "K=V" entries.
+	Env []string
+	// Args is the guest's argv (wasi:cli/environment.get-arguments).
+	Args []string
+	// Stdin is what the guest reads on standard input.
+	Stdin []byte
+	// Deadline bounds the call; 0 means none. The runtime must have been
+	// configured WithCloseOnContextDone(true).
+	Deadline time.Duration
+	// MemoryLimitBytes caps the instance's linear memory; 0 means none.
+	MemoryLimitBytes uint64
+	// MaxOutputBytes caps each of stdout and stderr; 0 means 16 MiB.
+	MaxOutputBytes int
+	// Registry serves murmur:tool-registry/invoke for script capsules; nil
+	// makes every invoke fail.
+	Registry Registry
+	// Now is the wall clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Registry is the tools a script capsule may invoke. The caller decides
+// what is allowlisted; an error becomes the guest's err(string) result
+// with the error's text. It is called on the guest's goroutine.
+type Registry interface {
+	Invoke(ctx context.Context, name string, input ToolInput) (ToolResult, error)
+}
+
+// Chunk is one murmur:text/chunks emission.
+type Chunk struct {
+	Thinking bool
+	Text     string
+}
+
+// state is one call's host-side state, reached by host functions through
+// the call's context.
+type state struct {
+	env     *Env
+	h       handles
+	mem     api.Memory
+	realloc api.Function
+	stdout  *capped
+	stderr  *capped
+	chunks  []Chunk
+	start   time.Time
+}
+
+// capped keeps the first max bytes written and drops the rest.
+type capped struct {
+	max       int
+	buf       []byte
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	room := c.max - len(c.buf)
+	if room < len(p) {
+		c.truncated = true
+		c.buf = append(c.buf, p[:max(room, 0)]...)
+		return len(p), nil
+	}
+	c.buf = append(c.buf, p...)
+	return len(p), nil
+}

@@ -1,0 +1,60 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// malformed reports a binary that is not a well-formed component.
+func malformed(off int, format string, args ...any) error {
+	return errcode.New(errcode.RunCapsule, "malformed component at byte %d: %s", off, fmt.Sprintf(format, args...))
+}
+
+// unsupported reports a well-formed component this host does not run.
+func unsupported(format string, args ...any) *errcode.Error {
+	return errcode.New(errcode.RunCapsule, "unsupported component: %s", fmt.Sprintf(format, args...)).
+		WithHint("murmur-eval runs components of the shape rustc's wasm32-wasip2 target produces (see docs/components.md)")
+}
+
+// trap is panicked by host functions when the guest broke the canonical
+// ABI (bad handle, out-of-bounds pointer, bad tag); wazero turns the panic
+// into the call's error, and the call reports it as a trap.
+type trap struct{ text string }
+
+func (t *trap) Error() string { return t.text }
+
+func trapf(format string, args ...any) { panic(&trap{text: fmt.Sprintf(format, args...)}) }
+
+// exitCode is panicked by wasi:cli/exit.exit.
+type exitCode struct{ code uint32 }
+
+func (e *exitCode) Error() string {
+	return fmt.Sprintf("guest called wasi:cli/exit.exit with status %d", e.code)
+}
+
+// callError classifies why a call failed. ctx is the caller's context,
+// callCtx the call's (with its deadline).
+func callError(ctx, callCtx context.Context, name string, deadline time.Duration, refused, limit uint64, err error) error {
+	if ctx.Err() != nil {
+		code := errcode.Cancelled
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			code = errcode.Timeout
+		}
+		return errcode.Wrap(code, ctx.Err(), "tool '%s' interrupted", name)
+	}
+	if deadline > 0 && errors.Is(context.Cause(callCtx), sandbox.ErrDeadline) {
+		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: tool '%s' exceeded its %v execution deadline and was interrupted", sandbox.ErrDeadline, name, deadline), "").
+			WithHint("raise capabilities.limits.deadline_seconds or make the tool finish sooner")
+	}
+	if refused > 0 {
+		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", sandbox.ErrMemory, refused, limit),
+			"tool '%s' exceeded its configured resource limits", name).
+			WithHint("raise capabilities.limits.memory_bytes or make the tool use less memory")
+	}
+	return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "tool '%s' trapped", name)
+}

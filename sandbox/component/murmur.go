@@ -1,0 +1,68 @@
+package component
+
+import (
+	"context"
+)
+
+// addMurmur adds murmur's own host interfaces.
+func addMurmur(all map[string]iface) {
+	chunk := func(thinking bool) func(context.Context, *state, []uint64) {
+		return func(ctx context.Context, s *state, st []uint64) {
+			s.chunks = append(s.chunks, Chunk{Thinking: thinking, Text: s.str(uint32(st[0]), uint32(st[1]))})
+		}
+	}
+	all["murmur:text/chunks"] = iface{
+		"emit-chunk":          {sig(i32, i32), nil, chunk(false)},
+		"emit-thinking-chunk": {sig(i32, i32), nil, chunk(true)},
+	}
+	// An eval case is never an A2A task, so there is nobody to ask: the
+	// call stops the guest, as murmur's host does outside a task.
+	all["murmur:task/task"] = iface{
+		"request-input": {sig(i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			trapf("request-input is not available outside an A2A task context")
+		}},
+	}
+	all["murmur:tool-registry/invoke"] = iface{
+		"invoke": {sig(i32, i32, i32, i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			name := s.str(uint32(st[0]), uint32(st[1]))
+			in := ToolInput{Data: s.liftOptionArg(st[2], st[3], st[4]), LogPath: s.liftOptionArg(st[5], st[6], st[7])}
+			ret := uint32(st[8])
+			if ret%4 != 0 {
+				trapf("invoke result pointer %#x is not 4-byte aligned", ret)
+			}
+			var res ToolResult
+			var err error = errNoRegistry
+			if s.env.Registry != nil {
+				res, err = s.env.Registry.Invoke(ctx, name, in)
+			}
+			if err != nil {
+				p, n := s.putString(ctx, err.Error())
+				s.u8(ret, 1)
+				s.u32(ret+4, p)
+				s.u32(ret+8, n)
+				return
+			}
+			s.u8(ret, 0)
+			s.storeResult(ctx, ret+4, res)
+		}},
+	}
+}
+
+type registryError string
+
+func (e registryError) Error() string { return string(e) }
+
+const errNoRegistry = registryError("no tools are available to this capsule")
+
+// liftOptionArg lifts a flattened option<string> parameter.
+func (s *state) liftOptionArg(disc, ptr, n uint64) *string {
+	switch disc {
+	case 0:
+		return nil
+	case 1:
+		v := s.str(uint32(ptr), uint32(n))
+		return &v
+	}
+	trapf("option tag %d is not 0 or 1", disc)
+	return nil
+}

@@ -1,0 +1,292 @@
+package component
+
+import (
+	"fmt"
+	"strings"
+)
+
+// plan is what validation learnt about a component of murmur's shape: which
+// core module is the main one and which of its exports the world's
+// function lifts.
+type plan struct {
+	main       int
+	run        string // core export lifted as the world's run
+	postReturn string // "" if none
+}
+
+// validate checks b against murmur's shape and world w: only lift, lower
+// and resource.drop with UTF-8 and no async; imports limited to WASI 0.2.x
+// and the world's murmur interfaces; one main module whose export is the
+// world's function with the right type, plus wit-component's shim (no
+// imports) and fixup (imports only from ""), and type-only nested
+// components.
+func validate(b *Binary, w World) (*plan, error) {
+	if b.HasStart {
+		return nil, unsupported("a component start function")
+	}
+	if len(b.OtherSorts) > 0 {
+		return nil, unsupported("%s", b.OtherSorts[0])
+	}
+	for _, c := range b.Canons {
+		switch {
+		case c.Op != canonLift && c.Op != canonLower && c.Op != canonResourceDrop:
+			return nil, unsupported("canon opcode %#x (only lift, lower and resource.drop)", c.Op)
+		case c.Async || c.Callback:
+			return nil, unsupported("async canonical options")
+		case c.Encoding != 0:
+			return nil, unsupported("string encoding other than UTF-8")
+		}
+	}
+	for _, im := range b.Imports {
+		if im.Desc.Sort != sortInstance {
+			return nil, unsupported("import %s is not an interface instance", im.Name)
+		}
+		if why, ok := w.allowedImport(im.Name); !ok {
+			return nil, unsupported("%s", why)
+		}
+	}
+	for _, c := range b.Components {
+		if c == nil || len(c.Modules) > 0 || len(c.Canons) > 0 || len(c.Components) > 0 {
+			return nil, unsupported("a nested component with code (only wit-component's type-export wrappers are supported)")
+		}
+	}
+	lift, err := findLift(b, w)
+	if err != nil {
+		return nil, err
+	}
+	cf := b.CoreFuncs[lift.CoreFunc]
+	if cf.Canon >= 0 {
+		return nil, unsupported("the %s export lifts a host function", w.Export)
+	}
+	inst, ok := index(b.CoreInstances, cf.Alias.Instance)
+	if !ok || inst.Module < 0 {
+		return nil, unsupported("the %s export does not come from an instantiated core module", w.Export)
+	}
+	p := &plan{main: inst.Module, run: cf.Alias.Name}
+	if p.run != w.Export+"#run" {
+		return nil, unsupported("the world's run is core export %q, want %q", p.run, w.Export+"#run")
+	}
+	if lift.PostReturn >= 0 {
+		pr, ok := index(b.CoreFuncs, uint32(lift.PostReturn))
+		if !ok || pr.Canon >= 0 || pr.Alias.Instance != cf.Alias.Instance {
+			return nil, unsupported("post-return is not a function of the main module")
+		}
+		p.postReturn = pr.Alias.Name
+	}
+	if err := checkOptions(b, lift, cf.Alias.Instance); err != nil {
+		return nil, err
+	}
+	if err := checkModules(b, p.main); err != nil {
+		return nil, err
+	}
+	if err := checkRunType(b, lift.Type, w); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func index[T any](s []T, i uint32) (T, bool) {
+	if int64(i) >= int64(len(s)) {
+		var zero T
+		return zero, false
+	}
+	return s[i], true
+}
+
+// findLift follows the world's export to the canon lift of its run.
+func findLift(b *Binary, w World) (Canon, error) {
+	var exp *Export
+	for i := range b.Exports {
+		if b.Exports[i].Name == w.Export {
+			exp = &b.Exports[i]
+		}
+	}
+	if exp == nil {
+		var names []string
+		for _, e := range b.Exports {
+			names = append(names, e.Name)
+		}
+		return Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.Export, w.Name, strings.Join(names, ", "))
+	}
+	if exp.Sort != sortInstance {
+		return Canon{}, unsupported("export %s is not an instance", w.Export)
+	}
+	in, ok := index(b.Instances, exp.Index)
+	if !ok {
+		return Canon{}, malformed(0, "export %s names instance %d which does not exist", w.Export, exp.Index)
+	}
+	var args []Arg
+	switch {
+	case in.Component >= 0:
+		args = in.Args
+	case in.Component == -1 && in.Import == "":
+		args = in.Exports
+	default:
+		return Canon{}, unsupported("export %s is not built from a lifted function", w.Export)
+	}
+	var fn int64 = -1
+	for _, a := range args {
+		if a.Sort == sortFunc && (a.Name == "run" || a.Name == "import-func-run") {
+			fn = int64(a.Index)
+		}
+	}
+	if fn < 0 {
+		return Canon{}, unsupported("export %s has no run function", w.Export)
+	}
+	f, ok := index(b.Funcs, uint32(fn))
+	if !ok || f.Canon < 0 {
+		return Canon{}, unsupported("export %s's run is not a canon lift", w.Export)
+	}
+	lift := b.Canons[f.Canon]
+	if _, ok := index(b.CoreFuncs, lift.CoreFunc); !ok {
+		return Canon{}, malformed(0, "canon lift names core func %d which does not exist", lift.CoreFunc)
+	}
+	return lift, nil
+}
+
+// checkOptions checks that every canon's memory and realloc are the main
+// module's "memory" and "cabi_realloc".
+func checkOptions(b *Binary, lift Canon, mainInst uint32) error {
+	for _, c := range append([]Canon{lift}, b.Canons...) {
+		if c.Memory >= 0 {
+			m, ok := index(b.CoreMemories, uint32(c.Memory))
+			if !ok || m.Instance != mainInst || m.Name != "memory" {
+				return unsupported("a canonical option's memory is not the main module's memory")
+			}
+		}
+		if c.Realloc >= 0 {
+			f, ok := index(b.CoreFuncs, uint32(c.Realloc))
+			if !ok || f.Canon >= 0 || f.Alias.Instance != mainInst || f.Alias.Name != "cabi_realloc" {
+				return unsupported("a canonical option's realloc is not the main module's cabi_realloc")
+			}
+		}
+	}
+	return nil
+}
+
+// checkModules checks that every module but main is wit-component's shim
+// or fixup, and that main is instantiated exactly once.
+func checkModules(b *Binary, main int) error {
+	if main >= len(b.Modules) || b.Modules[main] == nil {
+		return unsupported("the main core module is imported, not embedded")
+	}
+	n := 0
+	for _, ci := range b.CoreInstances {
+		if ci.Module == main {
+			n++
+		}
+	}
+	if n != 1 {
+		return unsupported("the main core module is instantiated %d times", n)
+	}
+	for i, m := range b.Modules {
+		mods, err := coreImportModules(m)
+		if err != nil {
+			return err
+		}
+		for _, name := range mods {
+			if name == "wasi_snapshot_preview1" {
+				return unsupported("core module %d imports wasi_snapshot_preview1: the preview-1 adapter shape (cargo component, jco new --wasi-*) is not supported yet", i)
+			}
+			if i != main && name != "" {
+				return unsupported("core module %d imports %q: only wit-component's shim and fixup may accompany the main module", i, name)
+			}
+		}
+	}
+	if len(b.Modules) > 3 {
+		return unsupported("%d core modules (murmur's shape has a main module, a shim and a fixup)", len(b.Modules))
+	}
+	return nil
+}
+
+// checkRunType checks the lifted function's type against the world.
+func checkRunType(b *Binary, ti uint32, w World) error {
+	ft := resolve(b, ValType{Index: ti})
+	if ft == nil || ft.Kind != tFunc {
+		return unsupported("the run export's type is not a function")
+	}
+	if w.Export == WorldCapsule.Export {
+		if len(ft.Fields) != 0 || ft.HasElem {
+			return unsupported("murmur:capsule/run's run must be func()")
+		}
+		return nil
+	}
+	if len(ft.Fields) != 1 || !ft.HasElem {
+		return unsupported("murmur:tool/run's run must be func(input: tool-input) -> tool-result")
+	}
+	if got := shape(b, ft.Fields[0], 0); got != toolInputShape {
+		return unsupported("tool-input has shape %s, want %s", got, toolInputShape)
+	}
+	if got := shape(b, ft.Elem, 0); got != toolResultShape {
+		return unsupported("tool-result has shape %s, want %s", got, toolResultShape)
+	}
+	return nil
+}
+
+const (
+	toolInputShape  = "record{data:option<string>,log-path:option<string>}"
+	toolResultShape = "record{status:enum{passed,failed,error},summary:option<string>,data:option<string>,data-path:option<string>,truncated:bool,metadata:list<tuple<string,string>>}"
+)
+
+// resolve follows a type index through exports to its definition.
+func resolve(b *Binary, v ValType) *TypeDef {
+	for i := 0; i < 8 && v.Prim == 0; i++ {
+		t, ok := index(b.Types, v.Index)
+		if !ok {
+			return nil
+		}
+		if t.Def != nil {
+			return t.Def
+		}
+		if t.Export > 0 || (t.AliasInstance == -1 && t.Export == 0 && t.Import == "" && !t.Outer && t.AliasName == "") {
+			v = ValType{Index: uint32(t.Export)}
+			continue
+		}
+		return nil
+	}
+	return nil
+}
+
+// shape renders a type structurally, so two definitions of tool-result in
+// different index spaces compare equal.
+func shape(b *Binary, v ValType, depth int) string {
+	if depth > 8 {
+		return "?"
+	}
+	if v.Prim != 0 {
+		switch v.Prim {
+		case pBool:
+			return "bool"
+		case pString:
+			return "string"
+		}
+		return fmt.Sprintf("prim%#x", v.Prim)
+	}
+	d := resolve(b, v)
+	if d == nil {
+		return "?"
+	}
+	var parts []string
+	switch d.Kind {
+	case tRecord:
+		for i, l := range d.Labels {
+			parts = append(parts, l+":"+shape(b, d.Fields[i], depth+1))
+		}
+		return "record{" + strings.Join(parts, ",") + "}"
+	case tEnum:
+		return "enum{" + strings.Join(d.Labels, ",") + "}"
+	case tOption:
+		return "option<" + shape(b, d.Elem, depth+1) + ">"
+	case tList:
+		return "list<" + shape(b, d.Elem, depth+1) + ">"
+	case tTuple:
+		for _, f := range d.Fields {
+			parts = append(parts, shape(b, f, depth+1))
+		}
+		return "tuple<" + strings.Join(parts, ",") + ">"
+	}
+	if d.HasElem && d.Elem.Prim != 0 && len(d.Fields) == 0 && len(d.Labels) == 0 {
+		return shape(b, d.Elem, depth+1)
+	}
+	return fmt.Sprintf("type%#x", d.Kind)
+}

@@ -1,0 +1,87 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"strings"
+)
+
+// addCLI adds wasi:cli: environment, exit, stdio and the terminal
+// interfaces (which report that no stream is a terminal).
+func addCLI(all map[string]iface) {
+	all["wasi:cli/environment"] = iface{
+		"get-environment": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			ret := uint32(st[0])
+			var pairs [][2]string
+			for _, kv := range s.env.Env {
+				k, v, _ := strings.Cut(kv, "=")
+				pairs = append(pairs, [2]string{k, v})
+			}
+			p := uint32(4)
+			if len(pairs) > 0 {
+				p = s.alloc(ctx, 4, uint32(16*len(pairs)))
+			}
+			for i, kv := range pairs {
+				kp, kn := s.putString(ctx, kv[0])
+				vp, vn := s.putString(ctx, kv[1])
+				e := p + 16*uint32(i)
+				s.u32(e, kp)
+				s.u32(e+4, kn)
+				s.u32(e+8, vp)
+				s.u32(e+12, vn)
+			}
+			s.u32(ret, p)
+			s.u32(ret+4, uint32(len(pairs)))
+		}},
+		"get-arguments": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			ret := uint32(st[0])
+			p := uint32(4)
+			if len(s.env.Args) > 0 {
+				p = s.alloc(ctx, 4, uint32(8*len(s.env.Args)))
+			}
+			for i, a := range s.env.Args {
+				ap, an := s.putString(ctx, a)
+				s.u32(p+8*uint32(i), ap)
+				s.u32(p+8*uint32(i)+4, an)
+			}
+			s.u32(ret, p)
+			s.u32(ret+4, uint32(len(s.env.Args)))
+		}},
+		"initial-cwd": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			s.u8(uint32(st[0]), 0) // none
+		}},
+	}
+	all["wasi:cli/exit"] = iface{
+		"exit": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			code := uint32(0)
+			if st[0] != 0 {
+				code = 1
+			}
+			panic(&exitCode{code: code})
+		}},
+	}
+	all["wasi:cli/stdin"] = iface{"get-stdin": {nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
+		st[0] = uint64(s.h.add(&inStream{r: bytes.NewReader(s.env.Stdin)}))
+	}}}
+	all["wasi:cli/stdout"] = iface{"get-stdout": {nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
+		st[0] = uint64(s.h.add(&outStream{w: s.stdout}))
+	}}}
+	all["wasi:cli/stderr"] = iface{"get-stderr": {nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
+		st[0] = uint64(s.h.add(&outStream{w: s.stderr}))
+	}}}
+	none := func(ctx context.Context, s *state, st []uint64) { s.u8(uint32(st[0]), 0) }
+	all["wasi:cli/terminal-input"] = iface{"[resource-drop]terminal-input": {sig(i32), nil, dropFn[*terminal]("terminal-input")}}
+	all["wasi:cli/terminal-output"] = iface{"[resource-drop]terminal-output": {sig(i32), nil, dropFn[*terminal]("terminal-output")}}
+	all["wasi:cli/terminal-stdin"] = iface{"get-terminal-stdin": {sig(i32), nil, none}}
+	all["wasi:cli/terminal-stdout"] = iface{"get-terminal-stdout": {sig(i32), nil, none}}
+	all["wasi:cli/terminal-stderr"] = iface{"get-terminal-stderr": {sig(i32), nil, none}}
+}
+
+// terminal is never created (no stream is a terminal) but may be dropped
+// by a guest that got one some other way: it cannot, so a drop traps.
+type terminal struct{}
+
+// dropFn is a [resource-drop] function for resources of type T.
+func dropFn[T any](what string) func(context.Context, *state, []uint64) {
+	return func(ctx context.Context, s *state, st []uint64) { dropAs[T](&s.h, uint32(st[0]), what) }
+}

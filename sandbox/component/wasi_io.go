@@ -1,0 +1,223 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+)
+
+// inStream is a wasi:io input-stream over an in-memory reader or a file.
+type inStream struct {
+	r io.Reader
+	c io.Closer
+}
+
+func (s *inStream) close() {
+	if s.c != nil {
+		_ = s.c.Close()
+	}
+}
+
+// outStream is a wasi:io output-stream over the capped stdio buffers or a
+// file.
+type outStream struct {
+	w io.Writer
+	c io.Closer
+}
+
+func (s *outStream) close() {
+	if s.c != nil {
+		_ = s.c.Close()
+	}
+}
+
+// pollable is ready at deadline (zero: always ready).
+type pollable struct{ deadline time.Time }
+
+// ioErr is a wasi:io error resource.
+type ioErr struct{ text string }
+
+// maxRead caps one read so a guest asking for 2^64 bytes gets what there is.
+const maxRead = 1 << 20
+
+// checkWriteBudget is what check-write grants; writes larger than it are a
+// guest error in WASI, but we accept them (the stdio buffers cap output).
+const checkWriteBudget = 1 << 20
+
+func addIO(all map[string]iface) {
+	read := func(ctx context.Context, s *state, st []uint64) {
+		in := get[*inStream](&s.h, uint32(st[0]), "input-stream")
+		n, ret := min(st[1], maxRead), uint32(st[2])
+		buf := make([]byte, n)
+		got, err := io.ReadFull(in.r, buf)
+		if got == 0 && n > 0 && err != nil {
+			s.streamError(ret, 4, err)
+			return
+		}
+		p, l := s.putBytes(ctx, buf[:got])
+		s.u8(ret, 0)
+		s.u32(ret+4, p)
+		s.u32(ret+8, l)
+	}
+	skip := func(ctx context.Context, s *state, st []uint64) {
+		in := get[*inStream](&s.h, uint32(st[0]), "input-stream")
+		ret := uint32(st[2])
+		got, err := io.CopyN(io.Discard, in.r, int64(min(st[1], 1<<62)))
+		if got == 0 && st[1] > 0 && err != nil {
+			s.streamError(ret, 8, err)
+			return
+		}
+		s.u8(ret, 0)
+		s.u64(ret+8, uint64(got))
+	}
+	write := func(ctx context.Context, s *state, st []uint64) {
+		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
+		b := s.read(uint32(st[1]), uint32(st[2]))
+		ret := uint32(st[3])
+		if _, err := out.w.Write(b); err != nil {
+			s.streamError(ret, 4, err)
+			return
+		}
+		s.u8(ret, 0)
+	}
+	flush := func(ctx context.Context, s *state, st []uint64) {
+		get[*outStream](&s.h, uint32(st[0]), "output-stream")
+		s.u8(uint32(st[1]), 0)
+	}
+	zeroes := func(ctx context.Context, s *state, st []uint64) {
+		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
+		ret := uint32(st[2])
+		if _, err := io.CopyN(out.w, zeroReader{}, int64(min(st[1], checkWriteBudget))); err != nil {
+			s.streamError(ret, 4, err)
+			return
+		}
+		s.u8(ret, 0)
+	}
+	splice := func(ctx context.Context, s *state, st []uint64) {
+		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
+		in := get[*inStream](&s.h, uint32(st[1]), "input-stream")
+		ret := uint32(st[3])
+		got, err := io.CopyN(out.w, in.r, int64(min(st[2], maxRead)))
+		if got == 0 && st[2] > 0 && err != nil {
+			s.streamError(ret, 8, err)
+			return
+		}
+		s.u8(ret, 0)
+		s.u64(ret+8, uint64(got))
+	}
+	ready := func(ctx context.Context, s *state, st []uint64) { st[0] = uint64(s.h.add(&pollable{})) }
+	all["wasi:io/streams"] = iface{
+		"[resource-drop]input-stream":        {sig(i32), nil, dropFn[*inStream]("input-stream")},
+		"[resource-drop]output-stream":       {sig(i32), nil, dropFn[*outStream]("output-stream")},
+		"[method]input-stream.read":          {sig(i32, i64, i32), nil, read},
+		"[method]input-stream.blocking-read": {sig(i32, i64, i32), nil, read},
+		"[method]input-stream.skip":          {sig(i32, i64, i32), nil, skip},
+		"[method]input-stream.blocking-skip": {sig(i32, i64, i32), nil, skip},
+		"[method]input-stream.subscribe":     {sig(i32), sig(i32), ready},
+		"[method]output-stream.check-write": {sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			get[*outStream](&s.h, uint32(st[0]), "output-stream")
+			s.u8(uint32(st[1]), 0)
+			s.u64(uint32(st[1])+8, checkWriteBudget)
+		}},
+		"[method]output-stream.write":                           {sig(i32, i32, i32, i32), nil, write},
+		"[method]output-stream.blocking-write-and-flush":        {sig(i32, i32, i32, i32), nil, write},
+		"[method]output-stream.flush":                           {sig(i32, i32), nil, flush},
+		"[method]output-stream.blocking-flush":                  {sig(i32, i32), nil, flush},
+		"[method]output-stream.subscribe":                       {sig(i32), sig(i32), ready},
+		"[method]output-stream.write-zeroes":                    {sig(i32, i64, i32), nil, zeroes},
+		"[method]output-stream.blocking-write-zeroes-and-flush": {sig(i32, i64, i32), nil, zeroes},
+		"[method]output-stream.splice":                          {sig(i32, i32, i64, i32), nil, splice},
+		"[method]output-stream.blocking-splice":                 {sig(i32, i32, i64, i32), nil, splice},
+	}
+	all["wasi:io/poll"] = iface{
+		"[resource-drop]pollable": {sig(i32), nil, dropFn[*pollable]("pollable")},
+		"[method]pollable.ready": {sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
+			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
+			st[0] = 0
+			if !time.Now().Before(p.deadline) {
+				st[0] = 1
+			}
+		}},
+		"[method]pollable.block": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
+			waitUntil(ctx, p.deadline)
+		}},
+		"poll": {sig(i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			list := s.read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
+			var ps []*pollable
+			for i := 0; i+4 <= len(list); i += 4 {
+				ps = append(ps, get[*pollable](&s.h, le32(list[i:]), "pollable"))
+			}
+			if len(ps) == 0 {
+				trapf("poll called with an empty list")
+			}
+			first := ps[0].deadline
+			for _, p := range ps {
+				if p.deadline.Before(first) {
+					first = p.deadline
+				}
+			}
+			waitUntil(ctx, first)
+			now := time.Now()
+			var idx []uint32
+			for i, p := range ps {
+				if !now.Before(p.deadline) {
+					idx = append(idx, uint32(i))
+				}
+			}
+			ptr := s.alloc(ctx, 4, uint32(4*len(idx)))
+			for i, v := range idx {
+				s.u32(ptr+4*uint32(i), v)
+			}
+			ret := uint32(st[2])
+			s.u32(ret, ptr)
+			s.u32(ret+4, uint32(len(idx)))
+		}},
+	}
+	all["wasi:io/error"] = iface{
+		"[resource-drop]error": {sig(i32), nil, dropFn[*ioErr]("error")},
+		"[method]error.to-debug-string": {sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+			e := get[*ioErr](&s.h, uint32(st[0]), "error")
+			p, n := s.putString(ctx, e.text)
+			s.u32(uint32(st[1]), p)
+			s.u32(uint32(st[1])+4, n)
+		}},
+	}
+}
+
+// streamError stores err(stream-error) in a result at ret whose payload is
+// at ret+off: closed at end of stream, else last-operation-failed with an
+// error resource.
+func (s *state) streamError(ret, off uint32, err error) {
+	s.u8(ret, 1)
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		s.u8(ret+off, 1)
+		return
+	}
+	s.u8(ret+off, 0)
+	s.u32(ret+off+4, s.h.add(&ioErr{text: err.Error()}))
+}
+
+// waitUntil blocks until t or until the call's context ends: wazero stops
+// only guest code at the deadline, so a host function must stop by itself.
+func waitUntil(ctx context.Context, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+	case <-ctx.Done():
+		trapf("interrupted while blocked in wasi:io/poll: %v", context.Cause(ctx))
+	}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
