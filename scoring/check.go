@@ -228,7 +228,7 @@ func lookPath(root *sessionfs.Root, name, path string) (string, error) {
 			return "", notFound()
 		}
 		fi, err := f.Stat()
-		f.Close()
+		_ = f.Close()
 		if err != nil || fi.Mode().Perm()&0o111 == 0 {
 			return "", notFound()
 		}

@@ -92,6 +92,7 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 	}
 	if len(scores) == 0 {
 		s, _ := Builtin(ScorerSpec{Type: TypeExitOK, Name: TypeExitOK}, in.Trace)
+		s.Implicit = true
 		scores = append(scores, s)
 	}
 	return scores, nil

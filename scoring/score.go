@@ -20,6 +20,9 @@ type Score struct {
 	Pass   bool    // whether the case passed this scorer
 	Value  float64 // in [0, 1]: 1 or 0, or the fraction met (tool_sequence, lists)
 	Reason string  // why, in murmur's words where murmur has a scorer
+	// Implicit marks the exit_ok score a case gets when no scorer applied
+	// to it: murmur would report no_scores (CompareWithMurmur).
+	Implicit bool
 }
 
 // Result returns "pass" or "fail".

@@ -1,0 +1,104 @@
+package scoring
+
+import "github.com/murmur-nexus/murmur-eval/errcode"
+
+// Why a case's murmur-eval verdict differs from the one murmur's own rules
+// (murmur-hook-eval's scorers, mur eval run's overall) would give it. The
+// keys are stable: they are the murmur_difference column's values and
+// summary.json's murmur_differences reasons (docs/murmur-compatibility.md).
+const (
+	// DiffNoScores: no scorer applied to the case. murmur writes no
+	// eval.jsonl and reports no_scores; murmur-eval scores it by exit_ok
+	// alone (RATIONALE.md, "Why is a case with no scorer scored by exit_ok?").
+	DiffNoScores = "no_scores"
+	// DiffExitOK: exit_ok failed a session that ended failed or
+	// max_turns_reached, and that decided the verdict. murmur's hook sees
+	// every session whose loop returned as "ok" and passes it (RATIONALE.md,
+	// "Why does exit_ok fail a session that ran out of turns?").
+	DiffExitOK = "exit_ok_session_status"
+	// DiffModelTurnError: a model turn failed (the provider refused or was
+	// unavailable, or its answer was unusable). murmur's driver ends the
+	// session failed and the case is scored; murmur-eval records a harness
+	// error, out of the pass rate (RATIONALE.md, "Why are errors and
+	// timeouts left out of the pass rate ...?").
+	DiffModelTurnError = "model_turn_error"
+)
+
+// MurmurOutcome is what murmur-eval decided for one case, as the murmur
+// comparison reads it.
+type MurmurOutcome struct {
+	Scored     bool    // the case was scored: status passed or failed
+	Passed     bool    // status passed
+	ErrorCode  string  // the case's error code when it ended in error
+	ExitStatus string  // session_end's exit status, "" when no session ended
+	TaskExit   string  // task_end's status (reopen_budget_exhausted matters)
+	Scores     []Score // the case's scores, in order
+}
+
+// MurmurView is the verdict murmur's rules would give a case.
+type MurmurView struct {
+	// Overall is murmur's overall (pass, fail, no_scores); "" when murmur
+	// would score a case murmur-eval could not (a failed model turn: the
+	// scorers murmur would run did not run here).
+	Overall string
+	// Difference is one of the Diff* keys when murmur's verdict differs
+	// from murmur-eval's, "" when they agree or cannot be compared (a
+	// staging error, a timeout, a replay error: murmur has no such case).
+	Difference string
+}
+
+// CompareWithMurmur returns the verdict murmur's rules would give a case.
+// Only the differences RATIONALE.md documents are modelled; everything else
+// of murmur's scorers murmur-eval scores as murmur does.
+func CompareWithMurmur(o MurmurOutcome) MurmurView {
+	if !o.Scored {
+		if modelTurnCode(o.ErrorCode) {
+			return MurmurView{Difference: DiffModelTurnError}
+		}
+		return MurmurView{}
+	}
+	ours := OverallFail
+	if o.Passed {
+		ours = OverallPass
+	}
+	var theirs []Score
+	flipped := false
+	for _, s := range o.Scores {
+		if s.Implicit {
+			continue // murmur would not have scored it
+		}
+		if s.Type == TypeExitOK && !s.Pass && hookSeesOK(o) {
+			s.Pass, flipped = true, true
+		}
+		theirs = append(theirs, s)
+	}
+	view := MurmurView{Overall: Overall(theirs)}
+	switch {
+	case view.Overall == ours:
+	case view.Overall == OverallNoScores:
+		view.Difference = DiffNoScores
+	case flipped:
+		view.Difference = DiffExitOK
+	}
+	return view
+}
+
+// hookSeesOK says whether murmur's eval hook would have seen the session as
+// "ok": it did end, and not because on-task-end hooks spent the reopen
+// budget (murmur's launch fails then).
+func hookSeesOK(o MurmurOutcome) bool {
+	return (o.ExitStatus == "failed" || o.ExitStatus == "max_turns_reached") &&
+		o.TaskExit != TaskReopenBudgetExhausted
+}
+
+// modelTurnCode says whether an error code is a model turn that failed:
+// murmur's driver would have returned an error response and murmur would
+// have ended and scored the session.
+func modelTurnCode(code string) bool {
+	switch code {
+	case errcode.ModelResponse, errcode.ProviderAuth, errcode.ProviderRejected,
+		errcode.ProviderUnavailable, errcode.RunAgentLoop:
+		return true
+	}
+	return false
+}
