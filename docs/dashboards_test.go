@@ -4,6 +4,7 @@
 package docs
 
 import (
+	"cmp"
 	"database/sql"
 	"fmt"
 	"io/fs"
@@ -194,10 +195,23 @@ func TestDashboardQueries(t *testing.T) {
 		for i, r := range rows {
 			tot := night[i].Summary().Digest(0).Totals
 			in, out := float64(tot.InputTokens), float64(tot.OutputTokens)
+			// billed: the provider's usage where an attempt has it, else murmur's count
+			var billedIn, billedOut, withUsage float64
+			for _, row := range night[i].Results {
+				billedIn += float64(*cmp.Or(row.ProviderInputTokens, &row.InputTokens))
+				billedOut += float64(*cmp.Or(row.ProviderOutputTokens, &row.OutputTokens))
+				if row.ProviderInputTokens != nil {
+					withUsage++
+				}
+			}
 			if in == 0 || num(r["input_tokens"]) != in || num(r["output_tokens"]) != out || num(r["attempts"]) != 12 ||
-				!near(num(r["tokens_per_case"]), (in+out)/12) || !near(num(r["cost_usd"]), in*3/1e6+out*15/1e6) ||
-				r["model"] != "claude-sonnet-4-5" {
+				!near(num(r["tokens_per_case"]), (in+out)/12) || r["model"] != "claude-sonnet-4-5" {
 				t.Errorf("row %d: %v, want %v input and %v output tokens over 12 cases", i, r, in, out)
+			}
+			if withUsage == 0 || billedIn == in || num(r["billed_input_tokens"]) != billedIn || num(r["billed_output_tokens"]) != billedOut ||
+				!near(num(r["cost_usd"]), billedIn*3/1e6+billedOut*15/1e6) {
+				t.Errorf("row %d: %v, want %v billed input and %v billed output tokens (%v attempts with provider usage) priced",
+					i, r, billedIn, billedOut, withUsage)
 			}
 		}
 	})

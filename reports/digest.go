@@ -61,9 +61,12 @@ type Digest struct {
 	CasePasses []CasePasses `json:"case_passes,omitempty"`
 	// TraceID is the OpenTelemetry trace of the run ("" without
 	// --otel-endpoint); set by the run command.
-	TraceID  string       `json:"trace_id,omitempty"`
-	Gates    []GateResult `json:"gates"`              // set by the run command
-	Baseline *DiffReport  `json:"baseline,omitempty"` // the diff against --baseline
+	TraceID string `json:"trace_id,omitempty"`
+	// MurmurDifferences counts the cases whose verdict differs from the
+	// one murmur's own rules would give, by reason.
+	MurmurDifferences MurmurDifferences `json:"murmur_differences"`
+	Gates             []GateResult      `json:"gates"`              // set by the run command
+	Baseline          *DiffReport       `json:"baseline,omitempty"` // the diff against --baseline
 }
 
 // CapsuleDigest names the capsule under test.
@@ -145,6 +148,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		PassAtK:           s.passAtK(),
 		CasePasses:        s.casePasses(),
 		Gates:             []GateResult{},
+		MurmurDifferences: s.murmur.digest(),
 	}
 	for _, st := range statusOrder() {
 		d.Statuses[st] = 0

@@ -98,6 +98,13 @@ type ResultRow struct {
 	// reported one (a process transport, a recording without usage).
 	ProviderInputTokens  *int64 `parquet:"provider_input_tokens"`
 	ProviderOutputTokens *int64 `parquet:"provider_output_tokens"`
+	// MurmurOverall is the overall verdict murmur's own rules would give
+	// the case (pass, fail, no_scores); null when murmur would have scored
+	// a case that was not scored here, or there is nothing to compare.
+	// MurmurDifference is why murmur's verdict differs from status (a
+	// scoring.Diff* key), null when it does not (docs/murmur-compatibility.md).
+	MurmurOverall    *string `parquet:"murmur_overall,dict"`
+	MurmurDifference *string `parquet:"murmur_difference,dict"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

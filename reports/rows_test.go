@@ -52,6 +52,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"attempt", "int32", false}, {"reopens", "int32", false},
 		{"workspace_diff_bytes", "int64", true},
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
+		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -84,7 +85,8 @@ func resultValues(r ResultRow) []any {
 		opt(r.LoopMS), opt(r.ReportMS),
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
 		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
-		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens)}
+		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens),
+		opt(r.MurmurOverall), opt(r.MurmurDifference)}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
@@ -117,6 +119,7 @@ func sampleResults(n int) []ResultRow {
 			r.LaunchMS, r.LoopMS, r.ReportMS, r.Model = ptr(0.0), ptr(0.0), ptr(0.0), ptr("")
 			r.WorkspaceDiffBytes = ptr(int64(0))
 			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(0)), ptr(int64(0))
+			r.MurmurOverall, r.MurmurDifference = ptr(""), ptr("")
 		case 2:
 			r.Status, r.ExitStatus = StatusError, ptr(ExitMaxTurnsReached)
 			r.ErrorCode, r.ErrorStage = ptr("E-RUN-007"), ptr("loop")
@@ -126,6 +129,7 @@ func sampleResults(n int) []ResultRow {
 			r.CaseID = "ケース-" + r.CaseID
 			r.WorkspaceDiffBytes = ptr(int64(1234))
 			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(3050)), ptr(int64(412))
+			r.MurmurDifference = ptr("model_turn_error")
 		}
 		rows[i] = r
 	}

@@ -53,6 +53,7 @@ type Summary struct {
 	lastEnd        time.Time
 	divergence     divergence
 	missingTools   map[string]*MissingTool
+	murmur         murmurCounts
 }
 
 // caseRef names one case of a run and what the summary shows of it.
@@ -94,6 +95,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 		s.byStatus = make(map[string]int)
 		s.errors = make(map[string]*errorStat)
 		s.scorers = make(map[string]*scorerStat)
+		s.murmur = make(murmurCounts)
 	}
 	if s.cases == 0 || r.RunID < s.runID {
 		s.runID, s.capsuleName, s.capsuleVersion = r.RunID, r.CapsuleName, r.CapsuleVersion
@@ -114,6 +116,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 		s.addSlow(ref)
 		s.addSpan(r)
 	}
+	s.murmur.add(r, ref)
 	if r.ErrorCode != nil {
 		e := s.errors[*r.ErrorCode]
 		if e == nil {

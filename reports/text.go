@@ -58,6 +58,9 @@ func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 	if line := d.divergenceLine(); line != "" {
 		fmt.Fprintf(&b, "%s\n", line)
 	}
+	if line := d.murmurLine(); line != "" {
+		fmt.Fprintf(&b, "%s\n", line)
+	}
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(&b, "%s\n", line)
 	}

@@ -427,6 +427,7 @@ var (
 		{"attempt", "int32", false}, {"reopens", "int32", false},
 		{"workspace_diff_bytes", "int64", true},
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
+		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},

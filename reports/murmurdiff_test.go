@@ -1,0 +1,80 @@
+package reports
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+)
+
+// TestSummaryMurmurDifferences: rows get murmur's verdict from their
+// scores, and the summary counts the differences by reason, most frequent
+// first, naming the first case of each.
+func TestSummaryMurmurDifferences(t *testing.T) {
+	exitOK := func(pass bool, status string) scoring.Score {
+		v := 0.0
+		if pass {
+			v = 1
+		}
+		return scoring.Score{Name: "exit_ok", Type: scoring.TypeExitOK, Pass: pass, Value: v, Reason: "exit_status=" + status}
+	}
+	implicit := exitOK(true, "ok")
+	implicit.Implicit = true
+	contains := scoring.Score{Name: "result_contains", Type: "result_contains", Pass: true, Value: 1}
+	row := func(id, status, exit, code string, scores ...scoring.Score) ResultRow {
+		r := ResultRow{CaseID: id, Status: status}
+		if exit != "" {
+			r.ExitStatus = &exit
+		}
+		if code != "" {
+			r.ErrorCode = &code
+		}
+		setMurmurView(&r, "", scores)
+		return r
+	}
+	rows := []ResultRow{
+		row("a-same", StatusPassed, "ok", "", exitOK(true, "ok"), contains),
+		row("c-noscores", StatusPassed, "ok", "", implicit),
+		row("b-noscores", StatusPassed, "ok", "", implicit),
+		row("d-turns", StatusFailed, "max_turns_reached", "", exitOK(false, "max_turns_reached"), contains),
+		row("e-outage", StatusError, "", errcode.ProviderUnavailable),
+		row("f-staging", StatusError, "", errcode.RegistryIntegrity),
+	}
+	wantOverall := []string{"pass", "no_scores", "no_scores", "pass", "", ""}
+	for i, r := range rows {
+		if got := deref(r.MurmurOverall); got != wantOverall[i] {
+			t.Errorf("%s: murmur_overall %q, want %q", r.CaseID, got, wantOverall[i])
+		}
+	}
+	var s Summary
+	for _, r := range rows {
+		s.Add(r)
+	}
+	d := s.Digest(0)
+	want := MurmurDifferences{Cases: 4, Reasons: []MurmurDifferenceCount{
+		{Reason: scoring.DiffNoScores, Count: 2, First: CaseDigest{CaseID: "b-noscores", Status: StatusPassed}},
+		{Reason: scoring.DiffExitOK, Count: 1, First: CaseDigest{CaseID: "d-turns", Status: StatusFailed}},
+		{Reason: scoring.DiffModelTurnError, Count: 1, First: CaseDigest{CaseID: "e-outage", Status: StatusError}},
+	}}
+	if diff := cmp.Diff(want, d.MurmurDifferences); diff != "" {
+		t.Errorf("murmur_differences (-want +got):\n%s", diff)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b, nil); err != nil {
+		t.Fatal(err)
+	}
+	line := "murmur's rules would give 4 cases another verdict: no_scores 2, exit_ok_session_status 1, model_turn_error 1"
+	if !strings.Contains(b.String(), line) {
+		t.Errorf("summary text lacks %q:\n%s", line, b.String())
+	}
+
+	var none Summary
+	none.Add(rows[0])
+	if got := none.Digest(0).MurmurDifferences; got.Cases != 0 || got.Reasons == nil || len(got.Reasons) != 0 {
+		t.Errorf("no differences: %+v, want zero cases and an empty (not null) list", got)
+	}
+}
