@@ -146,7 +146,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	if err == nil {
 		s.mem = m.ExportedMemory("memory")
 		s.realloc = m.ExportedFunction("cabi_realloc")
-		err = fn(callCtx, s, m)
+		err = guard(func() error { return fn(callCtx, s, m) })
 	}
 	if m != nil {
 		_ = m.Close(context.WithoutCancel(ctx))
@@ -219,4 +219,19 @@ func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, err
 		return err
 	})
 	return CapsuleOutput{Stdout: s.stdout.buf, Stderr: s.stderr.buf, Chunks: s.chunks}, err
+}
+
+// guard runs fn and turns a trap panicked by host-side code outside a wasm
+// call (lowering the input, lifting the result) into an error.
+func guard(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t, ok := r.(*trap)
+			if !ok {
+				panic(r)
+			}
+			err = t
+		}
+	}()
+	return fn()
 }

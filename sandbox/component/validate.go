@@ -188,7 +188,7 @@ func checkModules(b *Binary, main int) error {
 			if name == "wasi_snapshot_preview1" {
 				return unsupported("core module %d imports wasi_snapshot_preview1: the preview-1 adapter shape (cargo component, jco new --wasi-*) is not supported yet", i)
 			}
-			if i != main && name != "" {
+			if i != main && name != "" && name != "actual" && name != "shim" {
 				return unsupported("core module %d imports %q: only wit-component's shim and fixup may accompany the main module", i, name)
 			}
 		}

@@ -2,7 +2,6 @@ package component
 
 import (
 	"context"
-	"io"
 	"os"
 	"sort"
 )
@@ -41,23 +40,36 @@ func addFS(all map[string]iface) {
 				fail(s, ret, 4, ecAccess)
 				return
 			}
-			w := io.Writer(&offsetWriter{f: d.f, off: int64(min(off, 1<<62))})
+			// The stream owns its own open file, so it outlives a
+			// dropped descriptor as in wasmtime.
+			f, err := d.root.OpenFile(d.path, os.O_WRONLY, 0)
+			if err != nil {
+				fail(s, ret, 4, errorCode(err))
+				return
+			}
+			w := &offsetWriter{f: f, off: int64(min(off, 1<<62))}
 			if appendMode {
-				fi, err := d.f.Stat()
+				fi, err := f.Stat()
 				if err != nil {
+					_ = f.Close()
 					fail(s, ret, 4, errorCode(err))
 					return
 				}
-				w = &offsetWriter{f: d.f, off: fi.Size()}
+				w.off = fi.Size()
 			}
-			okHandle(s, ret, s.h.add(&outStream{w: w}))
+			okHandle(s, ret, s.h.add(&outStream{w: w, c: f}))
 			return
 		}
 		if d.flags&dfRead == 0 {
 			fail(s, ret, 4, ecAccess)
 			return
 		}
-		okHandle(s, ret, s.h.add(&inStream{r: offsetReader(d.f, off)}))
+		f, err := d.root.Open(d.path)
+		if err != nil {
+			fail(s, ret, 4, errorCode(err))
+			return
+		}
+		okHandle(s, ret, s.h.add(&inStream{r: offsetReader(f, off), c: f}))
 	}
 	statAt := func(s *state, d *descriptor, pf uint32, p string) (os.FileInfo, byte) {
 		full, ec, ok := d.resolve(p)

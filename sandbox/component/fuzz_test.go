@@ -1,0 +1,46 @@
+package component
+
+import (
+	"os"
+	"testing"
+)
+
+// FuzzDecode feeds hostile bytes to the component reader and validator:
+// they must return an error or a Binary, never panic or hang.
+func FuzzDecode(f *testing.F) {
+	f.Add(append([]byte(nil), preamble...))
+	f.Add(append(append([]byte(nil), preamble...), 7, 5, 1, 0x72, 1, 0, 0x73))
+	f.Add(append(append([]byte(nil), preamble...), 1, 0xff, 0xff, 0xff, 0xff, 0x0f))
+	f.Add(append(append([]byte(nil), preamble...), 2, 3, 0xff, 0xff, 0xff))
+	if b, err := os.ReadFile("testdata/fuzz-seed.wasm"); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, bin []byte) {
+		b, err := Decode(bin)
+		if err != nil {
+			return
+		}
+		_, _ = validate(b, WorldTool)
+		_, _ = validate(b, WorldCapsule)
+	})
+}
+
+type fakeMem []byte
+
+func (m fakeMem) Read(off, n uint32) ([]byte, bool) {
+	if uint64(off)+uint64(n) > uint64(len(m)) {
+		return nil, false
+	}
+	return m[off : off+n], true
+}
+func (m fakeMem) Size() uint32 { return uint32(len(m)) }
+
+// FuzzLiftResult lifts tool-results from arbitrary guest memory: errors,
+// never panics.
+func FuzzLiftResult(f *testing.F) {
+	f.Add(make([]byte, 128), uint32(0))
+	f.Add(append([]byte{1, 0, 0, 0, 1, 0, 0, 0, 60, 0, 0, 0, 4}, make([]byte, 100)...), uint32(0))
+	f.Fuzz(func(t *testing.T, mem []byte, ptr uint32) {
+		_, _ = liftResult(fakeMem(mem), ptr)
+	})
+}
