@@ -1,0 +1,103 @@
+package component
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// BenchmarkToolCall is one echo call on a fresh component instance.
+func BenchmarkToolCall(b *testing.B) {
+	rt := newRuntime(b)
+	c := compileFixture(b, rt, "tool", "tool", WorldTool)
+	in := ToolInput{Data: str("ehello")}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := c.RunTool(context.Background(), Env{}, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPreview1Call is the same echo as a preview-1 module run by
+// sandbox.Engine, for comparison.
+func BenchmarkPreview1Call(b *testing.B) {
+	out := filepath.Join(b.TempDir(), "echo.wasm")
+	if o, err := exec.Command("wat2wasm", "testdata/echo_p1.wat", "-o", out).CombinedOutput(); err != nil {
+		b.Skipf("wat2wasm: %v %s", err, o)
+	}
+	wasm, err := os.ReadFile(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close(ctx)
+	m, err := e.Compile(ctx, "echo", wasm)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Run(ctx, m, sandbox.Call{Stdin: []byte("hello")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCompileCold decodes, validates and compiles the fixture in a new
+// runtime with an empty cache each time.
+func BenchmarkCompileCold(b *testing.B) {
+	bin := fixture(b, "tool", "tool")
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCloseOnContextDone(true))
+		d, err := Decode(bin)
+		if err == nil {
+			_, err = Compile(ctx, rt, d, WorldTool)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = rt.Close(ctx)
+	}
+}
+
+// BenchmarkCompileCached is Compile in a new runtime sharing a disk cache
+// that already holds the main module.
+func BenchmarkCompileCached(b *testing.B) {
+	bin := fixture(b, "tool", "tool")
+	ctx := context.Background()
+	cache, err := wazero.NewCompilationCacheWithDir(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cache.Close(ctx)
+	cfg := wazero.NewRuntimeConfig().WithCloseOnContextDone(true).WithCompilationCache(cache)
+	compile := func() {
+		rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+		defer rt.Close(ctx)
+		d, err := Decode(bin)
+		if err == nil {
+			_, err = Compile(ctx, rt, d, WorldTool)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	compile()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		compile()
+	}
+}
