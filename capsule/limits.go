@@ -45,14 +45,14 @@ type uintField struct {
 	typ  string // serde's name for the type, in shape errors
 }
 
-var limitFields = []uintField{
+var limitFields = []uintField{ //nolint:gochecknoglobals // read-only table of murmur.yaml limit fields
 	{"memory_bytes", DefaultMemoryBytes, 64, "usize"},
 	{"table_elements", DefaultTableElements, 64, "usize"},
 	{"instances", DefaultInstances, 64, "usize"},
 	{"deadline_seconds", DefaultDeadlineSeconds, 64, "u64"},
 }
 
-var resourceFields = []uintField{
+var resourceFields = []uintField{ //nolint:gochecknoglobals // read-only table of murmur.yaml resource fields
 	{"max_processes", 128, 64, "u64"},
 	{"max_open_files", 1024, 64, "u64"},
 	{"max_file_size_bytes", 4294967296, 64, "u64"},

@@ -72,7 +72,7 @@ func writeAtomic(dir, name string, data []byte) (err error) {
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
+			_ = tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()

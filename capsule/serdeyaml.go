@@ -32,7 +32,7 @@ func serdeYAMLString(s string) string {
 var (
 	yamlFloat  = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)
 	yamlRadix  = regexp.MustCompile(`^[+-]?0(x[0-9a-fA-F]+|o[0-7]+|b[01]+)$`)
-	yamlSpecia = map[string]bool{
+	yamlSpecia = map[string]bool{ //nolint:gochecknoglobals // read-only set of serde_yaml's special scalars
 		"~": true, "null": true, "Null": true, "NULL": true,
 		"true": true, "True": true, "TRUE": true, "false": true, "False": true, "FALSE": true,
 		".inf": true, ".Inf": true, ".INF": true, "+.inf": true, "+.Inf": true, "+.INF": true,

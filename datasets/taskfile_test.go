@@ -64,7 +64,7 @@ func TestTaskPathOutsideTheDatasetIsRefused(t *testing.T) {
 			path := filepath.Join(dir, "cases.jsonl")
 			writeFile(t, path, `{"case_id": "c", "task_path": `+quote(t, taskPath)+`}`+"\n")
 
-			ds, err := Load(path)
+			_, err := Load(path)
 			if tt.outside {
 				if !errcode.Is(err, errcode.EvalDataset) {
 					t.Fatalf("Load = %v, want %s", err, errcode.EvalDataset)
@@ -76,7 +76,7 @@ func TestTaskPathOutsideTheDatasetIsRefused(t *testing.T) {
 			} else if err != nil {
 				t.Fatalf("Load: %v", errcode.Format(err))
 			}
-			ds, err = Options{AllowTaskOutside: true}.Load(path)
+			ds, err := Options{AllowTaskOutside: true}.Load(path)
 			if err != nil {
 				t.Fatalf("Load with AllowTaskOutside: %v", errcode.Format(err))
 			}

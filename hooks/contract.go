@@ -20,8 +20,10 @@ const (
 	OnSessionEnd   = "on-session-end"
 )
 
-// Bindings lists the binding values in murmur's order.
-var Bindings = []string{OnStage, OnSessionStart, OnTaskStart, OnInference, OnToolCall, OnShell, OnCompaction, OnTaskEnd, OnSessionEnd}
+// Bindings returns the binding values in murmur's order.
+func Bindings() []string {
+	return []string{OnStage, OnSessionStart, OnTaskStart, OnInference, OnToolCall, OnShell, OnCompaction, OnTaskEnd, OnSessionEnd}
+}
 
 // Execution modes.
 const (
@@ -48,7 +50,7 @@ type Contract struct {
 }
 
 // honoured is the one committing policy a specific binding accepts.
-var honoured = map[string]string{
+var honoured = map[string]string{ //nolint:gochecknoglobals // read-only table of the arm each binding honours
 	OnStage:      ArmWriteManifests,
 	OnCompaction: ArmReplaceContext,
 	OnTaskEnd:    ArmReopenTask,
@@ -68,8 +70,8 @@ func ParseContract(manifest []byte) (Contract, string) {
 	}
 	c := Contract{Mode: Blocking, Policy: ArmNone}
 	if s, ok := str("binding"); ok {
-		if !contains(Bindings, s) {
-			return c, "unknown binding '" + s + "'; expected: " + strings.Join(Bindings, ", ")
+		if !contains(Bindings(), s) {
+			return c, "unknown binding '" + s + "'; expected: " + strings.Join(Bindings(), ", ")
 		}
 		c.Binding = s
 	}

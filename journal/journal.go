@@ -116,12 +116,12 @@ func Open(path string, check Check) (*Writer, Contents, error) {
 	}
 	c, spans, good, err := read(f, check)
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "read journal %s", path)
 	}
 	if len(c.Bad) > 0 {
 		nf, err := rewrite(path, f, spans)
-		f.Close()
+		_ = f.Close()
 		if err != nil {
 			return nil, Contents{}, err
 		}
@@ -129,11 +129,11 @@ func Open(path string, check Check) (*Writer, Contents, error) {
 	}
 	// Cut what follows the last complete line, then append from there.
 	if err := f.Truncate(good); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "repair journal %s", path)
 	}
 	if _, err := f.Seek(good, io.SeekStart); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "seek journal %s", path)
 	}
 	return &Writer{f: f}, c, nil
@@ -237,7 +237,7 @@ func rewrite(path string, f *os.File, spans []span) (*os.File, error) {
 		return nil, errcode.Wrap(errcode.IO, err, "rewrite journal %s", path)
 	}
 	fail := func(err error) (*os.File, error) {
-		tmp.Close()
+		_ = tmp.Close()
 		os.Remove(tmp.Name())
 		return nil, errcode.Wrap(errcode.IO, err, "rewrite journal %s", path)
 	}
@@ -255,10 +255,10 @@ func rewrite(path string, f *os.File, spans []span) (*os.File, error) {
 	}
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
-		d.Close()
+		_ = d.Close()
 	}
 	if _, err := tmp.Seek(0, io.SeekEnd); err != nil {
-		tmp.Close()
+		_ = tmp.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "seek journal %s", path)
 	}
 	return tmp, nil
@@ -279,12 +279,12 @@ func openRegular(path string, flag int) (*os.File, error) {
 		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
 	}
 	// Back to blocking mode: appends must not return EAGAIN.
 	if err := setBlocking(f); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "open journal %s", path)
 	}
 	return f, nil

@@ -38,7 +38,7 @@ func Acquire(dir string) (*Lock, error) {
 	}
 	if err := tryLock(f, true); err != nil {
 		holder := readHolder(f)
-		f.Close()
+		_ = f.Close()
 		if errors.Is(err, errHeld) {
 			return nil, lockedErr(dir, holder)
 		}
@@ -79,7 +79,7 @@ func Share(dir string) (*Lock, error) {
 	}
 	if err := tryLock(f, false); err != nil {
 		holder := readHolder(f)
-		f.Close()
+		_ = f.Close()
 		if errors.Is(err, errHeld) {
 			return nil, lockedErr(dir, holder)
 		}
@@ -107,7 +107,7 @@ func openLockFile(path string, flag int) (*os.File, error) {
 		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "lock file %s", path).WithHint("remove %s and try again", path)
 	}
 	return f, nil

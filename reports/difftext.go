@@ -42,7 +42,7 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", clean(s.Scorer), rateCell(s.Base), rateCell(s.Head),
 			signedPP(s.ChangePP, s.Base.Total > 0 && s.Head.Total > 0), s.Paired, len(s.PassToFail), len(s.FailToPass), pValue(s.PValue), verdict)
 	}
-	tw.Flush() // writes to a strings.Builder cannot fail
+	_ = tw.Flush() // writes to a strings.Builder cannot fail
 
 	for _, s := range r.Scorers {
 		writeCases(&b, s.Scorer+": pass→fail", s.PassToFail)

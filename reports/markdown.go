@@ -132,7 +132,7 @@ func ciText(r Rate) string { return fmt.Sprintf("%.1f–%.1f%%", 100*r.Low, 100*
 
 // md makes s safe inside a Markdown table cell: one line, no pipes, no
 // emphasis, links or HTML.
-var mdReplacer = strings.NewReplacer(
+var mdReplacer = strings.NewReplacer( //nolint:gochecknoglobals // a read-only replacer (safe for concurrent use)
 	`\`, `\\`, "|", `\|`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`, "#", `\#`,
 	"<", "&lt;", ">", "&gt;", "\r\n", " ", "\n", " ", "\r", " ",
 )

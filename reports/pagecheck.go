@@ -17,7 +17,7 @@ import (
 
 // pageCodecs are the compressions a page may use: those parquet-go reads
 // and pageVerifier can check with a bounded decoder.
-var pageCodecs = map[format.CompressionCodec]bool{
+var pageCodecs = map[format.CompressionCodec]bool{ //nolint:gochecknoglobals // read-only set of the page codecs
 	format.Uncompressed: true, format.Snappy: true, format.Gzip: true,
 	format.Brotli: true, format.Zstd: true, format.Lz4Raw: true,
 }

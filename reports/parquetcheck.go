@@ -44,17 +44,17 @@ func openChecked(path string, lim ReadLimits, pages bool) (*checkedFile, error) 
 		err = fmt.Errorf("not a regular file (%s)", fi.Mode().Type())
 	}
 	if err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, errcode.Wrap(errcode.IO, err, "read %s", path)
 	}
 	c := &checkedFile{f: f, size: fi.Size()}
 	if err := c.checkFooter(path, lim); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, err
 	}
 	if pages {
 		if err := c.checkPages(path, lim); err != nil {
-			f.Close()
+			_ = f.Close()
 			return nil, err
 		}
 	}

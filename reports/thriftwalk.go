@@ -27,7 +27,7 @@ const thriftMaxDepth = 32
 // thriftElemCost is what one decoded list element is counted as: a struct
 // is counted as the largest struct in Parquet's metadata (a column chunk),
 // so the estimate bounds the real allocation from above.
-var thriftElemCost = [16]int64{
+var thriftElemCost = [16]int64{ //nolint:gochecknoglobals // read-only table of costs by thrift type
 	1: 8, 2: 8, 3: 8, 4: 8, 5: 8, 6: 8, 7: 8,
 	8:  int64(unsafe.Sizeof([]byte(nil))),
 	9:  int64(unsafe.Sizeof([]int(nil))),

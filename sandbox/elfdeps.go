@@ -125,7 +125,7 @@ func (w *walker) libs(needed, search []string, machine elf.Machine) {
 			continue
 		}
 		_, more, libSearch, _, ok := elfInfo(f, filepath.Dir(lib))
-		f.Close()
+		_ = f.Close()
 		if ok {
 			w.libs(more, libSearch, machine)
 		}
@@ -208,7 +208,7 @@ func findLib(name string, search []string, machine elf.Machine) string {
 		}
 		ef, err := elf.NewFile(f)
 		match := err == nil && ef.Machine == machine
-		f.Close()
+		_ = f.Close()
 		if match {
 			return canonical(c)
 		}

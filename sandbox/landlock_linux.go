@@ -114,7 +114,7 @@ func restrictThread(spec landlockSpec) error {
 		}
 		pb := pathBeneath{access: access, fd: int32(pfd)}
 		_, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, fd, unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&pb)), 0, 0, 0)
-		unix.Close(pfd)
+		_ = unix.Close(pfd)
 		if errno != 0 {
 			return fmt.Errorf("landlock_add_rule %s: %w", r.Path, errno)
 		}

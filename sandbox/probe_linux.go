@@ -64,7 +64,7 @@ func probeLandlock(abi int) error {
 		}
 		fd, err := unix.Open(outside, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 		if err == nil {
-			unix.Close(fd)
+			_ = unix.Close(fd)
 			res <- errors.New("a file outside the rule set could still be opened")
 			return
 		}

@@ -9,7 +9,7 @@ import (
 // grantKeys are the keys of murmur's effective_grants object (its
 // ScopeReport, containment.rs) in declaration order, the order murmur's
 // serializer writes them.
-var grantKeys = []string{
+var grantKeys = []string{ //nolint:gochecknoglobals // read-only list of murmur's grant keys, in order
 	"declared_containment", "achieved_containment", "floor_met", "shortfall_reason",
 	"enforcement_tier", "filesystem_scope", "workdir_exec", "network_allow", "unix_sockets",
 	"shell_allow", "spawn_allow", "env_allow", "interpreter_runtime_grants", "staged_runtime_grants",

@@ -142,7 +142,9 @@ func load1() float64 {
 		return -1
 	}
 	var l float64
-	fmt.Sscan(string(raw), &l)
+	if _, err := fmt.Sscan(string(raw), &l); err != nil {
+		return -1
+	}
 	return l
 }
 

@@ -38,7 +38,7 @@ type sizes struct {
 	MaxConnections int           `json:"max_connections"`
 }
 
-var presets = map[string]sizes{
+var presets = map[string]sizes{ //nolint:gochecknoglobals // read-only table of the -size presets
 	"full": {Name: "full", OverheadCases: 2000, Repeat: 3, ScalingCases: 512, ScalingWorkers: []int{1, 8, 64, 256},
 		Delay: 50 * time.Millisecond, Turns: 3, MemoryCases: []int{1000, 20000}, ParquetEvents: 2_000_000, MaxConnections: 1024},
 	"smoke": {Name: "smoke", OverheadCases: 40, Repeat: 1, ScalingCases: 16, ScalingWorkers: []int{1, 8},

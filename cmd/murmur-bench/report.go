@@ -76,12 +76,12 @@ func (r *report) print(w io.Writer) {
 	var tw *tabwriter.Writer
 	section := func(title string) {
 		if tw != nil {
-			tw.Flush()
+			_ = tw.Flush() // print's writer is the terminal: nobody to tell
 		}
 		fmt.Fprintln(w, "\n"+title)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	}
-	defer func() { tw.Flush() }()
+	defer func() { _ = tw.Flush() }()
 	if o := r.Overhead; o != nil {
 		section(fmt.Sprintf("overhead (replay, 2 turns, 1 WASM call; fixed cost of a run: %.0f ms wall, %.0f ms CPU)", o.Fixed.WallS*1000, o.Fixed.CPUS*1000))
 		fmt.Fprintln(tw, "workers\tcases\tcases/s\trun cases/s\tCPU ms/case\tuser\tsystem\tmarginal\tstage\tlaunch\tloop\treport\tcase ms\tload\t")
@@ -121,7 +121,7 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(tw, "%s\t%s %s\t%.3g\t%s\t%v\t\n", t.Name, t.Want, t.Unit, t.Got, t.Headroom, t.Met)
 	}
 	if r.Size.Name != "full" {
-		tw.Flush()
+		_ = tw.Flush()
 		fmt.Fprintln(w, "(reduced size: its figures say nothing about the targets)")
 	}
 }

@@ -111,7 +111,7 @@ func TestArchivesUnpack(t *testing.T) {
 		{name: "copy", link: "README", typ: tar.TypeLink},
 	}
 	for _, kind := range []string{"tar", "tar.gz"} {
-		b, err := prepareBytes(t, kind, buildTar(t, kind == "tar.gz", entries...), DefaultLimits)
+		b, err := prepareBytes(t, kind, buildTar(t, kind == "tar.gz", entries...), DefaultLimits())
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -131,7 +131,7 @@ func TestArchivesUnpack(t *testing.T) {
 	}
 	z := buildZip(t, zipEntry{name: "src/", mode: fs.ModeDir}, zipEntry{name: "src/main.go", body: "package main\n"},
 		zipEntry{name: "run.sh", body: "#!/bin/sh\n", mode: 0o100}, zipEntry{name: "l", body: "src/main.go", mode: fs.ModeSymlink})
-	b, err := prepareBytes(t, "zip", z, DefaultLimits)
+	b, err := prepareBytes(t, "zip", z, DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestFolderSourceChecked(t *testing.T) {
 			if err := setup(src); err != nil {
 				t.Fatal(err)
 			}
-			_, err := Prepare(t.Context(), src, "dir", filepath.Join(dir, "base"), DefaultLimits)
+			_, err := Prepare(t.Context(), src, "dir", filepath.Join(dir, "base"), DefaultLimits())
 			if got := errcode.Code(err); got != errcode.WorkspaceEntry {
 				t.Fatalf("Prepare() code %q (%v), want %q", got, err, errcode.WorkspaceEntry)
 			}

@@ -17,7 +17,7 @@ func folderBase(t testing.TB, files map[string]string) (src string, b *Base) {
 	dir := t.TempDir()
 	src = filepath.Join(dir, "src")
 	writeFiles(t, src, files)
-	b, err := Prepare(context.Background(), src, "dir", filepath.Join(dir, "run", DirName, "x"), DefaultLimits)
+	b, err := Prepare(context.Background(), src, "dir", filepath.Join(dir, "run", DirName, "x"), DefaultLimits())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestSetReadsOnce(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src")
 	writeFiles(t, src, map[string]string{"a": "a"})
-	s := NewSet(filepath.Join(dir, "run"), DefaultLimits)
+	s := NewSet(filepath.Join(dir, "run"), DefaultLimits())
 	var wg sync.WaitGroup
 	bases := make([]*Base, 8)
 	for i := range bases {
@@ -178,7 +178,7 @@ func BenchmarkClone(b *testing.B) {
 	}
 	src := filepath.Join(root, "src")
 	writeFiles(b, src, benchFiles(b, 5000, 50<<20))
-	base, err := Prepare(b.Context(), src, "dir", filepath.Join(root, "run", DirName, "x"), DefaultLimits)
+	base, err := Prepare(b.Context(), src, "dir", filepath.Join(root, "run", DirName, "x"), DefaultLimits())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func BenchmarkDiff(b *testing.B) {
 	root := b.TempDir()
 	src := filepath.Join(root, "src")
 	writeFiles(b, src, benchFiles(b, 5000, 50<<20))
-	base, err := Prepare(b.Context(), src, "dir", filepath.Join(root, "run", DirName, "x"), DefaultLimits)
+	base, err := Prepare(b.Context(), src, "dir", filepath.Join(root, "run", DirName, "x"), DefaultLimits())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func walkSession(ctx context.Context, root *sessionfs.Root, limit int) (map[stri
 			name := d.Name()
 			if dir != "." {
 				name = path.Join(dir, name)
-			} else if slices.Contains(Reserved, name) {
+			} else if slices.Contains(Reserved(), name) {
 				continue
 			}
 			if len(out) >= limit {

@@ -9,13 +9,15 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
-// Reserved are the top-level names of a session folder that murmur and
+// Reserved returns the top-level names of a session folder that murmur and
 // murmur-eval write (murmur-formats.md §7, the check's and the setup's
 // HOME): a workspace holding one is refused rather than letting its file
 // be overwritten, or be mistaken for the harness's.
-var Reserved = []string{
-	"tools", "logs", "out", "contexts", "task.md", "input.txt", "MURMUR.md",
-	"trace.jsonl", "eval.jsonl", ".capsule-home", ".check-home", ".setup-home",
+func Reserved() []string {
+	return []string{
+		"tools", "logs", "out", "contexts", "task.md", "input.txt", "MURMUR.md",
+		"trace.jsonl", "eval.jsonl", ".capsule-home", ".check-home", ".setup-home",
+	}
 }
 
 // kind of a base entry.
@@ -66,7 +68,7 @@ func cleanName(raw string) (string, error) {
 		return "", nil
 	}
 	top, _, _ := strings.Cut(n, "/")
-	for _, r := range Reserved {
+	for _, r := range Reserved() {
 		if top == r {
 			return "", entryErr(raw, "%q is a name of the session folder murmur-eval writes", r)
 		}

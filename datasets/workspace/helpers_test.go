@@ -19,7 +19,6 @@ import (
 type tarEntry struct {
 	name, body, link string
 	typ              byte
-	size             int64 // header size when set, else len(body)
 }
 
 func file(name, body string) tarEntry { return tarEntry{name: name, body: body, typ: tar.TypeReg} }

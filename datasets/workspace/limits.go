@@ -15,9 +15,11 @@ type Limits struct {
 	MaxEntryBytes int64 // one file's size
 }
 
-// DefaultLimits are the limits unless MURMUR_EVAL_WORKSPACE_LIMITS says
+// DefaultLimits returns the limits unless MURMUR_EVAL_WORKSPACE_LIMITS says
 // otherwise: 200,000 entries, 8 GiB in all, 2 GiB a file.
-var DefaultLimits = Limits{MaxEntries: 200_000, MaxBytes: 8 << 30, MaxEntryBytes: 2 << 30}
+func DefaultLimits() Limits {
+	return Limits{MaxEntries: 200_000, MaxBytes: 8 << 30, MaxEntryBytes: 2 << 30}
+}
 
 // LimitsEnv overrides DefaultLimits: "entries,bytes,entry_bytes", each a
 // positive integer.
@@ -26,7 +28,7 @@ const LimitsEnv = "MURMUR_EVAL_WORKSPACE_LIMITS"
 // ParseLimits reads LimitsEnv's value; "" is DefaultLimits.
 func ParseLimits(v string) (Limits, error) {
 	if v == "" {
-		return DefaultLimits, nil
+		return DefaultLimits(), nil
 	}
 	var n [3]int64
 	parts := splitComma(v)

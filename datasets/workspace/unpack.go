@@ -142,7 +142,7 @@ func unpackTar(r io.Reader, gz bool, w *writer) error {
 		switch h.Typeflag {
 		case tar.TypeDir:
 			err = w.dir(name)
-		case tar.TypeReg, tar.TypeRegA:
+		case tar.TypeReg: // tar.Reader turns the legacy TypeRegA into TypeReg (or TypeDir)
 			err = w.file(name, fs.FileMode(h.Mode), h.Size, tr)
 		case tar.TypeSymlink:
 			err = w.link(name, h.Linkname)
@@ -199,7 +199,7 @@ func unpackZip(ra io.ReaderAt, size int64, w *writer) error {
 				return formatErr(oerr)
 			}
 			err = w.file(name, m, int64(f.UncompressedSize64), rc)
-			rc.Close()
+			_ = rc.Close()
 		default:
 			err = entryErr(f.Name, "a %s, not a file, folder or link", m.Type())
 		}

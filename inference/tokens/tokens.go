@@ -28,7 +28,7 @@ import (
 const Encoding = "cl100k_base"
 
 // specials are cl100k_base's special tokens.
-var specials = [...]string{"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>"}
+var specials = [...]string{"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|endofprompt|>"} //nolint:gochecknoglobals // read-only list of cl100k special tokens
 
 // maxCached bounds the pieces a Counter remembers; past it the memory is
 // dropped and refilled (a run's text is mostly the same pieces).
@@ -37,7 +37,7 @@ const maxCached = 1 << 17
 // embeddedRanks is the decoded ranks table, read-only once built: like
 // the unicode package's tables, it is data of the binary, decoded lazily so
 // that a run that counts nothing does not pay for it.
-var embeddedRanks = sync.OnceValues(loadRanks)
+var embeddedRanks = sync.OnceValues(loadRanks) //nolint:gochecknoglobals // the embedded ranks, decoded once on first use and read-only after
 
 // Counter counts cl100k_base tokens. The zero value is ready; it is safe
 // for concurrent use.

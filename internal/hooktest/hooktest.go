@@ -22,7 +22,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
-var build struct {
+var build struct { //nolint:gochecknoglobals // what the test binary builds once, shared by its tests
 	once     sync.Once
 	wasm     string // the built guest
 	cacheDir string
@@ -50,7 +50,7 @@ func CacheDir(tb testing.TB) string {
 	return build.cacheDir
 }
 
-var shared struct {
+var shared struct { //nolint:gochecknoglobals // the engine and module the test binary compiles once, shared by its tests
 	once   sync.Once
 	engine *sandbox.Engine
 	module *sandbox.Module
@@ -167,7 +167,7 @@ func wazeroCacheVersion(base string) (string, error) {
 func run(dir, bin string, env []string, args ...string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(cmd.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -91,11 +91,11 @@ func WriteResults(path string, expand int64, rows []reports.ResultRow) error {
 	}
 	w := parquet.NewGenericWriter[reports.ResultRow](f, parquet.Compression(&lyingCodec{bomb: bomb, enc: enc, dec: dec}))
 	if _, err := w.Write(rows); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	if err := w.Close(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return err
 	}
 	return f.Close()

@@ -18,7 +18,7 @@ var pageSource string
 // browser opens.
 const maxGridRows = 1000
 
-var page = template.Must(template.New("page").Funcs(template.FuncMap{
+var page = template.Must(template.New("page").Funcs(template.FuncMap{ //nolint:gochecknoglobals // the parsed template, read-only (safe for concurrent use)
 	"pct":  pct,
 	"pnum": func(p float64) string { return strings.TrimPrefix(pValue(p), "p=") },
 	"pp":   func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + " pp" },

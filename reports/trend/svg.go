@@ -43,18 +43,18 @@ func (c *canvas) html() template.HTML {
 func esc(s string) string { return html.EscapeString(s) }
 
 // palette colours the scorers; overall is drawn in ink.
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"}
+var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"} //nolint:gochecknoglobals // read-only table of colours
 
 const ink = "#222"
 
 // statusColors are the status breakdown's and the grid's colours.
-var statusColors = map[string]string{
+var statusColors = map[string]string{ //nolint:gochecknoglobals // read-only table of colours
 	reports.StatusPassed: "#2e7d32", reports.StatusFailed: "#e65100", reports.StatusError: "#6a1b9a",
 	reports.StatusTimeout: "#546e7a", reports.StatusCancelled: "#9e9e9e",
 }
 
 // statusStack is the order of a bar's segments, bottom up.
-var statusStack = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusCancelled}
+var statusStack = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusCancelled} //nolint:gochecknoglobals // read-only list of the stack order
 
 func trendColor(i int) string {
 	if i == 0 {

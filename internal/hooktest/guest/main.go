@@ -84,8 +84,7 @@ func main() {
 		os.Exit(3)
 	case "panic":
 		var m map[string]int
-		//lint:ignore SA5000 the test hook panics on purpose
-		m["x"] = 1
+		m["x"] = 1 //nolint:staticcheck // SA5000: the test hook panics on purpose
 	case "error":
 		answer(map[string]any{"error": "hook says no"})
 	case "compact":
@@ -119,8 +118,13 @@ func main() {
 			answer(map[string]any{"error": err.Error()})
 			return
 		}
-		f.Write(append(line, '\n'))
-		f.Close()
+		_, werr := f.Write(append(line, '\n'))
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			answer(map[string]any{"error": werr.Error()})
+		}
 	case "peek":
 		_, rerr := os.ReadFile("task.md")
 		_, derr := os.ReadDir("/")
@@ -156,8 +160,7 @@ func main() {
 			answer(map[string]any{"output": "reopen-task", "reason": text})
 		}
 	case "spin":
-		//lint:ignore SA5002 the test hook spins on purpose, until its deadline kills it
-		for {
+		for { //nolint:staticcheck // SA5002: the test hook spins on purpose, until its deadline kills it
 		}
 	default:
 		fail(fmt.Errorf("unknown test hook %q", name))
@@ -166,7 +169,9 @@ func main() {
 
 func answer(v any) {
 	b, _ := json.Marshal(v)
-	os.Stdout.Write(b)
+	if _, err := os.Stdout.Write(b); err != nil {
+		fail(err)
+	}
 }
 
 func fail(err error) {
