@@ -14,8 +14,8 @@ type World struct {
 
 // The worlds of murmur's runtime-guest package (murmur-session.md §8).
 var (
-	WorldTool    = World{Name: "tool", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:task/task@0.1.0", "murmur:text/chunks@0.1.0"}}
-	WorldDriver  = World{Name: "driver", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:text/chunks@0.1.0"}}
+	WorldTool   = World{Name: "tool", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:task/task@0.1.0", "murmur:text/chunks@0.1.0"}}
+	WorldDriver = World{Name: "driver", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:text/chunks@0.1.0"}}
 	// A capsule imports murmur:tool/run for the types tool-registry uses;
 	// it has no functions for the host to provide.
 	WorldCapsule = World{Name: "capsule", Export: "murmur:capsule/run@0.1.0", Imports: []string{"murmur:tool-registry/invoke@0.1.0", "murmur:tool/run@0.1.0"}}
