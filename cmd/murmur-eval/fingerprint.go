@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 )
@@ -26,8 +27,9 @@ const shardPart = "shard"
 // configParts names everything that decides a run's results, each as a
 // digest or a small value: --resume refuses a run whose parts changed and
 // says which (journal.Changed). Computed after the capsule is prepared, so
-// a lock written by the first run's staging is already there.
-func configParts(o options, env map[string]string) (map[string]string, error) {
+// a lock written by the first run's staging is already there. cases are
+// the whole dataset's: the files they name are a part too (inputsDigest).
+func configParts(o options, env map[string]string, cases []datasets.Case) (map[string]string, error) {
 	parts := map[string]string{
 		"selection": fmt.Sprintf("filter=%q limit=%d", o.batch.filter, o.batch.limit),
 		shardPart:   o.batch.shard.String(),
@@ -53,6 +55,9 @@ func configParts(o options, env map[string]string) (map[string]string, error) {
 	}
 	var err error
 	if parts["artifacts"], err = treeDigest(stores, func(p string) bool { return strings.HasSuffix(p, ".sha256") }); err != nil {
+		return nil, err
+	}
+	if parts[inputsPart], err = inputsDigest(o.dataset, cases); err != nil {
 		return nil, err
 	}
 	if o.replay != "" {
@@ -117,7 +122,7 @@ func checkResume(dir string, prev journal.Run, cur map[string]string, lockPath s
 		return prev, nil
 	}
 	return prev, errcode.New(errcode.Usage, "--resume %s: the run's configuration changed since it started: %s", dir, strings.Join(changed, ", ")).
-		WithHint("resume with the same capsule, lock, artifacts, dataset, recordings and flags, or start a new run with --out")
+		WithHint("resume with the same capsule, lock, artifacts, dataset, task files, workspaces, recordings and flags, or start a new run with --out")
 }
 
 // writtenSince reports whether the file at path was last modified no

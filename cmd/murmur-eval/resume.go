@@ -123,8 +123,8 @@ func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pi
 // the records of the cases it holds, and which (case, epoch) pairs are done.
 // Lines that cannot be read back are skipped, their cases run again, and a
 // warning with their count goes to warn once.
-func openJournal(o options, env map[string]string, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
-	parts, err := configParts(o, env)
+func openJournal(o options, env map[string]string, all []datasets.Case, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
+	parts, err := configParts(o, env, all)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -135,7 +135,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		}
 		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
 	}
-	jw, records, done, err := openJournal(o, env, folder, outAbs, stderr)
+	jw, records, done, err := openJournal(o, env, ds.Cases, folder, outAbs, stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}

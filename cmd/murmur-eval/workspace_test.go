@@ -271,6 +271,23 @@ func TestWorkspaceIsolation(t *testing.T) {
 	if got := sourcesHash(t, dir); got != before {
 		t.Error("the workspace sources changed after --resume")
 	}
+
+	// A workspace edited since the run started: --resume refuses, naming
+	// the inputs (the cases still to run would start from other files).
+	var edited string
+	filepath.WalkDir(filepath.Join(dir, "repo"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && edited == "" && d.Type().IsRegular() {
+			edited = p
+		}
+		return nil
+	})
+	if err := os.WriteFile(edited, []byte("edited since the run started\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = runWorkspace(t, dir, out, nil, "--epochs", "2", "--resume", out)
+	if res.code != exitUsage || !strings.Contains(res.stderr, "changed since it started: inputs") {
+		t.Errorf("--resume after a workspace edit: exit %d, want %d naming the inputs\n%s", res.code, exitUsage, res.stderr)
+	}
 }
 
 func mustReadFile(t *testing.T, p string) string {
