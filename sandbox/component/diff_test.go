@@ -1,0 +1,143 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// jcoDiffers lists the inputs where preview2-shim and wasmtime (murmur's
+// host) disagree; this host follows wasmtime, and the test checks that.
+var jcoDiffers = map[string]struct{ ours, reason string }{
+	// wasmtime's file stream reports closed when a read finds end of file;
+	// preview2-shim returns an empty list first. Rust's std treats both as
+	// end of file, so murmur's tools cannot tell.
+	"fempty.txt": {`{"status":"error","summary":null,"data":null,"dataPath":null,"truncated":false,"metadata":[]}`,
+		"end of file is stream-error.closed"},
+	// wasmtime refuses invalid UTF-8 when lifting a string; preview2-shim's
+	// TextDecoder replaces it with U+FFFD.
+	"u": {`{"trap":true,"summary":null,"data":null,"dataPath":null,"truncated":false,"metadata":null}`,
+		"invalid UTF-8 is a trap"},
+}
+
+// refResult is a tool-result as difftest.mjs prints it.
+type refResult struct {
+	Trap      bool        `json:"trap,omitempty"`
+	Status    string      `json:"status,omitempty"`
+	Summary   *string     `json:"summary"`
+	Data      *string     `json:"data"`
+	DataPath  *string     `json:"dataPath"`
+	Truncated bool        `json:"truncated"`
+	Metadata  [][2]string `json:"metadata"`
+}
+
+// TestDifferentialJco runs the tool fixture through `jco transpile` +
+// preview2-shim on Node and through this host, and compares the results
+// byte for byte (as JSON). Traps must be traps on both sides.
+func TestDifferentialJco(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: transpiles and starts Node")
+	}
+	bin := fixture(t, "tool", "tool")
+	tmp := t.TempDir()
+	wasm := filepath.Join(tmp, "tool.wasm")
+	if err := os.WriteFile(wasm, bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "js")
+	cmd := exec.Command(filepath.Join(abs, "node_modules/.bin/jco"), "transpile", wasm, "-o", out, "--name", "tool",
+		"--map", "murmur:text/chunks@0.1.0="+filepath.Join(abs, "chunks.mjs"))
+	cmd.Dir = abs
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("jco transpile: %v\n%s", err, b)
+	}
+	if err := os.Symlink(filepath.Join(abs, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+
+	work := t.TempDir()
+	for name, body := range map[string]string{"in.txt": "inside\n", "utf8.txt": "héllo ✓", "empty.txt": ""} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(work, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inputs := []*string{nil, str(""), str("ehello"), str("e{\"a\":[1,2]}"), str("eé✓"), str("fin.txt"),
+		str("futf8.txt"), str("fempty.txt"), str("fnope"), str("f../x"), str("fsub/../in.txt"),
+		str("c chunk"), str("u"), str("t"), str("p"), str("x")}
+	var stdin bytes.Buffer
+	for _, in := range inputs {
+		b, _ := json.Marshal(in)
+		stdin.Write(append(b, '\n'))
+	}
+	node := exec.Command("node", filepath.Join(abs, "difftest.mjs"), filepath.Join(out, "tool.js"), work)
+	node.Stdin = &stdin
+	var stdout, stderr bytes.Buffer
+	node.Stdout, node.Stderr = &stdout, &stderr
+	if err := node.Run(); err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var want []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(l, "\x01") {
+			want = append(want, l[1:])
+		}
+	}
+	if len(want) != len(inputs) {
+		t.Fatalf("node printed %d results for %d inputs:\n%s", len(want), len(inputs), stdout.String())
+	}
+
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "tool", "tool", WorldTool)
+	root, err := os.OpenRoot(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	for i, in := range inputs {
+		r, err := c.RunTool(context.Background(), Env{Root: root}, ToolInput{Data: in})
+		got := refResult{Trap: true}
+		if err == nil {
+			got = refResult{Status: r.Status, Summary: r.Summary, Data: r.Data, DataPath: r.DataPath, Truncated: r.Truncated, Metadata: r.Metadata}
+			if got.Metadata == nil {
+				got.Metadata = [][2]string{}
+			}
+		}
+		b, _ := json.Marshal(got)
+		if in != nil {
+			if why, ok := jcoDiffers[*in]; ok {
+				if string(b) != why.ours {
+					t.Errorf("input %q: got %s, want %s (%s)", *in, b, why.ours, why.reason)
+				}
+				continue
+			}
+		}
+		// Normalise the reference through the same struct.
+		var ref refResult
+		if err := json.Unmarshal([]byte(want[i]), &ref); err != nil {
+			t.Fatal(err)
+		}
+		if ref.Metadata == nil && !ref.Trap {
+			ref.Metadata = [][2]string{}
+		}
+		wb, _ := json.Marshal(ref)
+		if !bytes.Equal(b, wb) {
+			name := "<none>"
+			if in != nil {
+				name = *in
+			}
+			t.Errorf("input %q: got %s, jco gives %s (host error %v)", name, b, wb, err)
+		}
+	}
+}
