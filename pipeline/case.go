@@ -1,20 +1,21 @@
 package pipeline
 
-import (
-	"time"
-
-	"github.com/murmur-nexus/murmur-eval/datasets"
-	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
-	"github.com/murmur-nexus/murmur-eval/scoring"
-)
+import "time"
 
 // Case is the state of one case (one epoch of one dataset line) as it moves
 // through the stages. The executor runs a case's stages on one goroutine, so
-// a Case needs no locks; what several cases share (Shared) is read-only once
-// set.
+// a Case needs no locks; what several cases share (a shared stage's result)
+// is read-only once made.
+//
+// The stages' results are not fields: each stage stores its own under its
+// Key (Store) and reads those of the stages it requires (ResultOf), so this
+// package knows none of their types.
 type Case struct {
-	RunID      string
-	Input      datasets.Case
+	RunID string
+	// ID is the dataset line's case_id; Input is the line itself, which
+	// the stages read as their dataset's type (InputOf).
+	ID         string
+	Input      any
 	Epoch      int       // 1-based
 	Attempt    int       // 1-based; a case that ended in error may be retried (Runner.Retries)
 	SessionID  string    // ses_<uuidv7 hex>, murmur's form
@@ -32,54 +33,33 @@ type Case struct {
 	// ErrInterrupted), nil when it did not. Set by the executor.
 	EndCause error
 
-	// Filled in by the stages; each field names the stage that sets it.
-	// Capsule, Artifacts and Toolset are run-wide state, shared read-only
-	// by every case.
-	Capsule   *Capsule    // resolve
-	Artifacts []Artifact  // verify
-	Toolset   *Toolset    // stage
-	Policy    *Policy     // contain
-	Session   *Session    // launch: the open trace, the model and the tools
-	Loop      LoopOutcome // loop: how the session ended
-	// Workspace is the case's workspace (stage: its base and how it was
-	// cloned; report: the diff's size); nil when the line names none.
-	Workspace *CaseWorkspace
-
-	// Scoring is the run's scoring plan (the manifest's scorers, how check
-	// commands run), shared read-only by every case and set when the case
-	// is built; nil scores with the default plan.
-	Scoring *scoring.Plan
-	// Scores are the case's scores, in scoring order, set by report for a
-	// case whose session ended and whose stages all ran; nil otherwise.
-	Scores []scoring.Score
+	// results holds each stage's result by stage name (result.go), and
+	// stored their names in the order they were first stored.
+	results map[string]any
+	stored  []string
+	// running is the stage the executor is running, and requires its
+	// requirements: the results it may read. violation is the first
+	// breach of those rules, which fails the running stage.
+	running   string
+	requires  []string
+	violation error
 
 	// verdict is the case's verdict, judged once when its last stage has
 	// run (settle); nil while it runs.
 	verdict *Verdict
 
-	// observed is set once the session's model and tools are wrapped with
-	// spans (observe.go).
-	observed bool
+	// observed holds the results already handed a tracer (observe.go).
+	observed map[string]bool
 }
 
-// CaseWorkspace is a case's workspace: the run's base it was cloned from.
-type CaseWorkspace struct {
-	Base  *workspace.Base
-	Clone workspace.CloneResult
-	// DiffBytes is the size of out/workspace.diff before any cut, set by
-	// report; nil when no diff was written.
-	DiffBytes *int64
-}
-
-// LoopOutcome is how the agent loop ended a case's session.
-type LoopOutcome struct {
-	ExitStatus string // ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
-	ResultText string // what out/result.txt says: the final answer or "error: ..."
-	// TaskExit is the task's task_end exit status: ok, failed, or
-	// reopen_budget_exhausted when on-task-end hooks kept reopening it.
-	TaskExit string
-	// Reopens is how many times on-task-end hooks reopened the task.
-	Reopens int
+// InputOf returns the case's dataset line as T, or E-EVL-099 when the case
+// carries another type.
+func InputOf[T any](c *Case) (T, error) {
+	v, ok := c.Input.(T)
+	if !ok {
+		return v, errInput(c)
+	}
+	return v, nil
 }
 
 // Stage returns the record of the named stage, if it has run or been skipped.
@@ -110,7 +90,3 @@ func (c *Case) settle() {
 	v := Judge(c)
 	c.verdict = &v
 }
-
-// ExitStatus is the session's exit status (ExitOK, ExitFailed,
-// ExitMaxTurnsReached), or "" when the loop never ended a session.
-func (c *Case) ExitStatus() string { return c.Loop.ExitStatus }

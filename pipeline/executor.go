@@ -2,6 +2,8 @@ package pipeline
 
 import (
 	"context"
+	"maps"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -22,13 +24,16 @@ const tracerName = "github.com/murmur-nexus/murmur-eval/pipeline"
 // prerequisites: ...", unless its node runs despite failure. Such nodes
 // (Report) run with a context that is not cancelled by ctx, so a case that
 // timed out or was interrupted still closes its trace and gets its row. A
-// panicking stage fails with E-EVL-099 instead of crashing the run.
+// panicking stage fails with E-EVL-099 instead of crashing the run, and so
+// does a stage that stores another stage's result, reads the result of a
+// stage it does not require, or returns nil without storing the result
+// its node declares.
 //
 // Each stage that runs gets an OpenTelemetry span, a child of the span in
 // ctx (the runner's case span), from that span's tracer provider; with no
-// span in ctx the spans are no-ops. Once Launch has opened the session, its
-// model and tools are wrapped so each inference and tool call gets a span
-// under the stage that makes it (Loop).
+// span in ctx the spans are no-ops. A stored result that is Observable
+// (Launch's session) is handed the tracer once, so each inference and tool
+// call gets a span under the stage that makes it (Loop).
 func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
 	for _, n := range g.order {
@@ -52,9 +57,9 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			continue
 		}
 		spanCtx, span := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(stageCtx, "stage "+name)
-		observeSession(spanCtx, c)
+		observeResults(spanCtx, c)
 		start := time.Now()
-		err := runStage(spanCtx, n.Stage, c)
+		err := runNode(spanCtx, n, c)
 		r := StageResult{Stage: name, Outcome: Ran, Duration: time.Since(start)}
 		if err != nil {
 			r.Outcome, r.Err = Failed, err
@@ -84,6 +89,35 @@ func (g *Graph) unmet(c *Case, n Node) []string {
 		}
 	}
 	return bad
+}
+
+// runNode runs n's stage on c under the result rules (result.go): it may
+// read its requirements' results and store only its own, which it must
+// store when it succeeds.
+func runNode(ctx context.Context, n Node, c *Case) error {
+	name := n.Stage.Name()
+	before := maps.Clone(c.results)
+	c.running, c.requires, c.violation = name, n.Requires, nil
+	err := runStage(ctx, n.Stage, c)
+	violation := c.violation
+	c.running, c.requires, c.violation = "", nil, nil
+	if violation != nil {
+		return violation
+	}
+	if other, ok := sameResults(before, c.results, name); !ok {
+		return errcode.New(errcode.Internal, "stage %s changed the result of stage %s", name, other)
+	}
+	if err != nil || n.Produces == nil {
+		return err
+	}
+	v, ok := c.results[name]
+	if !ok {
+		return errcode.New(errcode.Internal, "stage %s stored no result", name)
+	}
+	if got := reflect.TypeOf(v); got != n.Produces.Type() {
+		return errcode.New(errcode.Internal, "stage %s stored a %s, not its declared %s", name, got, n.Produces.Type())
+	}
+	return nil
 }
 
 func runStage(ctx context.Context, s Stage, c *Case) (err error) {

@@ -138,7 +138,8 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Case{EndCause: tt.endCause, Loop: LoopOutcome{ExitStatus: tt.exitStatus}}
+			c := &Case{EndCause: tt.endCause}
+			setExit(c, tt.exitStatus)
 			c.Stages = []StageResult{{Stage: "resolve", Outcome: Ran}}
 			if tt.failStage != "" {
 				c.Stages = append(c.Stages, StageResult{Stage: tt.failStage, Outcome: Failed, Err: tt.err})

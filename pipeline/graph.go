@@ -14,8 +14,10 @@ type Graph struct {
 	index map[string]int // stage name → position in order
 }
 
-// NewGraph validates nodes (no unnamed or duplicate stage, no unknown or
-// self requirement, no shared stage requiring a per-case one, no cycle) and returns them in dependency order. Among
+// NewGraph validates nodes (no unnamed or duplicate stage, no stage
+// producing another's result, no unknown or self requirement, no shared
+// stage requiring a per-case one, no cycle) and returns them in dependency
+// order. Among
 // stages whose requirements are met, declaration order is kept, so a table
 // written in the natural order runs in that order.
 func NewGraph(nodes ...Node) (*Graph, error) {
@@ -29,6 +31,9 @@ func NewGraph(nodes ...Node) (*Graph, error) {
 			return nil, errcode.New(errcode.Internal, "stage graph: stage %q declared twice (nodes %d and %d)", name, j, i)
 		}
 		byName[name] = i
+		if n.Produces != nil && n.Produces.Stage() != name {
+			return nil, errcode.New(errcode.Internal, "stage graph: stage %q declares the result of stage %q", name, n.Produces.Stage())
+		}
 	}
 	for _, n := range nodes {
 		for _, r := range n.Requires {

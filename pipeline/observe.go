@@ -1,85 +1,54 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
-
-	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/inference"
 )
 
-// observeSession wraps a case's model and tools, once Launch has opened
-// them, so each inference and tool call gets a span under the span in the
-// caller's context (the Loop stage's). The stages stay unaware of spans:
-// the executor does the observing. With spans off (no recording span in
-// ctx) the session is left as it is.
-func observeSession(ctx context.Context, c *Case) {
-	s := c.Session
-	if s == nil || c.observed || !oteltrace.SpanFromContext(ctx).IsRecording() {
+// Observable is a stage result that can put its own calls under spans
+// (Launch's session wraps its model and tools). The executor hands it the
+// tracer once, before the first stage that runs after it is stored, when
+// spans are on; the stages stay unaware of spans.
+type Observable interface {
+	Observe(tracer oteltrace.Tracer)
+}
+
+// SpanAttributer is a stage result with counters for the case's span (the
+// session's turns and tokens).
+type SpanAttributer interface {
+	SpanAttributes() []attribute.KeyValue
+}
+
+// observeResults hands the tracer of ctx's span to the case's Observable
+// results not yet observed. With spans off (no recording span in ctx)
+// nothing is wrapped.
+func observeResults(ctx context.Context, c *Case) {
+	if len(c.results) == 0 || !oteltrace.SpanFromContext(ctx).IsRecording() {
 		return
 	}
-	c.observed = true
-	tracer := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)
-	if s.Model != nil {
-		s.Model = tracedModel{next: s.Model, tracer: tracer, model: s.Config.Model}
-	}
-	if s.Tools != nil {
-		s.Tools = tracedTools{next: s.Tools, tracer: tracer}
+	for name, r := range c.results {
+		o, ok := r.(Observable)
+		if !ok || c.observed[name] {
+			continue
+		}
+		if c.observed == nil {
+			c.observed = map[string]bool{}
+		}
+		c.observed[name] = true
+		o.Observe(oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName))
 	}
 }
 
-// tracedModel is a Provider with a span per Complete.
-type tracedModel struct {
-	next   inference.Provider
-	tracer oteltrace.Tracer
-	model  string
-}
-
-func (m tracedModel) Complete(ctx context.Context, req *inference.Request, obs inference.Observer) (*inference.Response, error) {
-	ctx, span := m.tracer.Start(ctx, "inference", oteltrace.WithAttributes(attribute.String("gen_ai.request.model", m.model)))
-	defer span.End()
-	resp, err := m.next.Complete(ctx, req, obs)
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, errcode.Code(err))
-		return resp, err
-	}
-	if resp != nil {
-		span.SetAttributes(attribute.String("murmur_eval.stop_reason", resp.StopReason))
-		if u := resp.Usage; u != nil {
-			span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", u.InputTokens),
-				attribute.Int64("gen_ai.usage.output_tokens", u.OutputTokens))
+// resultAttributes collects the span attributes of the case's results, in
+// the order they were stored.
+func resultAttributes(c *Case) []attribute.KeyValue {
+	var out []attribute.KeyValue
+	for _, name := range c.stored {
+		if a, ok := c.results[name].(SpanAttributer); ok {
+			out = append(out, a.SpanAttributes()...)
 		}
 	}
-	return resp, err
-}
-
-// tracedTools is a Toolbox with a span per Call.
-type tracedTools struct {
-	next   Toolbox
-	tracer oteltrace.Tracer
-}
-
-func (t tracedTools) Inventory() []inference.Tool { return t.next.Inventory() }
-
-func (t tracedTools) Call(ctx context.Context, name string, input json.RawMessage) (ToolReply, error) {
-	ctx, span := t.tracer.Start(ctx, "tool "+name, oteltrace.WithAttributes(attribute.String("murmur_eval.tool", name)))
-	defer span.End()
-	reply, err := t.next.Call(ctx, name, input)
-	span.SetAttributes(attribute.Bool("murmur_eval.tool_error", reply.IsError))
-	if reply.Code != "" {
-		span.SetAttributes(attribute.String("murmur_eval.code", reply.Code))
-	}
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, errcode.Code(err))
-	} else if reply.IsError {
-		span.SetStatus(codes.Error, cmp.Or(reply.Code, "tool error"))
-	}
-	return reply, err
+	return out
 }

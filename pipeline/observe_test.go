@@ -2,58 +2,79 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-
-	"github.com/murmur-nexus/murmur-eval/inference"
+	oteltrace "go.opentelemetry.io/otel/trace"
 )
 
-type fakeModel struct{}
-
-func (fakeModel) Complete(context.Context, *inference.Request, inference.Observer) (*inference.Response, error) {
-	return &inference.Response{StopReason: "end_turn", Usage: &inference.Usage{InputTokens: 7, OutputTokens: 3}}, nil
+// session is a fake Launch result: it counts its calls under spans of the
+// tracer the executor hands it.
+type session struct {
+	tracer oteltrace.Tracer
+	calls  int
 }
 
-type fakeTools struct{}
+func (s *session) Observe(t oteltrace.Tracer) { s.tracer = t }
 
-func (fakeTools) Inventory() []inference.Tool { return nil }
-func (fakeTools) Call(context.Context, string, json.RawMessage) (ToolReply, error) {
-	return ToolReply{Text: "42"}, nil
+func (s *session) SpanAttributes() []attribute.KeyValue {
+	return []attribute.KeyValue{attribute.Int("murmur_eval.turns", s.calls)}
 }
 
-// TestInferenceAndToolSpansUnderLoop: the model and tools Launch opens get
-// a span per call, under the Loop stage's span.
+func (s *session) call(ctx context.Context, name string) {
+	s.calls++
+	if s.tracer != nil {
+		_, span := s.tracer.Start(ctx, name)
+		span.End()
+	}
+}
+
+var sessionKey = NewKey[*session]("launch")
+
+// TestInferenceAndToolSpansUnderLoop: a result that is Observable (the
+// session Launch opens) is handed the tracer once, so its calls get spans
+// under the stage that makes them (Loop), and its span attributes go on
+// the case's span.
 func TestInferenceAndToolSpansUnderLoop(t *testing.T) {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	g := sevenStages(t, map[string]func(context.Context, *Case) error{
 		"launch": func(_ context.Context, c *Case) error {
-			c.Session = &Session{Model: fakeModel{}, Tools: fakeTools{}}
+			Store(c, sessionKey, &session{})
 			return nil
 		},
 		"loop": func(ctx context.Context, c *Case) error {
-			for range 2 {
-				if _, err := c.Session.Model.Complete(ctx, &inference.Request{}, inference.NopObserver{}); err != nil {
-					return err
-				}
+			s, err := ResultOf(c, sessionKey)
+			if err != nil {
+				return err
 			}
-			_, err := c.Session.Tools.Call(ctx, "calc", nil)
-			return err
+			for range 2 {
+				s.call(ctx, "inference")
+			}
+			s.call(ctx, "tool calc")
+			return nil
 		},
 	})
-	r := &Runner{Graph: g, Workers: 1, Tracer: tp.Tracer("test"), NewCase: func(j Job) *Case { return &Case{Input: j.Input, Epoch: 1} }}
+	r := &Runner{Graph: g, Workers: 1, Tracer: tp.Tracer("test"), NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: 1} }}
 	if _, err := collect(t, r, context.Background(), jobs(1)); err != nil {
 		t.Fatal(err)
 	}
 	var loopID string
 	under := map[string]int{}
 	parents := map[string]string{}
+	var turns int64 = -1
 	for _, s := range rec.Ended() {
 		if s.Name() == "stage loop" {
 			loopID = s.SpanContext().SpanID().String()
+		}
+		if s.Name() == "case" {
+			for _, a := range s.Attributes() {
+				if a.Key == "murmur_eval.turns" {
+					turns = a.Value.AsInt64()
+				}
+			}
 		}
 		parents[s.Name()] = s.Parent().SpanID().String()
 		under[s.Name()]++
@@ -63,5 +84,8 @@ func TestInferenceAndToolSpansUnderLoop(t *testing.T) {
 	}
 	if parents["inference"] != loopID || parents["tool calc"] != loopID {
 		t.Errorf("inference and tool spans are not under the loop stage span")
+	}
+	if turns != 3 {
+		t.Errorf("case span murmur_eval.turns = %d, want 3", turns)
 	}
 }

@@ -18,7 +18,7 @@ func (g *Graph) Prepare(ctx context.Context) (time.Duration, error) {
 		if !n.Shared {
 			continue
 		}
-		if err := runStage(ctx, n.Stage, &c); err != nil {
+		if err := runNode(ctx, n, &c); err != nil {
 			return time.Since(start), err
 		}
 	}

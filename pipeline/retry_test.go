@@ -18,14 +18,14 @@ func TestRetriesHarnessErrorsOnly(t *testing.T) {
 	attempts := map[string]int{}
 	g, err := NewGraph(Node{Stage: fakeStage{name: "loop", run: func(ctx context.Context, c *Case) error {
 		mu.Lock()
-		attempts[c.Input.ID]++
-		n := attempts[c.Input.ID]
+		attempts[c.ID]++
+		n := attempts[c.ID]
 		mu.Unlock()
 		var idx int
-		fmt.Sscanf(c.Input.ID, "case-%d", &idx)
+		fmt.Sscanf(c.ID, "case-%d", &idx)
 		switch {
 		case idx%5 == 1: // the model's failure
-			c.Loop.ExitStatus = ExitFailed
+			setExit(c, ExitFailed)
 			return nil
 		case idx%5 == 3: // out of time
 			<-ctx.Done()
@@ -33,7 +33,7 @@ func TestRetriesHarnessErrorsOnly(t *testing.T) {
 		case idx%2 == 0 && n == 1: // a provider outage on the first attempt
 			return errcode.New("E-INF-001", "provider unavailable")
 		}
-		c.Loop.ExitStatus = ExitOK
+		setExit(c, ExitOK)
 		return nil
 	}}})
 	if err != nil {
@@ -47,7 +47,7 @@ func TestRetriesHarnessErrorsOnly(t *testing.T) {
 			mu.Unlock()
 			return time.Millisecond
 		},
-		NewCase: func(j Job) *Case { return &Case{Input: j.Input, Epoch: j.Epoch} }}
+		NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: j.Epoch} }}
 	got, err := collect(t, r, context.Background(), jobs(20))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestRetriesHarnessErrorsOnly(t *testing.T) {
 	}
 	for _, c := range got {
 		var idx int
-		fmt.Sscanf(c.Input.ID, "case-%d", &idx)
+		fmt.Sscanf(c.ID, "case-%d", &idx)
 		st := Judge(c).Status
 		wantStatus, wantAttempt := StatusPassed, 1
 		switch {
@@ -69,11 +69,11 @@ func TestRetriesHarnessErrorsOnly(t *testing.T) {
 			wantAttempt = 2
 		}
 		if st != wantStatus || c.Attempt != wantAttempt || len(c.Earlier) != wantAttempt-1 {
-			t.Errorf("%s: status %s attempt %d earlier %d; want %s, %d, %d", c.Input.ID, st, c.Attempt, len(c.Earlier), wantStatus, wantAttempt, wantAttempt-1)
+			t.Errorf("%s: status %s attempt %d earlier %d; want %s, %d, %d", c.ID, st, c.Attempt, len(c.Earlier), wantStatus, wantAttempt, wantAttempt-1)
 		}
 		for _, e := range c.Earlier {
 			if Judge(e).Status != StatusError || e.Attempt != 1 {
-				t.Errorf("%s: earlier attempt %d is %s, want attempt 1 in error", c.Input.ID, e.Attempt, Judge(e).Status)
+				t.Errorf("%s: earlier attempt %d is %s, want attempt 1 in error", c.ID, e.Attempt, Judge(e).Status)
 			}
 		}
 	}
@@ -89,7 +89,7 @@ func TestRetriesAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Graph: g, Workers: 1, Retries: 3, NewCase: func(j Job) *Case { return &Case{Input: j.Input} }}
+	r := &Runner{Graph: g, Workers: 1, Retries: 3, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input} }}
 	got, _ := collect(t, r, context.Background(), jobs(1))
 	if c := got[0]; c.Attempt != 4 || len(c.Earlier) != 3 || Judge(c).Status != StatusError {
 		t.Errorf("attempt %d, earlier %d, status %s; want 4, 3, error", c.Attempt, len(c.Earlier), Judge(c).Status)
@@ -117,7 +117,7 @@ func TestInterruptCutsRetriesShort(t *testing.T) {
 	}
 	r := &Runner{Graph: g, Workers: 1, Retries: 3,
 		Backoff: func(int) time.Duration { cancel(ErrInterrupted); return time.Hour },
-		NewCase: func(j Job) *Case { return &Case{Input: j.Input} }}
+		NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input} }}
 	got, _ := collect(t, r, ctx, jobs(1))
 	if len(got) != 1 {
 		t.Fatalf("got %d cases, want 1", len(got))

@@ -8,13 +8,13 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	oteltrace "go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
-
-	"github.com/murmur-nexus/murmur-eval/datasets"
 )
 
-// Job is one case to run: a dataset line and its epoch.
+// Job is one case to run: a dataset line (its case_id and the line) and
+// its epoch.
 type Job struct {
-	Input datasets.Case
+	ID    string
+	Input any
 	Epoch int
 }
 
@@ -133,7 +133,7 @@ func (r *Runner) runOne(ctx context.Context, job Job, attempt int) *Case {
 	if r.Tracer != nil {
 		var span oteltrace.Span
 		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(
-			attribute.String("murmur_eval.case_id", c.Input.ID),
+			attribute.String("murmur_eval.case_id", c.ID),
 			attribute.Int("murmur_eval.epoch", c.Epoch),
 			attribute.Int("murmur_eval.attempt", c.Attempt),
 			attribute.String("murmur_eval.session_id", c.SessionID),
@@ -151,12 +151,7 @@ func endCaseSpan(span oteltrace.Span, c *Case) {
 	if v.Code != "" {
 		attrs = append(attrs, attribute.String("murmur_eval.code", v.Code), attribute.String("murmur_eval.error_stage", v.Stage))
 	}
-	if c.Session != nil && c.Session.Trace != nil {
-		t := c.Session.Trace.Totals()
-		attrs = append(attrs, attribute.Int64("murmur_eval.input_tokens", t.TotalInputTokens),
-			attribute.Int64("murmur_eval.output_tokens", t.TotalOutputTokens),
-			attribute.Int("murmur_eval.turns", t.TotalTurns))
-	}
+	attrs = append(attrs, resultAttributes(c)...)
 	span.SetAttributes(attrs...)
 	// A viewer shows a span's status at a glance, not its attributes: a
 	// case without a passing verdict is an error there.

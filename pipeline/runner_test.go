@@ -15,7 +15,8 @@ import (
 func jobs(n int) []Job {
 	js := make([]Job, n)
 	for i := range js {
-		js[i] = Job{Input: datasets.Case{ID: fmt.Sprintf("case-%03d", i)}, Epoch: 1}
+		id := fmt.Sprintf("case-%03d", i)
+		js[i] = Job{ID: id, Input: datasets.Case{ID: id}, Epoch: 1}
 	}
 	return js
 }
@@ -58,7 +59,7 @@ func TestRunnerWorkerBoundHammer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &Runner{Graph: g, Workers: workers, NewCase: func(j Job) *Case { return &Case{Input: j.Input, Epoch: j.Epoch} }}
+			r := &Runner{Graph: g, Workers: workers, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: j.Epoch} }}
 			got, err := collect(t, r, context.Background(), jobs(300))
 			if err != nil {
 				t.Fatal(err)
@@ -68,10 +69,10 @@ func TestRunnerWorkerBoundHammer(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, c := range got {
-				if seen[c.Input.ID] {
-					t.Errorf("case %s emitted twice", c.Input.ID)
+				if seen[c.ID] {
+					t.Errorf("case %s emitted twice", c.ID)
 				}
-				seen[c.Input.ID] = true
+				seen[c.ID] = true
 			}
 			if len(seen) != 300 {
 				t.Errorf("emitted %d distinct cases, want 300", len(seen))
@@ -85,11 +86,11 @@ func TestRunnerWorkerBoundHammer(t *testing.T) {
 func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 	g, err := NewGraph(
 		Node{Stage: fakeStage{name: "loop", run: func(ctx context.Context, c *Case) error {
-			if c.Input.ID == "case-002" {
+			if c.ID == "case-002" {
 				<-ctx.Done()
 				return ctx.Err()
 			}
-			c.Loop.ExitStatus = ExitOK
+			setExit(c, ExitOK)
 			return nil
 		}}},
 		Node{Stage: fakeStage{name: "report"}, Requires: []string{"loop"}, RunDespiteFailure: true},
@@ -97,7 +98,7 @@ func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Graph: g, Workers: 2, Timeout: 100 * time.Millisecond, NewCase: func(j Job) *Case { return &Case{Input: j.Input} }}
+	r := &Runner{Graph: g, Workers: 2, Timeout: 100 * time.Millisecond, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input} }}
 	got, err := collect(t, r, context.Background(), jobs(6))
 	if err != nil {
 		t.Fatal(err)
@@ -108,11 +109,11 @@ func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 	for _, c := range got {
 		v := Judge(c)
 		want := StatusPassed
-		if c.Input.ID == "case-002" {
+		if c.ID == "case-002" {
 			want = StatusTimeout
 		}
 		if v.Status != want {
-			t.Errorf("%s: status %s, want %s", c.Input.ID, v.Status, want)
+			t.Errorf("%s: status %s, want %s", c.ID, v.Status, want)
 		}
 	}
 }
@@ -132,7 +133,7 @@ func TestRunnerInterruptStopsStartingCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Graph: g, Workers: 2, NewCase: func(j Job) *Case { return &Case{Input: j.Input} }}
+	r := &Runner{Graph: g, Workers: 2, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input} }}
 	got, err := collect(t, r, ctx, jobs(50))
 	if !errcode.Is(err, errcode.Cancelled) {
 		t.Errorf("Run error = %v, want E-EVL-021", err)
@@ -142,7 +143,7 @@ func TestRunnerInterruptStopsStartingCases(t *testing.T) {
 	}
 	for _, c := range got {
 		if v := Judge(c); v.Status != StatusCancelled {
-			t.Errorf("%s: status %s, want cancelled", c.Input.ID, v.Status)
+			t.Errorf("%s: status %s, want cancelled", c.ID, v.Status)
 		}
 	}
 }

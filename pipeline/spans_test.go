@@ -19,7 +19,7 @@ func TestRunnerSpans(t *testing.T) {
 	g := sevenStages(t, map[string]func(context.Context, *Case) error{
 		"launch": func(context.Context, *Case) error { return errcode.New(errcode.ReplayMissing, "no recording") },
 	})
-	r := &Runner{Graph: g, Workers: 1, Tracer: tp.Tracer("test"), NewCase: func(j Job) *Case { return &Case{Input: j.Input, Epoch: 1} }}
+	r := &Runner{Graph: g, Workers: 1, Tracer: tp.Tracer("test"), NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: 1} }}
 	if _, err := collect(t, r, context.Background(), jobs(1)); err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,19 @@ type Stage interface {
 	Run(ctx context.Context, c *Case) error
 }
 
-// Node places a Stage in the graph: the stages it requires, whether it
-// runs even when one of them failed (Report does, so every case gets a row),
-// and whether its result is the same for every case.
+// Node places a Stage in the graph: what it produces, the stages whose
+// results it reads, whether it runs even when one of them failed (Report
+// does, so every case gets a row), and whether its result is the same for
+// every case.
 type Node struct {
-	Stage             Stage
+	Stage Stage
+	// Produces is the key of the result the stage stores when it returns
+	// nil; nil for a stage that produces none. NewGraph checks that it
+	// names the stage, and the executor that a stage that ran stored it.
+	Produces Dep
+	// Requires are the stages whose results this one reads (ResultOf,
+	// Lookup): reading any other stage's result fails the stage, so the
+	// table shows the real data dependencies.
 	Requires          []string
 	RunDespiteFailure bool
 	// Shared marks a stage whose work is the same for every case (Resolve,

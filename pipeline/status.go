@@ -23,13 +23,6 @@ const (
 	StatusSkipped   Status = "skipped"   // reserved: the case was not run (filtered, sharded out)
 )
 
-// Session exit statuses, as murmur writes them in session_end.
-const (
-	ExitOK              = "ok"
-	ExitFailed          = "failed"
-	ExitMaxTurnsReached = "max_turns_reached"
-)
-
 // Errors that end a case from outside: the context causes the runner sets.
 var (
 	// ErrCaseTimeout is the cause of a case context that ran out of --timeout.
@@ -51,10 +44,10 @@ type Verdict struct {
 // first failed stage decides. When it failed because the case's context
 // ended, c.EndCause tells why: out of --timeout is a timeout, an interrupted
 // run is cancelled. Anything else is an error with the stage's code
-// (E-EVL-099 when the error carries none). With no failed stage, the case
-// passed when every score passed and failed when one did not; a case that
-// was not scored (Report has not run) falls back on the session's exit
-// status, which is what the default exit_ok scorer would say.
+// (E-EVL-099 when the error carries none). With no failed stage, the
+// latest stored result that grades the model decides (Grader): Report's
+// scores when it scored the case, else the Loop's exit status, which is
+// what the default exit_ok scorer would say. A case nothing graded failed.
 func Judge(c *Case) Verdict {
 	for _, r := range c.Stages {
 		if r.Outcome != Failed {
@@ -74,16 +67,17 @@ func Judge(c *Case) Verdict {
 		}
 		return v
 	}
-	if len(c.Scores) > 0 {
-		for _, s := range c.Scores {
-			if !s.Pass {
-				return Verdict{Status: StatusFailed}
-			}
+	for i := len(c.stored) - 1; i >= 0; i-- {
+		g, ok := c.results[c.stored[i]].(Grader)
+		if !ok {
+			continue
 		}
-		return Verdict{Status: StatusPassed}
-	}
-	if c.ExitStatus() == ExitOK {
-		return Verdict{Status: StatusPassed}
+		if passed, decided := g.Grade(); decided {
+			if passed {
+				return Verdict{Status: StatusPassed}
+			}
+			return Verdict{Status: StatusFailed}
+		}
 	}
 	return Verdict{Status: StatusFailed}
 }

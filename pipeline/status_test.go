@@ -25,7 +25,9 @@ func TestJudgeUsesScores(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &Case{Loop: LoopOutcome{ExitStatus: tt.exit}, Scores: tt.scores}
+			c := &Case{}
+			setExit(c, tt.exit)
+			Store(c, reportKey, reportScores(tt.scores))
 			c.Stages = []StageResult{{Stage: "loop", Outcome: Ran}}
 			if tt.failed {
 				c.Stages = append(c.Stages, StageResult{Stage: "report", Outcome: Failed, Err: errcode.New(errcode.IONotFound, "check: command not found")})
@@ -44,7 +46,7 @@ func TestVerdictIsCarried(t *testing.T) {
 	var during Verdict
 	g, err := NewGraph(
 		Node{Stage: fakeStage{name: "loop", run: func(_ context.Context, c *Case) error {
-			c.Loop.ExitStatus = ExitOK
+			setExit(c, ExitOK)
 			return nil
 		}}},
 		Node{Stage: fakeStage{name: "report", run: func(_ context.Context, c *Case) error {

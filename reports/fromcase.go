@@ -5,15 +5,42 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
+
+// CaseRun is what one attempt's rows are made of: the executor's record of
+// the case, and what its stages produced that the rows carry. The caller,
+// which wires the stages, reads those results (cmd/murmur-eval); reports
+// knows no stage.
+type CaseRun struct {
+	Case *pipeline.Case
+	// CapsuleName, CapsuleVersion and Model are the manifest's ("" before
+	// Resolve succeeded).
+	CapsuleName, CapsuleVersion, Model string
+	// Containment is the achieved class ("" before Contain ran).
+	Containment string
+	// ExitStatus is the session's ("" when no session ended); Reopens how
+	// many times on-task-end hooks reopened the task.
+	ExitStatus string
+	Reopens    int
+	// DiffBytes is the size of out/workspace.diff before any cut; nil when
+	// none was written.
+	DiffBytes *int64
+	// Trace is the session's trace, nil when Launch opened none.
+	Trace *trace.Writer
+	// Scores are the case's scores, in scoring order; nil when unscored.
+	Scores []scoring.Score
+}
 
 // FromCase turns a finished case into its results row and its events rows.
 // outDir is the run folder, which session_dir is relative to.
-func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
+func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
+	c := r.Case
 	v := c.Verdict()
 	row := ResultRow{
 		RunID:     c.RunID,
-		CaseID:    c.Input.ID,
+		CaseID:    c.ID,
 		Epoch:     int32(c.Epoch),
 		SessionID: c.SessionID,
 		Status:    string(v.Status),
@@ -23,7 +50,7 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 	if rel, err := filepath.Rel(outDir, c.SessionDir); err == nil {
 		row.SessionDir = filepath.ToSlash(rel)
 	}
-	if s := c.ExitStatus(); s != "" {
+	if s := r.ExitStatus; s != "" {
 		row.ExitStatus = &s
 	}
 	if v.Err != nil {
@@ -32,63 +59,61 @@ func FromCase(c *pipeline.Case, outDir string) (ResultRow, []EventRow) {
 	}
 	var total time.Duration
 	cols := StageColumns()
-	for _, r := range c.Stages {
-		total += r.Duration
-		if r.Outcome == pipeline.Skipped {
+	for _, s := range c.Stages {
+		total += s.Duration
+		if s.Outcome == pipeline.Skipped {
 			continue
 		}
 		for _, col := range cols {
-			if col.Stage == r.Stage {
-				col.set(&row, millis(r.Duration))
+			if col.Stage == s.Stage {
+				col.set(&row, millis(s.Duration))
 			}
 		}
 	}
 	row.DurationMS = *millis(total)
-	if c.Capsule != nil {
-		m := c.Capsule.Manifest
-		row.CapsuleName, row.CapsuleVersion = m.Name, m.Version
-		if m.Inference != nil && m.Inference.Model != "" {
-			model := m.Inference.Model
-			row.Model = &model
+	row.CapsuleName, row.CapsuleVersion = r.CapsuleName, r.CapsuleVersion
+	if r.Model != "" {
+		model := r.Model
+		row.Model = &model
+	}
+	row.ContainmentAchieved = r.Containment
+	row.Reopens = int32(r.Reopens)
+	row.WorkspaceDiffBytes = r.DiffBytes
+	if r.Trace == nil {
+		return row, nil
+	}
+	t := r.Trace.Totals()
+	row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
+	ec := r.Trace.EvalCounts()
+	row.InferenceRetries, row.ReplayDivergences = int32(ec.Retries), int32(ec.Divergences)
+	row.ProviderInputTokens, row.ProviderOutputTokens = ec.ProviderInputTokens, ec.ProviderOutputTokens
+	if ec.FirstDivergedTurn != nil {
+		turn := int32(*ec.FirstDivergedTurn)
+		row.ReplayFirstDivergentTurn = &turn
+	}
+	return row, eventRows(c, r.Trace.Lines())
+}
+
+// eventRows are the case's trace lines as events rows: each line's JSON
+// as the writer made it, never parsed back.
+func eventRows(c *pipeline.Case, lines []trace.Line) []EventRow {
+	events := make([]EventRow, len(lines))
+	for i, l := range lines {
+		e := EventRow{
+			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
+			Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON), Attempt: attempt(c),
 		}
-	}
-	if c.Policy != nil {
-		row.ContainmentAchieved = c.Policy.Achieved
-	}
-	row.Reopens = int32(c.Loop.Reopens)
-	if c.Workspace != nil {
-		row.WorkspaceDiffBytes = c.Workspace.DiffBytes
-	}
-	var events []EventRow
-	if c.Session != nil && c.Session.Trace != nil {
-		t := c.Session.Trace.Totals()
-		row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
-		ec := c.Session.Trace.EvalCounts()
-		row.InferenceRetries, row.ReplayDivergences = int32(ec.Retries), int32(ec.Divergences)
-		row.ProviderInputTokens, row.ProviderOutputTokens = ec.ProviderInputTokens, ec.ProviderOutputTokens
-		if ec.FirstDivergedTurn != nil {
-			turn := int32(*ec.FirstDivergedTurn)
-			row.ReplayFirstDivergentTurn = &turn
+		if l.Turn != nil {
+			turn := int32(*l.Turn)
+			e.Turn = &turn
 		}
-		lines := c.Session.Trace.Lines()
-		events = make([]EventRow, len(lines))
-		for i, l := range lines {
-			e := EventRow{
-				RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
-				Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON), Attempt: attempt(c),
-			}
-			if l.Turn != nil {
-				turn := int32(*l.Turn)
-				e.Turn = &turn
-			}
-			if l.ToolName != "" {
-				name := l.ToolName
-				e.ToolName = &name
-			}
-			events[i] = e
+		if l.ToolName != "" {
+			name := l.ToolName
+			e.ToolName = &name
 		}
+		events[i] = e
 	}
-	return row, events
+	return events
 }
 
 func millis(d time.Duration) *float64 {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // Status values of ResultRow.Status: pipeline's statuses (defined there
@@ -19,11 +20,11 @@ const (
 )
 
 // Exit status values of ResultRow.ExitStatus, as the agent loop reports
-// them (pipeline's).
+// them (trace's, defined there once).
 const (
-	ExitOK              = pipeline.ExitOK
-	ExitFailed          = pipeline.ExitFailed
-	ExitMaxTurnsReached = pipeline.ExitMaxTurnsReached
+	ExitOK              = trace.ExitOK
+	ExitFailed          = trace.ExitFailed
+	ExitMaxTurnsReached = trace.ExitMaxTurnsReached
 )
 
 // ResultRow is one row of results.parquet: the outcome of one case (one epoch

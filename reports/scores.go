@@ -27,11 +27,12 @@ type ScoreRow struct {
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
 // order; none when the case was not scored.
-func ScoresFromCase(c *pipeline.Case) []ScoreRow {
-	rows := make([]ScoreRow, len(c.Scores))
-	for i, s := range c.Scores {
+func ScoresFromCase(r CaseRun) []ScoreRow {
+	c := r.Case
+	rows := make([]ScoreRow, len(r.Scores))
+	for i, s := range r.Scores {
 		rows[i] = ScoreRow{
-			RunID: c.RunID, CaseID: c.Input.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
+			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
 			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason, Attempt: attempt(c),
 		}
 	}

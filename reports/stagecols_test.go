@@ -24,7 +24,7 @@ func TestStageColumnsFromTheRow(t *testing.T) {
 	for i, n := range want {
 		c.Stages = append(c.Stages, pipeline.StageResult{Stage: n, Outcome: pipeline.Ran, Duration: time.Duration(i+1) * time.Millisecond})
 	}
-	row, _ := FromCase(c, "/")
+	row, _ := FromCase(CaseRun{Case: c}, "/")
 	for i, col := range StageColumns() {
 		if ms := col.Of(&row); ms == nil || *ms != float64(i+1) {
 			t.Errorf("%s_ms = %v, want %d", col.Stage, ms, i+1)

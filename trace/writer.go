@@ -33,6 +33,12 @@ type Writer struct {
 	counts    EvalCounts
 	started   bool // a session_start was written
 	ended     bool // a session_end was written
+	// lastEnd and lastEndAt are the last session_end written, taskExit
+	// the last task_end's exit status: what scorers read of a trace,
+	// kept as written so nobody parses the lines back.
+	lastEnd   SessionEnd
+	lastEndAt time.Time
+	taskExit  string
 }
 
 // Create opens path for appending (creating it) and returns a Writer for the
@@ -87,14 +93,27 @@ func (w *Writer) SessionEnd(exitStatus string) error {
 	e := w.totals
 	e.ExitStatus = exitStatus
 	e.DurationMS = ts.Sub(w.opened).Milliseconds()
+	w.lastEnd, w.lastEndAt = e, ts
 	return w.writeAt(ts, TypeSessionEnd, nil, "", e)
 }
+
+// LastSessionEnd returns the last session_end written and its time; ok is
+// false when none was.
+func (w *Writer) LastSessionEnd() (e SessionEnd, at time.Time, ok bool) {
+	return w.lastEnd, w.lastEndAt, w.ended
+}
+
+// TaskExit is the last task_end's exit status, "" when none was written.
+func (w *Writer) TaskExit() string { return w.taskExit }
 
 // TaskStart writes a task_start event.
 func (w *Writer) TaskStart(e TaskStart) error { return w.write(TypeTaskStart, nil, "", e) }
 
 // TaskEnd writes a task_end event.
-func (w *Writer) TaskEnd(e TaskEnd) error { return w.write(TypeTaskEnd, nil, "", e) }
+func (w *Writer) TaskEnd(e TaskEnd) error {
+	w.taskExit = e.ExitStatus
+	return w.write(TypeTaskEnd, nil, "", e)
+}
 
 // Totals returns the running session totals (ExitStatus and DurationMS unset).
 func (w *Writer) Totals() SessionEnd { return w.totals }

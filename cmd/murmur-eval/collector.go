@@ -176,7 +176,7 @@ func (col *collector) printFirstError(c *pipeline.Case) {
 		return
 	}
 	col.printed[v.Code], col.printed[errcode.Code(v.Err)] = true, true
-	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.Input.ID, errcode.Format(v.Err), v.Stage)
+	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.ID, errcode.Format(v.Err), v.Stage)
 }
 
 // missingToolCalls counts a case's calls to tools the capsule does not

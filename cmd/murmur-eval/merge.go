@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 const mergeUsage = `Usage: murmur-eval merge -o OUT SHARD_RUN...
@@ -131,7 +132,7 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	}
 	defer outLock.Unlock()
 	outAbs := absPath(out)
-	runID := newID("run_")
+	runID := trace.NewID("run_")
 	for i := range records {
 		records[i].rebase(runID, func(abs string) string {
 			if rel, err := filepath.Rel(outAbs, filepath.FromSlash(abs)); err == nil {

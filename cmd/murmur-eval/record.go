@@ -32,8 +32,9 @@ func (r caseRecord) final() attemptRows { return r.Attempts[len(r.Attempts)-1] }
 func recordFromCase(c *pipeline.Case, outDir string) caseRecord {
 	var rec caseRecord
 	for _, a := range append(append([]*pipeline.Case{}, c.Earlier...), c) {
-		row, events := reports.FromCase(a, outDir)
-		rec.Attempts = append(rec.Attempts, attemptRows{Result: row, Scores: reports.ScoresFromCase(a), Events: events})
+		run := caseRun(a)
+		row, events := reports.FromCase(run, outDir)
+		rec.Attempts = append(rec.Attempts, attemptRows{Result: row, Scores: reports.ScoresFromCase(run), Events: events})
 	}
 	return rec
 }

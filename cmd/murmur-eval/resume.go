@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // runFolder is the folder a run writes into: a new one, or the folder of
@@ -30,7 +31,7 @@ type runFolder struct {
 // it with unlock when the run ends (the kernel does if the process dies).
 func openRunFolder(o *options) (runFolder, error) {
 	if o.batch.resume == "" {
-		id := newID("run_")
+		id := trace.NewID("run_")
 		if o.out == "" {
 			o.out = filepath.Join("runs", id)
 		}
@@ -111,7 +112,7 @@ func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pi
 	for e := 1; e <= epochs; e++ {
 		for _, c := range cases {
 			if !done[journal.Key{CaseID: c.ID, Epoch: e}] {
-				jobs = append(jobs, pipeline.Job{Input: c, Epoch: e})
+				jobs = append(jobs, pipeline.Job{ID: c.ID, Input: c, Epoch: e})
 			}
 		}
 	}
@@ -153,7 +154,7 @@ func openJournal(o options, env map[string]string, all []datasets.Case, folder r
 	warnBadLines(warn, filepath.Join(o.out, journalFile), contents.Bad)
 	records, done, err := journaled(contents.Entries)
 	if err != nil {
-		jw.Close()
+		_ = jw.Close()
 		return nil, nil, nil, err
 	}
 	if folder.prev != nil {

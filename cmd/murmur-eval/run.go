@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -21,6 +19,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/telemetry"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // runEval is the run command: parse, validate, run every selected case
@@ -101,7 +100,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		}
 	}
 
-	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source}
+	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source, plan: plan}
 	graph, verifier, closeStages, err := w.graph()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
@@ -166,9 +165,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
 		Tracer: tel.Tracer(),
 		NewCase: func(j pipeline.Job) *pipeline.Case {
-			sid := newID("ses_")
-			return &pipeline.Case{RunID: runID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
-				SessionDir: filepath.Join(outAbs, "sessions", sid), Scoring: plan}
+			sid := trace.NewID("ses_")
+			return &pipeline.Case{RunID: runID, ID: j.ID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
+				SessionDir: filepath.Join(outAbs, "sessions", sid)}
 		},
 	}
 	if !tel.Enabled() {
@@ -306,13 +305,6 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		return exitGateFailed
 	}
 	return exitOK
-}
-
-// newID returns prefix + a UUIDv7 in murmur's simple (32 hex) form, so ids
-// sort by creation time.
-func newID(prefix string) string {
-	u := uuid.Must(uuid.NewV7())
-	return prefix + fmt.Sprintf("%x", u[:])
 }
 
 // createRunDir creates the run folder, refusing one that has content so a

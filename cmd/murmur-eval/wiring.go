@@ -10,6 +10,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
@@ -27,10 +28,12 @@ type wiring struct {
 	cacheDir   string
 	env        map[string]string
 	source     inference.Source
+	plan       *scoring.Plan // the run's scoring plan, for Report
 }
 
-// graph builds the run's stage table: the seven stages, their edges, and
-// Report running despite failures. It also returns the Verify stage, whose
+// graph builds the run's stage table: the seven stages, the result each
+// produces, the stages whose results each reads (its package's Requires:
+// the real data edges), and Report running despite failures. It also returns the Verify stage, whose
 // security warnings and artifact manifests' unknown keys are read once
 // Graph.Prepare succeeded, and a func that releases
 // what the stages hold (the WASM engine, the launchers).
@@ -44,13 +47,14 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 	}
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
-		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}), Shared: true},
-		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
-		pipeline.Node{Stage: staging.NewWith(stageOpts), Requires: []string{verify.Name}},
-		pipeline.Node{Stage: contain.New(w.env), Requires: []string{staging.Name}},
-		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Requires: []string{contain.Name}},
-		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Requires: []string{launch.Name}},
-		pipeline.Node{Stage: rep, Requires: []string{loop.Name}, RunDespiteFailure: true},
+		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}),
+			Produces: resolve.Result, Shared: true},
+		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
+		pipeline.Node{Stage: staging.NewWith(stageOpts), Produces: staging.Result, Requires: staging.Requires},
+		pipeline.Node{Stage: contain.New(w.env), Produces: contain.Result, Requires: contain.Requires},
+		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires},
+		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires},
+		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires, RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
 	if err == nil {

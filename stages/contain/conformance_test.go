@@ -19,7 +19,7 @@ import (
 // (enforcement_mechanism, subprocess_egress) come after.
 func TestMurmur_session_start_effective_grants_match_explain_scope_json(t *testing.T) {
 	c := caseFor(t, base+"capabilities:\n  containment: scoped\n  network: {allow: [api.example.com]}\n  shell: {allow: [bash]}\n  env: {allow: [TZ]}\n")
-	caps := c.Capsule.Manifest.Capabilities
+	caps := capsuleOf(c).Manifest.Capabilities
 	g := grants(sandbox.Classify(sandbox.Host{Landlock: true}, caps), caps, true)
 	b, err := json.Marshal(trace.Grants(g))
 	if err != nil {
@@ -41,7 +41,7 @@ func TestMurmur_session_start_effective_grants_match_explain_scope_json(t *testi
 func TestMurmur_effective_grants_network_allow_tracks_the_manifest_across_two_runs(t *testing.T) {
 	for _, allow := range []string{"[b.example.com, a.example.com]", "[a.example.com]"} {
 		c := caseFor(t, base+"capabilities:\n  containment: scoped\n  network: {allow: "+allow+"}\n")
-		caps := c.Capsule.Manifest.Capabilities
+		caps := capsuleOf(c).Manifest.Capabilities
 		b, _ := json.Marshal(trace.Grants(grants(sandbox.Classify(sandbox.Host{}, caps), caps, false)))
 		s := string(b)
 		wantAllow := `"network_allow":["` + strings.Join(caps.Network.Allow, `","`) + `"]`

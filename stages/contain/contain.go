@@ -22,10 +22,40 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Name is the stage's name in the graph.
 const Name = "contain"
+
+// Result is the key of the stage's result, the case's *Policy.
+var Result = pipeline.NewKey[*Policy](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Contain reads.
+var Requires = []string{resolve.Name, verify.Name, staging.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+
+// Policy is what Contain decided a case's sandbox allows.
+type Policy struct {
+	Declared string // the manifest's containment floor, "advisory" when absent
+	Achieved string // the class this host gives the case
+	Root     string // the host folder a guest sees as "/": the session dir
+	Env      []string
+	Deadline time.Duration // per tool call: capabilities.limits.deadline_seconds
+
+	// ShellEnv and NativeEnv are the whole environments of shell tools
+	// (with the MURMUR_* values) and of native tools (without).
+	ShellEnv, NativeEnv []string
+	// Resources bound every subprocess (rlimits, workdir guard).
+	Resources   capsule.Resources
+	WorkdirExec bool
+	// Isolate: network.allow is empty, so subprocesses get their own
+	// network namespace.
+	Isolate bool
+	// Grants is murmur's effective_grants object for session_start.
+	Grants map[string]any
+}
 
 // Stage is the Contain stage. It is safe for concurrent use.
 type Stage struct {
@@ -39,14 +69,23 @@ func New(hostEnv map[string]string) *Stage { return &Stage{hostEnv: hostEnv} }
 // Name returns "contain".
 func (s *Stage) Name() string { return Name }
 
-// Run sets c.Policy, or refuses the case's containment floor.
+// Run stores the case's Policy, or refuses the case's containment floor.
 func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
-	if c.Capsule == nil || c.Toolset == nil {
-		return errcode.New(errcode.Internal, "contain: resolve or verify did not run")
+	cap, err := pipeline.ResultOf(c, resolve.Result)
+	if err != nil {
+		return err
 	}
-	m := c.Capsule.Manifest
+	ts, err := pipeline.ResultOf(c, verify.Result)
+	if err != nil {
+		return err
+	}
+	st, err := pipeline.ResultOf(c, staging.Result)
+	if err != nil {
+		return err
+	}
+	m := cap.Manifest
 	caps := m.Capabilities
-	cls := sandbox.Classify(c.Toolset.Host, caps)
+	cls := sandbox.Classify(ts.Host, caps)
 	if err := cls.Err(); err != nil {
 		return err
 	}
@@ -54,7 +93,7 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	// capsule of WASM tools alone has no Spawner, and its sessions are
 	// spared a folder (file-system calls are most of a trivial case's cost).
 	home := filepath.Join(c.SessionDir, ".capsule-home")
-	if c.Toolset.Spawner != nil {
+	if ts.Spawner != nil {
 		r, err := sessionfs.Open(c.SessionDir)
 		if err == nil {
 			err = r.MkdirAll(".capsule-home", 0o755)
@@ -64,17 +103,17 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 			return errcode.Wrap(errcode.IO, err, "create %s", home)
 		}
 	}
-	if err := bootstrapLog(c.SessionDir, c.Toolset.Warnings); err != nil {
+	if err := bootstrapLog(c.SessionDir, ts.Warnings); err != nil {
 		return err
 	}
 	identity := identityEnv(m, c.SessionID)
 	res := caps.Resources
-	if c.Workspace != nil && c.Workspace.Base != nil {
+	if w := st.Workspace; w != nil && w.Base != nil {
 		// workdir_max_bytes counts what the case adds, not the workspace it
 		// started with (docs/workspaces.md).
-		res.WorkdirMaxBytes += min(c.Workspace.Base.Bytes, ^uint64(0)-res.WorkdirMaxBytes)
+		res.WorkdirMaxBytes += min(w.Base.Bytes, ^uint64(0)-res.WorkdirMaxBytes)
 	}
-	c.Policy = &pipeline.Policy{
+	pipeline.Store(c, Result, &Policy{
 		Declared:    string(cls.Declared),
 		Achieved:    string(cls.Achieved),
 		Root:        c.SessionDir,
@@ -85,8 +124,8 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		Resources:   res,
 		WorkdirExec: caps.Filesystem.WorkdirExec,
 		Isolate:     caps.Network == nil || len(caps.Network.Allow) == 0,
-		Grants:      grants(cls, caps, c.Toolset.Spawner != nil),
-	}
+		Grants:      grants(cls, caps, ts.Spawner != nil),
+	})
 	return nil
 }
 

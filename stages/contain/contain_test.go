@@ -12,6 +12,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 func caseFor(t *testing.T, manifest string) *pipeline.Case {
@@ -20,9 +23,20 @@ func caseFor(t *testing.T, manifest string) *pipeline.Case {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &pipeline.Case{SessionID: "ses_1", SessionDir: t.TempDir(), Capsule: &pipeline.Capsule{Manifest: m},
-		Toolset: &pipeline.Toolset{}}
+	c := &pipeline.Case{SessionID: "ses_1", SessionDir: t.TempDir()}
+	pipeline.Store(c, resolve.Result, &resolve.Capsule{Manifest: m})
+	pipeline.Store(c, verify.Result, &verify.Toolset{})
+	pipeline.Store(c, staging.Result, &staging.Staged{})
+	return c
 }
+
+// capsuleOf, toolsetOf and policyOf are the case's results.
+func capsuleOf(c *pipeline.Case) *resolve.Capsule {
+	r, _ := pipeline.Lookup(c, resolve.Result)
+	return r
+}
+func toolsetOf(c *pipeline.Case) *verify.Toolset { r, _ := pipeline.Lookup(c, verify.Result); return r }
+func policyOf(c *pipeline.Case) *Policy          { r, _ := pipeline.Lookup(c, Result); return r }
 
 const base = `name: qs
 version: "1.0"
@@ -42,7 +56,7 @@ func TestContainRefusesFloorsItCannotMeet(t *testing.T) {
 		{"{containment: scoped, filesystem: {workdir_exec: true}}", true, errcode.CapContainment},
 	} {
 		c := caseFor(t, base+"capabilities: "+tc.caps+"\n")
-		c.Toolset.Host = sandbox.Host{Landlock: tc.landlock}
+		toolsetOf(c).Host = sandbox.Host{Landlock: tc.landlock}
 		err := New(nil).Run(context.Background(), c)
 		if got := errcode.Code(err); got != tc.want {
 			t.Errorf("%s landlock=%v: code %q, want %q (%v)", tc.caps, tc.landlock, got, tc.want, err)
@@ -60,7 +74,7 @@ func TestContainPolicy(t *testing.T) {
 	if err := New(host).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	p := c.Policy
+	p := policyOf(c)
 	want := []string{
 		"FOO=1",
 		"MURMUR_CAPSULE_NAME=qs",

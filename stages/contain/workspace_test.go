@@ -6,6 +6,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
 )
 
 // TestWorkdirLimitCountsWhatTheCaseAdds: a case with a workspace gets the
@@ -26,12 +27,12 @@ func TestWorkdirLimitCountsWhatTheCaseAdds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := caseFor(t, base+"capabilities: {resources: {workdir_max_bytes: "+tt.limit+"}}\n")
 			if tt.base > 0 {
-				c.Workspace = &pipeline.CaseWorkspace{Base: &workspace.Base{Bytes: tt.base}}
+				pipeline.Store(c, staging.Result, &staging.Staged{Workspace: &staging.Workspace{Base: &workspace.Base{Bytes: tt.base}}})
 			}
 			if err := New(nil).Run(context.Background(), c); err != nil {
 				t.Fatal(err)
 			}
-			if got := c.Policy.Resources.WorkdirMaxBytes; got != tt.want {
+			if got := policyOf(c).Resources.WorkdirMaxBytes; got != tt.want {
 				t.Errorf("workdir_max_bytes %d, want %d", got, tt.want)
 			}
 		})

@@ -16,8 +16,8 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Limits of a dataset command: test runners fork and open files far more
@@ -42,7 +42,7 @@ type Launcher struct {
 func NewLauncher(runDir string) *Launcher { return &Launcher{runDir: runDir} }
 
 // Spawner returns the Spawner for commands of cases with toolset ts.
-func (l *Launcher) Spawner(ts *pipeline.Toolset) (*sandbox.Spawner, error) {
+func (l *Launcher) Spawner(ts *verify.Toolset) (*sandbox.Spawner, error) {
 	if ts.Spawner != nil {
 		return ts.Spawner, nil
 	}
@@ -110,7 +110,7 @@ type Result struct {
 // the command, and a toolchain starts its own programs). A host that
 // cannot make the namespaces is refused with E-CAP-005: a dataset command
 // never runs with murmur-eval's own uid.
-func (l *Launcher) Run(ctx context.Context, ts *pipeline.Toolset, res capsule.Resources, p Proc) (Result, error) {
+func (l *Launcher) Run(ctx context.Context, ts *verify.Toolset, res capsule.Resources, p Proc) (Result, error) {
 	if ts == nil {
 		return Result{}, errcode.New(errcode.Internal, "dataset command: the case has no toolset")
 	}

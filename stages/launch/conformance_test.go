@@ -10,8 +10,9 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Conformance tests named after murmur's integration tests
@@ -68,7 +69,7 @@ func TestMurmur_shell_propagates_nonzero_exit_code(t *testing.T) {
 // a tool the capsule does not provide gets murmur's words; murmur-eval's
 // tool_call adds error_code E-EVL-070.
 func TestMurmur_run_unlisted_tool_call_returns_error_to_capsule_without_panic(t *testing.T) {
-	tb := &toolbox{set: &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}, policy: &pipeline.Policy{Root: t.TempDir()}}
+	tb := &toolbox{set: &verify.Toolset{Tools: map[string]*verify.Tool{}}, policy: &contain.Policy{Root: t.TempDir()}}
 	reply, err := tb.Call(context.Background(), "non-existent-tool", json.RawMessage(`{}`))
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +83,7 @@ func TestMurmur_run_unlisted_tool_call_returns_error_to_capsule_without_panic(t 
 // shell.rs::shell_blocks_undeclared_binary: a binary not in shell.allow is
 // an unknown tool, with the same words.
 func TestMurmur_shell_blocks_undeclared_binary(t *testing.T) {
-	tb := &toolbox{set: &pipeline.Toolset{Tools: map[string]*pipeline.Tool{"bash": {Name: "bash", Shell: true}}}, policy: &pipeline.Policy{Root: t.TempDir()}}
+	tb := &toolbox{set: &verify.Toolset{Tools: map[string]*verify.Tool{"bash": {Name: "bash", Shell: true}}}, policy: &contain.Policy{Root: t.TempDir()}}
 	reply, err := tb.Call(context.Background(), "curl", json.RawMessage(`{"command":"http://example.com"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestMurmur_local_source_file_path_installs_skill_md(t *testing.T) {
 	if want := "- **my-skill** — # Local Skill *(call by name to load guidance)*\n"; !strings.Contains(md, want) {
 		t.Errorf("MURMUR.md does not list %q:\n%s", want, md)
 	}
-	tb := &toolbox{set: &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}, policy: &pipeline.Policy{Root: session}}
+	tb := &toolbox{set: &verify.Toolset{Tools: map[string]*verify.Tool{}}, policy: &contain.Policy{Root: session}}
 	reply, err := tb.Call(context.Background(), "my-skill", json.RawMessage(`{}`))
 	if err != nil || !reply.Skill || reply.IsError || reply.Text != "# Local Skill\nEdit me live.\n" {
 		t.Errorf("call my-skill = %+v, %v", reply, err)

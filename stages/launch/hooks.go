@@ -13,22 +13,24 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // openHooks gives the case its hook dispatcher: the run's compiled hooks,
 // the case's session folder (logs, scopes), MURMUR_CASE_ID and the host's
 // MURMUR_FORMATION_ID. nil when
 // the capsule has no hooks.
-func (s *Stage) openHooks(c *pipeline.Case) *hooks.Dispatcher {
-	return c.Toolset.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.Input.ID, FormationID: s.env["MURMUR_FORMATION_ID"]}, s.now)
+func (s *Stage) openHooks(c *pipeline.Case, ts *verify.Toolset) *hooks.Dispatcher {
+	return ts.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.ID, FormationID: s.env["MURMUR_FORMATION_ID"]}, s.now)
 }
 
 // taskConfig fills in the loop's reopen budget and compaction settings.
 // An unreadable compaction.system_prompt_file is E-RUN-009, as murmur's.
-func taskConfig(m *capsule.Manifest, cfg *pipeline.LoopConfig) error {
+func taskConfig(m *capsule.Manifest, cfg *session.LoopConfig) error {
 	cfg.MaxTaskReopens = int(m.Inference.MaxTaskReopens)
 	cfg.ContextMaxTokens = int64(m.Context.MaxTokens)
-	cfg.Compaction = pipeline.CompactionConfig{Threshold: float64(capsule.DefaultCompactionThreshold), Model: m.Inference.Model}
+	cfg.Compaction = session.CompactionConfig{Threshold: float64(capsule.DefaultCompactionThreshold), Model: m.Inference.Model}
 	c := m.Inference.Compaction
 	if c == nil {
 		return nil
@@ -62,20 +64,20 @@ func taskConfig(m *capsule.Manifest, cfg *pipeline.LoopConfig) error {
 // session (never through the hard link to the run's copy), and the case's
 // tool inventory takes the description and input schema of a replaced
 // tool's manifest, as murmur's inventory reads them from tools/.
-func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case) error {
-	d := c.Session.Hooks
+func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case, ses *session.Session, manifest *capsule.Manifest) error {
+	d := ses.Hooks
 	if d == nil {
 		return nil
 	}
-	if c.Session.Process == nil {
-		d.UseModel(c.Session.Model, c.Session.Config.Model)
+	if ses.Process == nil {
+		d.UseModel(ses.Model, ses.Config.Model)
 	}
-	ms, err := d.Stage(ctx, hooks.StageEvent{ShellAllow: c.Capsule.Manifest.Capabilities.Shell.Allow})
+	ms, err := d.Stage(ctx, hooks.StageEvent{ShellAllow: manifest.Capabilities.Shell.Allow})
 	d.TakeInferences() // completions made while staging have no trace to go to yet
 	if err != nil || len(ms) == 0 {
 		return err
 	}
-	inv := slices.Clone(c.Session.Tools.Inventory())
+	inv := slices.Clone(ses.Tools.Inventory())
 	for _, m := range ms {
 		name := m.BinaryName
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) {
@@ -99,14 +101,14 @@ func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case) error {
 			}
 		}
 	}
-	c.Session.Tools = caseTools{Toolbox: c.Session.Tools, inventory: inv}
+	ses.Tools = caseTools{Toolbox: ses.Tools, inventory: inv}
 	return nil
 }
 
 // caseTools is a case's toolbox with its own inventory, after on-stage
 // hooks rewrote tool manifests.
 type caseTools struct {
-	pipeline.Toolbox
+	session.Toolbox
 	inventory []inference.Tool
 }
 

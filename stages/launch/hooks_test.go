@@ -13,13 +13,14 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/internal/hooktest"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 )
 
 type inventoryOnly []inference.Tool
 
 func (t inventoryOnly) Inventory() []inference.Tool { return t }
-func (inventoryOnly) Call(context.Context, string, json.RawMessage) (pipeline.ToolReply, error) {
-	return pipeline.ToolReply{}, nil
+func (inventoryOnly) Call(context.Context, string, json.RawMessage) (session.ToolReply, error) {
+	return session.ToolReply{}, nil
 }
 
 // TestOnStageRewritesManifests: an on-stage hook's write-manifests
@@ -32,30 +33,31 @@ func TestOnStageRewritesManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	session, shared := t.TempDir(), filepath.Join(t.TempDir(), "murmur.yaml")
+	sesDir, shared := t.TempDir(), filepath.Join(t.TempDir(), "murmur.yaml")
 	if err := os.WriteFile(shared, []byte("name: git\n"), 0o444); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"logs", "tools/git"} {
-		if err := os.MkdirAll(filepath.Join(session, d), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Join(sesDir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Link(shared, filepath.Join(session, "tools", "git", "murmur.yaml")); err != nil {
+	if err := os.Link(shared, filepath.Join(sesDir, "tools", "git", "murmur.yaml")); err != nil {
 		t.Fatal(err)
 	}
 	m, err := capsule.ParseManifest("murmur.yaml", []byte("name: c\nversion: '1'\ncapabilities: {shell: {allow: [git]}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &pipeline.Case{SessionDir: session, Capsule: &pipeline.Capsule{Manifest: m}, Session: &pipeline.Session{
+	c := &pipeline.Case{SessionDir: sesDir}
+	ses := &session.Session{
 		Tools: inventoryOnly{{Name: "git", Parameters: json.RawMessage(`{}`), Description: "staged"}},
-		Hooks: set.Open(hooks.Case{SessionDir: session, CaseID: "c"}, nil),
-	}}
-	if err := (&Stage{}).stageHooks(context.Background(), c); err != nil {
+		Hooks: set.Open(hooks.Case{SessionDir: sesDir, CaseID: "c"}, nil),
+	}
+	if err := (&Stage{}).stageHooks(context.Background(), c, ses, m); err != nil {
 		t.Fatal(err)
 	}
-	inv := c.Session.Tools.Inventory()
+	inv := ses.Tools.Inventory()
 	if len(inv) != 1 || inv[0].Description != "Runs git (described by a hook)" ||
 		string(inv[0].Parameters) != `{"properties":{"command":{"type":"string"}},"required":["command"],"type":"object"}` {
 		t.Errorf("inventory = %+v / %s", inv, inv[0].Parameters)
@@ -63,7 +65,7 @@ func TestOnStageRewritesManifests(t *testing.T) {
 	if b, _ := os.ReadFile(shared); string(b) != "name: git\n" {
 		t.Errorf("the run's shared manifest was written through the link: %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(session, "tools", "git", "murmur.yaml")); !strings.Contains(string(b), "described by a hook") {
-		t.Errorf("session manifest = %q", b)
+	if b, _ := os.ReadFile(filepath.Join(sesDir, "tools", "git", "murmur.yaml")); !strings.Contains(string(b), "described by a hook") {
+		t.Errorf("sesDir manifest = %q", b)
 	}
 }

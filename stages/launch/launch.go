@@ -18,11 +18,21 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // Name is the stage's name in the graph.
 const Name = "launch"
+
+// Result is the key of the stage's result, the case's *session.Session.
+var Result = pipeline.NewKey[*session.Session](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Launch reads.
+var Requires = []string{resolve.Name, verify.Name, contain.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
 
 // Stage is the Launch stage. It is safe for concurrent use.
 type Stage struct {
@@ -54,26 +64,35 @@ func (s *Stage) Name() string { return Name }
 
 // Run opens the case's session.
 func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
-	if c.Capsule == nil || c.Toolset == nil || c.Policy == nil {
-		return errcode.New(errcode.Internal, "launch: earlier stages did not run")
+	cap, err := pipeline.ResultOf(c, resolve.Result)
+	if err != nil {
+		return err
 	}
-	m := c.Capsule.Manifest
+	ts, err := pipeline.ResultOf(c, verify.Result)
+	if err != nil {
+		return err
+	}
+	pol, err := pipeline.ResultOf(c, contain.Result)
+	if err != nil {
+		return err
+	}
+	m := cap.Manifest
 	if m.Inference == nil {
 		return errcode.New(errcode.RunDriverMissing, "the capsule has no inference block: script capsules are not evaluated").
 			WithHint("add an inference: block to murmur.yaml")
 	}
-	cfg, err := loopConfig(m, c)
+	cfg, err := loopConfig(m, c, pol)
 	if err != nil {
 		return err
 	}
 	if err := taskConfig(m, &cfg); err != nil {
 		return err
 	}
-	model, err := s.models.ForCase(ctx, inference.Case{ID: c.Input.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)})
+	model, err := s.models.ForCase(ctx, inference.Case{ID: c.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)})
 	if err != nil {
 		return err
 	}
-	process, err := s.setupAgent(ctx, c, model)
+	process, err := s.setupAgent(ctx, m, model)
 	if err != nil {
 		return err
 	}
@@ -81,24 +100,26 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return errcode.Wrap(errcode.IO, err, "open trace.jsonl")
 	}
-	c.Session = &pipeline.Session{
+	ses := &session.Session{
 		Trace:   tr,
 		Model:   model,
-		Tools:   &toolbox{set: c.Toolset, policy: c.Policy},
+		Tools:   &toolbox{set: ts, policy: pol},
 		Config:  cfg,
 		Process: process,
-		Hooks:   s.openHooks(c),
+		Hooks:   s.openHooks(c, ts),
 	}
+	// Stored at once: Report closes the trace whatever fails below.
+	pipeline.Store(c, Result, ses)
 	// MURMUR.md after on-stage, as murmur's launch writes it: the tool
 	// manifests it lists may have been rewritten by a hook.
-	if err := s.stageHooks(ctx, c); err != nil {
+	if err := s.stageHooks(ctx, c, ses, m); err != nil {
 		return err
 	}
 	md := murmurMD{
 		Manifest: m, Dir: c.SessionDir, SessionID: c.SessionID, Version: s.version, Now: s.now(),
-		CompactionHook: c.Toolset.Hooks.Bound(hooks.OnCompaction),
+		CompactionHook: ts.Hooks.Bound(hooks.OnCompaction),
 	}
-	if _, rewritten := c.Session.Tools.(caseTools); !rewritten {
+	if _, rewritten := ses.Tools.(caseTools); !rewritten {
 		md.Tools, _ = s.tools.Get(ctx, func(context.Context) ([]toolDir, error) {
 			return append([]toolDir{}, readToolDirs(c.SessionDir)...), nil // never nil: nil means "read"
 		})
@@ -110,13 +131,13 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	return nil
 }
 
-func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, error) {
+func loopConfig(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy) (session.LoopConfig, error) {
 	inf := m.Inference
 	prompt, err := systemPrompt(m, c.SessionDir)
 	if err != nil {
-		return pipeline.LoopConfig{}, err
+		return session.LoopConfig{}, err
 	}
-	return pipeline.LoopConfig{
+	return session.LoopConfig{
 		CapsuleName:         m.Name,
 		CapsuleVersion:      m.Version,
 		Model:               inf.Model,
@@ -124,11 +145,11 @@ func loopConfig(m *capsule.Manifest, c *pipeline.Case) (pipeline.LoopConfig, err
 		MaxTokens:           int(inf.MaxTokens),
 		SystemPrompt:        prompt,
 		Workdir:             c.SessionDir,
-		Containment:         c.Policy.Achieved,
-		DeclaredContainment: c.Policy.Declared,
+		Containment:         pol.Achieved,
+		DeclaredContainment: pol.Declared,
 		Capabilities:        capabilityNames(m.Capabilities),
-		WorkdirExec:         c.Policy.WorkdirExec,
-		EffectiveGrants:     c.Policy.Grants,
+		WorkdirExec:         pol.WorkdirExec,
+		EffectiveGrants:     pol.Grants,
 		IncludeToolOutput:   m.Trace.IncludeToolOutput,
 	}, nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/process"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 )
 
 // WithHostEnv sets the environment a transport: process CLI inherits and
@@ -25,7 +25,7 @@ func (s *Stage) WithHostEnv(env map[string]string) *Stage {
 // processCLI resolves a transport: process capsule's command once per
 // run: the codex dialect is refused (E-EVL-017), a command not on PATH is
 // E-RUN-006, as murmur's mur run refuses it.
-func (s *Stage) processCLI(ctx context.Context, m *capsule.Manifest) (*pipeline.ProcessCLI, error) {
+func (s *Stage) processCLI(ctx context.Context, m *capsule.Manifest) (*session.ProcessCLI, error) {
 	inf := m.Inference
 	if inf.Transport != capsule.TransportProcess {
 		return nil, errcode.New(errcode.Internal, "launch: no model provider for transport %q", inf.Transport)
@@ -56,7 +56,7 @@ func (s *Stage) processCLI(ctx context.Context, m *capsule.Manifest) (*pipeline.
 	if err != nil {
 		return nil, err
 	}
-	return &pipeline.ProcessCLI{Path: path, Env: envList(s.env)}, nil
+	return &session.ProcessCLI{Path: path, Env: envList(s.env)}, nil
 }
 
 // envList is env as sorted KEY=value lines.
@@ -71,9 +71,9 @@ func envList(env map[string]string) []string {
 
 // setupAgent resolves the CLI of a capsule whose model source left the
 // model to it (model is nil).
-func (s *Stage) setupAgent(ctx context.Context, c *pipeline.Case, model inference.Provider) (*pipeline.ProcessCLI, error) {
+func (s *Stage) setupAgent(ctx context.Context, m *capsule.Manifest, model inference.Provider) (*session.ProcessCLI, error) {
 	if model != nil {
 		return nil, nil
 	}
-	return s.processCLI(ctx, c.Capsule.Manifest)
+	return s.processCLI(ctx, m)
 }

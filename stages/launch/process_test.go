@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
-	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
 
 func TestLaunchProcessCapsule(t *testing.T) {
@@ -25,11 +23,7 @@ func TestLaunchProcessCapsule(t *testing.T) {
 	}
 	for _, tt := range []struct{ path, code string }{{bin, ""}, {t.TempDir(), errcode.RunDriverAbsent}} {
 		session := t.TempDir()
-		c := &pipeline.Case{
-			Input: datasets.Case{ID: "c"}, SessionDir: session, SessionID: "ses_1",
-			Capsule: &pipeline.Capsule{Manifest: m}, Toolset: &pipeline.Toolset{},
-			Policy: &pipeline.Policy{Declared: "advisory", Achieved: "advisory", Root: session},
-		}
+		c := launchCase("c", session, "ses_1", m)
 		err := New(live.New(nil), time.Now).WithHostEnv(map[string]string{"PATH": tt.path}).Run(context.Background(), c)
 		if errcode.Code(err) != tt.code {
 			t.Fatalf("PATH %s: err %v, want code %q", tt.path, err, tt.code)
@@ -37,12 +31,12 @@ func TestLaunchProcessCapsule(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		c.Session.Trace.Close()
-		if c.Session.Model != nil || c.Session.Process == nil || c.Session.Process.Path != filepath.Join(bin, "claude") {
-			t.Errorf("session model %v, process %+v", c.Session.Model, c.Session.Process)
+		sessionOf(c).Trace.Close()
+		if sessionOf(c).Model != nil || sessionOf(c).Process == nil || sessionOf(c).Process.Path != filepath.Join(bin, "claude") {
+			t.Errorf("session model %v, process %+v", sessionOf(c).Model, sessionOf(c).Process)
 		}
-		if c.Session.Config.Model != "opus" || c.Session.Config.MaxTokens != 0 {
-			t.Errorf("config %+v", c.Session.Config)
+		if sessionOf(c).Config.Model != "opus" || sessionOf(c).Config.MaxTokens != 0 {
+			t.Errorf("config %+v", sessionOf(c).Config)
 		}
 	}
 }
@@ -56,16 +50,12 @@ func TestLaunchProcessCapsuleUnderReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &pipeline.Case{
-		Input: datasets.Case{ID: "c"}, SessionDir: session, SessionID: "ses_1",
-		Capsule: &pipeline.Capsule{Manifest: m}, Toolset: &pipeline.Toolset{},
-		Policy: &pipeline.Policy{Declared: "advisory", Achieved: "advisory", Root: session},
-	}
+	c := launchCase("c", session, "ses_1", m)
 	if err := New(&seenSource{}, time.Now).WithHostEnv(map[string]string{"PATH": t.TempDir()}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	c.Session.Trace.Close()
-	if c.Session.Model == nil || c.Session.Process != nil {
-		t.Errorf("session model %v, process %+v; want the source's provider", c.Session.Model, c.Session.Process)
+	sessionOf(c).Trace.Close()
+	if sessionOf(c).Model == nil || sessionOf(c).Process != nil {
+		t.Errorf("session model %v, process %+v; want the source's provider", sessionOf(c).Model, sessionOf(c).Process)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -24,11 +24,11 @@ const maxShellOutput = 16 << 10
 // data the command, exit code and both streams, and a shell event goes to
 // the trace. A bad input or a sandbox failure is an error reply with no
 // shell event.
-func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) (pipeline.ToolReply, error) {
+func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) (session.ToolReply, error) {
 	var in struct {
 		Command *string `json:"command"`
 	}
-	parseFailed := pipeline.ToolReply{Text: "shell command parsing failed", IsError: true}
+	parseFailed := session.ToolReply{Text: "shell command parsing failed", IsError: true}
 	if json.Unmarshal(input, &in) != nil || in.Command == nil || strings.TrimSpace(*in.Command) == "" {
 		return parseFailed, nil
 	}
@@ -39,7 +39,7 @@ func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) 
 	}
 	path := lookPath(bin, envValue(t.policy.ShellEnv, "PATH"))
 	if path == "" {
-		return pipeline.ToolReply{Text: "binary '" + bin + "' not found on PATH", IsError: true}, nil
+		return session.ToolReply{Text: "binary '" + bin + "' not found on PATH", IsError: true}, nil
 	}
 	logRel := "logs/shell-" + strconv.FormatInt(time.Now().UnixMilli(), 10) + ".log"
 	res, err := t.run(ctx, sandbox.Proc{Path: path, Argv: argv, Env: t.policy.ShellEnv, CapsuleGrants: true,
@@ -51,7 +51,7 @@ func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) 
 	if res.Truncated {
 		data += "\n\nOutput truncated. Full output written to " + logRel
 	}
-	return pipeline.ToolReply{Text: data, Shell: &trace.Shell{
+	return session.ToolReply{Text: data, Shell: &trace.Shell{
 		Binary: path, Command: command, ExitCode: int32(res.ExitCode),
 		StdoutBytes: len(res.Stdout), StderrBytes: len(res.Stderr),
 		DurationMS: res.Duration.Milliseconds(), ResourceLimit: res.ResourceLimit,
@@ -60,7 +60,7 @@ func (t *toolbox) shell(ctx context.Context, bin string, input json.RawMessage) 
 
 // native runs tools/<name>/<name> with murmur's native-tool protocol: the
 // input as {"data", "log_path"} on stdin, the result parsed from stdout.
-func (t *toolbox) native(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
+func (t *toolbox) native(ctx context.Context, name string, input json.RawMessage) (session.ToolReply, error) {
 	bin := filepath.Join(t.policy.Root, "tools", name, name)
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	res, err := t.run(ctx, sandbox.Proc{Path: bin, Argv: []string{name}, Env: t.policy.NativeEnv,
@@ -84,11 +84,11 @@ func (t *toolbox) run(ctx context.Context, p sandbox.Proc) (*sandbox.ProcResult,
 
 // failed turns a subprocess error into murmur's error reply, except those
 // that end the case: its context, and the workdir guard (E-RUN-013).
-func (t *toolbox) failed(ctx context.Context, err error) (pipeline.ToolReply, error) {
+func (t *toolbox) failed(ctx context.Context, err error) (session.ToolReply, error) {
 	if ctx.Err() != nil || errcode.Is(err, errcode.RunWorkdirSize) {
-		return pipeline.ToolReply{}, err
+		return session.ToolReply{}, err
 	}
-	return pipeline.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
+	return session.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 }
 
 // lookPath finds bin in the PATH the subprocess gets, as murmur resolves

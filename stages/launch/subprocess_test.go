@@ -11,8 +11,9 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // subprocessBox is a toolbox with a shell tool (sh) and a native tool
@@ -47,9 +48,9 @@ func subprocessBox(t *testing.T, res capsule.Resources) (*toolbox, string) {
 	hostEnv := map[string]string{"PATH": "/usr/bin:/bin", "ANTHROPIC_API_KEY": "sk", "AWS_PROFILE": "p", "X_API_KEY": "k"}
 	home := filepath.Join(root, ".capsule-home")
 	return &toolbox{
-		set: &pipeline.Toolset{Spawner: sp, Host: host, Tools: map[string]*pipeline.Tool{
+		set: &verify.Toolset{Spawner: sp, Host: host, Tools: map[string]*verify.Tool{
 			"sh": {Name: "sh", Shell: true}, "greet": {Name: "greet", Native: true}}},
-		policy: &pipeline.Policy{Root: root, Deadline: 20 * time.Second, Resources: res, Isolate: true,
+		policy: &contain.Policy{Root: root, Deadline: 20 * time.Second, Resources: res, Isolate: true,
 			ShellEnv:  sandbox.SubprocessEnv(hostEnv, []string{"MURMUR_SESSION_ID=ses_1"}, nil, nil, home),
 			NativeEnv: sandbox.SubprocessEnv(hostEnv, nil, nil, nil, home)},
 	}, root

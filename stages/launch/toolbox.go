@@ -8,16 +8,18 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // toolbox runs a case's tools: the run's shared compiled modules and the
 // subprocess launcher under the case's policy. It belongs to one case.
 type toolbox struct {
-	set    *pipeline.Toolset
-	policy *pipeline.Policy
+	set    *verify.Toolset
+	policy *contain.Policy
 	// guarded is when the workdir guard last walked the session folder.
 	guarded time.Time
 }
@@ -44,18 +46,18 @@ type toolInput struct {
 // every shell or native call, and after a WASM call when the last check is
 // guardEvery old (only tools and hooks write to the session, so a check
 // before a call would repeat the previous one's; RATIONALE.md).
-func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
+func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (session.ToolReply, error) {
 	tool, ok := t.set.Tools[name]
 	if !ok {
 		if text, ok := t.sessionSkill(name); ok {
-			return pipeline.ToolReply{Text: text, Skill: true}, nil
+			return session.ToolReply{Text: text, Skill: true}, nil
 		}
-		return pipeline.ToolReply{Text: "tool '" + name + "' is not declared in manifest allowlist", IsError: true, Code: errcode.ToolNotProvided}, nil
+		return session.ToolReply{Text: "tool '" + name + "' is not declared in manifest allowlist", IsError: true, Code: errcode.ToolNotProvided}, nil
 	}
 	if tool.Module == nil && !tool.Native && !tool.Shell {
-		return pipeline.ToolReply{Text: tool.Skill, Skill: true}, nil
+		return session.ToolReply{Text: tool.Skill, Skill: true}, nil
 	}
-	var reply pipeline.ToolReply
+	var reply session.ToolReply
 	var err error
 	switch {
 	case tool.Native:
@@ -97,7 +99,7 @@ func (t *toolbox) guard() error {
 
 // wasm runs a WASM tool; a tool with its own filesystem.scope sees only
 // that folder of the session (created if missing).
-func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawMessage) (pipeline.ToolReply, error) {
+func (t *toolbox) wasm(ctx context.Context, tool *verify.Tool, input json.RawMessage) (session.ToolReply, error) {
 	stdin, _ := json.Marshal(toolInput{Data: string(input)})
 	out, err := t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
 		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
@@ -109,17 +111,17 @@ func (t *toolbox) wasm(ctx context.Context, tool *pipeline.Tool, input json.RawM
 	})
 	if err != nil {
 		if ctx.Err() != nil {
-			return pipeline.ToolReply{}, err
+			return session.ToolReply{}, err
 		}
-		return pipeline.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
+		return session.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 	}
 	return resultReply(sandbox.ParseToolResult(tool.Name, out)), nil
 }
 
 // resultReply is the reply of a tool that returned murmur's ToolResult,
 // with its reserved metadata for the trace.
-func resultReply(res sandbox.ToolResult) pipeline.ToolReply {
-	reply := pipeline.ToolReply{Text: res.Text(), IsError: res.IsError()}
+func resultReply(res sandbox.ToolResult) session.ToolReply {
+	reply := session.ToolReply{Text: res.Text(), IsError: res.IsError()}
 	reply.StateEffect, _ = res.Meta("state_effect")
 	reply.ResourceID, _ = res.Meta("resource_id")
 	return reply

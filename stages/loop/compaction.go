@@ -9,7 +9,6 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -19,14 +18,14 @@ import (
 // threshold share of it, on-compaction hooks may replace the conversation.
 // A hook's Err ends the session failed (done); no replacement is logged to
 // bootstrap.log and the loop goes on (it is tried again next turn).
-func (l *run) compact(ctx context.Context, turn int, req *inference.Request, tokens int64) (pipeline.LoopOutcome, bool, error) {
+func (l *run) compact(ctx context.Context, turn int, req *inference.Request, tokens int64) (Outcome, bool, error) {
 	window := l.cfg.ContextMaxTokens
 	if window <= 0 {
-		return pipeline.LoopOutcome{}, false, nil
+		return Outcome{}, false, nil
 	}
 	ratio := float64(tokens) / float64(window)
 	if ratio < l.cfg.Compaction.Threshold {
-		return pipeline.LoopOutcome{}, false, nil
+		return Outcome{}, false, nil
 	}
 	model := l.cfg.Compaction.Model
 	repl, err := l.hooks.Compaction(ctx, hooks.Compaction{
@@ -36,20 +35,20 @@ func (l *run) compact(ctx context.Context, turn int, req *inference.Request, tok
 	l.hookInferences()
 	var hookErr *hooks.CompactionError
 	if errors.As(err, &hookErr) {
-		out, err := l.end(pipeline.ExitFailed, "error: compaction hook failed: "+hookErr.Error())
+		out, err := l.end(trace.ExitFailed, "error: compaction hook failed: "+hookErr.Error())
 		return out, true, err
 	}
 	if err != nil {
-		return pipeline.LoopOutcome{}, true, err
+		return Outcome{}, true, err
 	}
 	if repl == nil {
 		l.bootstrap("[compaction] threshold reached but no hook returned replace-context; continuing without compaction")
-		return pipeline.LoopOutcome{}, false, nil
+		return Outcome{}, false, nil
 	}
 	msgs, ok := fromHookMessages(repl)
 	if !ok {
 		l.bootstrap("[compaction] replace-context discarded: the tool_call ids it issues and the tool_call_ids it answers differ; continuing without compaction")
-		return pipeline.LoopOutcome{}, false, nil
+		return Outcome{}, false, nil
 	}
 	req.Messages = msgs
 	// murmur's count of the new context: cl100k_base over the messages as
@@ -62,7 +61,7 @@ func (l *run) compact(ctx context.Context, turn int, req *inference.Request, tok
 	if l.cfg.Compaction.DumpSummaries {
 		l.dumpSummary(turn, tokens, after, msgs)
 	}
-	return pipeline.LoopOutcome{}, false, nil
+	return Outcome{}, false, nil
 }
 
 // toolWrap is how a tool message reaches on-compaction: its content must

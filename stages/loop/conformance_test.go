@@ -10,7 +10,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -37,7 +37,7 @@ func TestMurmur_trace_two_turn_session_all_event_types(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	events := decodeLines(t, c.Session.Trace.Lines())
+	events := decodeLines(t, sessionOf(c).Trace.Lines())
 	var types []string
 	var in, out float64
 	calls := 0
@@ -82,17 +82,17 @@ func (outage) Complete(context.Context, *inference.Request, inference.Observer) 
 // writes the fallback session_end.
 func TestMurmur_trace_session_end_written_on_failed_exit(t *testing.T) {
 	c, _ := newCase(t, nil, &fakeTools{})
-	c.Session.Model = outage{}
+	sessionOf(c).Model = outage{}
 	err := Stage{}.Run(context.Background(), c)
 	if !errcode.Is(err, errcode.ProviderUnavailable) {
 		t.Fatalf("Run = %v, want %s", err, errcode.ProviderUnavailable)
 	}
-	events := decodeLines(t, c.Session.Trace.Lines())
+	events := decodeLines(t, sessionOf(c).Trace.Lines())
 	last := events[len(events)-1]
 	if last["event_type"] != "task_end" || last["exit_status"] != "failed" {
 		t.Errorf("last event = %v, want task_end failed", last)
 	}
-	if c.Session.Trace.Ended() {
+	if sessionOf(c).Trace.Ended() {
 		t.Error("the loop wrote session_end; the Report stage writes it")
 	}
 }
@@ -103,7 +103,7 @@ func TestMurmur_trace_session_end_written_on_failed_exit(t *testing.T) {
 func TestMurmur_inline_system_prompt_appears_in_every_api_call(t *testing.T) {
 	for _, prompt := range []string{"Be terse.", ""} {
 		c, m := newCase(t, []string{callCalc, endTurn}, &fakeTools{})
-		c.Session.Config.SystemPrompt = prompt
+		sessionOf(c).Config.SystemPrompt = prompt
 		if err := (Stage{}).Run(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
@@ -121,8 +121,8 @@ func TestMurmur_inline_system_prompt_appears_in_every_api_call(t *testing.T) {
 func TestMurmur_trace_records_the_prompt_verbatim_only_when_tool_output_is_included(t *testing.T) {
 	for _, include := range []bool{false, true} {
 		c, _ := newCase(t, []string{endTurn}, &fakeTools{})
-		c.Session.Config.SystemPrompt = "Be terse."
-		c.Session.Config.IncludeToolOutput = include
+		sessionOf(c).Config.SystemPrompt = "Be terse."
+		sessionOf(c).Config.IncludeToolOutput = include
 		if err := (Stage{}).Run(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
@@ -147,8 +147,8 @@ func TestMurmur_tool_call_records_declared_state_effect(t *testing.T) {
 		{"read", "sym:Foo", `"status":"ok","state_effect":"read","resource_id":"sym:Foo"}`},
 		{"", "", `"status":"ok"}`},
 	} {
-		tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
-			return pipeline.ToolReply{Text: "42", StateEffect: tc.effect, ResourceID: tc.resource}, nil
+		tools := &fakeTools{reply: func(string, json.RawMessage) (session.ToolReply, error) {
+			return session.ToolReply{Text: "42", StateEffect: tc.effect, ResourceID: tc.resource}, nil
 		}}
 		c, _ := newCase(t, []string{callCalc, endTurn}, tools)
 		if err := (Stage{}).Run(context.Background(), c); err != nil {
@@ -176,8 +176,8 @@ func TestMurmur_agent_stop_reason_error_ends_the_session_failed(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ExitStatus != "failed" || c.Loop.ResultText != "error: overloaded" {
-		t.Errorf("outcome %q %q", c.Loop.ExitStatus, c.Loop.ResultText)
+	if outcomeOf(c).ExitStatus != "failed" || outcomeOf(c).ResultText != "error: overloaded" {
+		t.Errorf("outcome %q %q", outcomeOf(c).ExitStatus, outcomeOf(c).ResultText)
 	}
 	events := decodeLines(t, sessionLines(c))
 	var types []string

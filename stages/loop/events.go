@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -45,7 +45,7 @@ func decision(stop string) string {
 	return "text"
 }
 
-func sessionStart(cfg pipeline.LoopConfig, tools []string) trace.SessionStart {
+func sessionStart(cfg session.LoopConfig, tools []string) trace.SessionStart {
 	source := "none"
 	var sum, verbatim *string
 	if cfg.SystemPrompt != "" {
@@ -88,7 +88,7 @@ func sessionStart(cfg pipeline.LoopConfig, tools []string) trace.SessionStart {
 
 // defaultGrants is murmur's effective_grants object for a session whose
 // Contain stage recorded none (a test's hand-made case).
-func defaultGrants(cfg pipeline.LoopConfig) map[string]any {
+func defaultGrants(cfg session.LoopConfig) map[string]any {
 	return map[string]any{
 		"declared_containment":       cfg.DeclaredContainment,
 		"achieved_containment":       cfg.Containment,
@@ -114,7 +114,7 @@ const (
 
 // SystemPrompt is the system text murmur sends: the [Capsule] block, the two
 // notices, a blank line, then the capsule's own prompt.
-func SystemPrompt(cfg pipeline.LoopConfig) string {
+func SystemPrompt(cfg session.LoopConfig) string {
 	return "[Capsule]\nName: " + cfg.CapsuleName +
 		"\nVersion: " + cfg.CapsuleVersion +
 		"\nWorkdir: " + cfg.Workdir +

@@ -15,6 +15,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/launch"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -31,10 +33,7 @@ func (s openStage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err := os.MkdirAll(c.SessionDir, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(c.Input.ID), 0o644); err != nil {
-		return err
-	}
-	model, err := s.src.ForCase(ctx, inference.Case{ID: c.Input.ID, Workdir: c.SessionDir, Inference: s.inf})
+	model, err := s.src.ForCase(ctx, inference.Case{ID: c.ID, Workdir: c.SessionDir, Inference: s.inf})
 	if err != nil {
 		return err
 	}
@@ -42,8 +41,8 @@ func (s openStage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	c.Session = &pipeline.Session{Trace: tr, Model: model, Tools: &fakeTools{},
-		Config: pipeline.LoopConfig{CapsuleName: "qs", CapsuleVersion: "1", Model: s.inf.Model, MaxTurns: 4, MaxTokens: 64, Workdir: c.SessionDir}}
+	pipeline.Store(c, launch.Result, &session.Session{Trace: tr, Model: model, Tools: &fakeTools{},
+		Config: session.LoopConfig{CapsuleName: "qs", CapsuleVersion: "1", Model: s.inf.Model, MaxTurns: 4, MaxTokens: 64, Workdir: c.SessionDir}})
 	return nil
 }
 
@@ -68,18 +67,20 @@ func TestManyCasesShareTheConnectionLimit(t *testing.T) {
 	defer client.CloseIdleConnections()
 	graph, err := pipeline.NewGraph(
 		pipeline.Node{Stage: openStage{src: live.New(client), inf: anthropicConfig(srv)}},
-		pipeline.Node{Stage: Stage{}, Requires: []string{"launch"}},
+		pipeline.Node{Stage: taskStage{}},
+		pipeline.Node{Stage: Stage{}, Produces: Result, Requires: Requires},
 	)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	runner := &pipeline.Runner{Graph: graph, Workers: 50, Timeout: time.Minute, NewCase: func(j pipeline.Job) *pipeline.Case {
-		return &pipeline.Case{Input: j.Input, Epoch: 1, SessionID: "ses_" + j.Input.ID, SessionDir: filepath.Join(out, j.Input.ID)}
+		return &pipeline.Case{ID: j.ID, Input: j.Input, Epoch: 1, SessionID: "ses_" + j.ID, SessionDir: filepath.Join(out, j.ID)}
 	}}
 	jobs := make([]pipeline.Job, 200)
 	for i := range jobs {
-		jobs[i] = pipeline.Job{Input: datasets.Case{ID: fmt.Sprintf("case-%03d", i)}, Epoch: 1}
+		id := fmt.Sprintf("case-%03d", i)
+		jobs[i] = pipeline.Job{ID: id, Input: datasets.Case{ID: id}, Epoch: 1}
 	}
 	done := make(chan *pipeline.Case, len(jobs))
 	if err := runner.Run(context.Background(), jobs, done); err != nil {
@@ -90,10 +91,10 @@ func TestManyCasesShareTheConnectionLimit(t *testing.T) {
 	for c := range done {
 		n++
 		if v := pipeline.Judge(c); v.Status != pipeline.StatusPassed {
-			t.Errorf("%s: %s %v", c.Input.ID, v.Status, v.Err)
+			t.Errorf("%s: %s %v", c.ID, v.Status, v.Err)
 		}
-		retries += c.Session.Trace.EvalCounts().Retries
-		c.Session.Trace.Close()
+		retries += sessionOf(c).Trace.EvalCounts().Retries
+		sessionOf(c).Trace.Close()
 	}
 	if n != len(jobs) {
 		t.Errorf("%d cases finished, want %d", n, len(jobs))

@@ -5,7 +5,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -34,7 +34,7 @@ func inferenceHookEvent(d *hooks.Dispatcher, ev trace.Inference, req *inference.
 
 // shellHookEvent is on-shell's payload: the trace event's fields and the
 // call's captured stdout and stderr text.
-func shellHookEvent(ev trace.Shell, reply pipeline.ToolReply) hooks.Shell {
+func shellHookEvent(ev trace.Shell, reply session.ToolReply) hooks.Shell {
 	return hooks.Shell{Turn: ev.Turn, Binary: ev.Binary, Command: ev.Command, ExitCode: ev.ExitCode,
 		Stdout: reply.ShellStdout, Stderr: reply.ShellStderr,
 		StdoutBytes: int64(ev.StdoutBytes), StderrBytes: int64(ev.StderrBytes), DurationMS: ev.DurationMS}

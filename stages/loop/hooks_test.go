@@ -14,6 +14,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/internal/hooktest"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -31,7 +32,7 @@ func withHooks(t *testing.T, c *pipeline.Case, manifest string, names ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Session.Hooks = set.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: "c1"}, nil)
+	sessionOf(c).Hooks = set.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: "c1"}, nil)
 	if err := os.MkdirAll(filepath.Join(c.SessionDir, "logs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func withHooks(t *testing.T, c *pipeline.Case, manifest string, names ...string)
 
 func allTypes(c *pipeline.Case) []string {
 	var types []string
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionOf(c).Trace.Lines() {
 		types = append(types, l.Type)
 	}
 	return types
@@ -48,7 +49,7 @@ func allTypes(c *pipeline.Case) []string {
 func eventsOf(t *testing.T, c *pipeline.Case, typ string) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionOf(c).Trace.Lines() {
 		if l.Type != typ {
 			continue
 		}
@@ -68,7 +69,7 @@ const endTurnSmall = `{"stop_reason":"end_turn","content":[{"type":"text","text"
 // second attempt sent the rewritten task.
 func TestReopenOnceThenSatisfied(t *testing.T) {
 	c, m := newCase(t, []string{endTurnSmall, endTurnSmall}, &fakeTools{})
-	c.Session.Config.MaxTaskReopens = 1
+	sessionOf(c).Config.MaxTaskReopens = 1
 	withHooks(t, c, "binding: on-task-end\ncommit_policy: reopen-task\n", "reopen-once")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
@@ -97,8 +98,8 @@ func TestReopenOnceThenSatisfied(t *testing.T) {
 	if sent[0]["text"] != wantTask {
 		t.Errorf("second attempt's task = %v", sent[0]["text"])
 	}
-	if c.Loop.TaskExit != "ok" || c.Loop.Reopens != 1 || c.Loop.ExitStatus != "ok" {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).TaskExit != "ok" || outcomeOf(c).Reopens != 1 || outcomeOf(c).ExitStatus != "ok" {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 }
 
@@ -106,7 +107,7 @@ func TestReopenOnceThenSatisfied(t *testing.T) {
 // reopens: two attempts, then task_end reopen_budget_exhausted.
 func TestReopenBudgetExhausted(t *testing.T) {
 	c, _ := newCase(t, []string{endTurnSmall, endTurnSmall, endTurnSmall}, &fakeTools{})
-	c.Session.Config.MaxTaskReopens = 1
+	sessionOf(c).Config.MaxTaskReopens = 1
 	withHooks(t, c, "binding: on-task-end\ncommit_policy: reopen-task\n", "always-reopen")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatalf("Run = %v: an exhausted budget is the model's failure, not the loop's", err)
@@ -118,8 +119,8 @@ func TestReopenBudgetExhausted(t *testing.T) {
 	if end["exit_status"] != "reopen_budget_exhausted" || end["reopen_count"] != 1.0 {
 		t.Errorf("task_end = %v", end)
 	}
-	if c.Loop.TaskExit != ExitReopenBudgetExhausted {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).TaskExit != ExitReopenBudgetExhausted {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 	got, _ := os.ReadFile(filepath.Join(c.SessionDir, "task.md"))
 	if strings.Count(string(got), "## Reopen ") != 1 {
@@ -131,7 +132,7 @@ func TestReopenBudgetExhausted(t *testing.T) {
 // with no turns left exhausts the budget.
 func TestReopenNeverPastMaxTurns(t *testing.T) {
 	c, m := newCase(t, []string{callCalc, endTurnSmall, endTurnSmall, endTurnSmall}, &fakeTools{})
-	c.Session.Config.MaxTaskReopens = 5 // max_turns 3 binds first
+	sessionOf(c).Config.MaxTaskReopens = 5 // max_turns 3 binds first
 	withHooks(t, c, "binding: on-task-end\ncommit_policy: reopen-task\n", "always-reopen")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
@@ -147,7 +148,7 @@ func TestReopenNeverPastMaxTurns(t *testing.T) {
 	if end["exit_status"] != "reopen_budget_exhausted" || end["reopen_count"] != 1.0 || end["turns"] != 3.0 {
 		t.Errorf("task_end = %v", end)
 	}
-	if len(m.requests) != 3 || c.Session.Trace.Totals().TotalTurns != 3 {
+	if len(m.requests) != 3 || sessionOf(c).Trace.Totals().TotalTurns != 3 {
 		t.Errorf("%d turns, want 3 (max_turns)", len(m.requests))
 	}
 }
@@ -173,13 +174,13 @@ func TestUnsupportedArmTraced(t *testing.T) {
 // session as it would be without it.
 func TestHookTrapIsNotFatal(t *testing.T) {
 	c, _ := newCase(t, []string{callCalc, endTurn}, &fakeTools{})
-	c.Session.Config.MaxTaskReopens = 1
+	sessionOf(c).Config.MaxTaskReopens = 1
 	withHooks(t, c, "", "panic")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ExitStatus != "ok" || c.Loop.TaskExit != "ok" {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).ExitStatus != "ok" || outcomeOf(c).TaskExit != "ok" {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 	l, _ := os.ReadFile(filepath.Join(c.SessionDir, "logs", "hook-panic.log"))
 	for _, ev := range []string{"on-session-start", "on-task-start", "on-inference", "on-tool-call", "on-task-end", "on-session-end"} {
@@ -191,8 +192,8 @@ func TestHookTrapIsNotFatal(t *testing.T) {
 
 func compactionCase(t *testing.T, hook string, responses ...string) (*pipeline.Case, *fakeModel) {
 	c, m := newCase(t, responses, &fakeTools{})
-	c.Session.Config.ContextMaxTokens = 100
-	c.Session.Config.Compaction = pipeline.CompactionConfig{Threshold: 0.5, Model: "m", DumpSummaries: true}
+	sessionOf(c).Config.ContextMaxTokens = 100
+	sessionOf(c).Config.Compaction = session.CompactionConfig{Threshold: 0.5, Model: "m", DumpSummaries: true}
 	if hook != "" {
 		withHooks(t, c, "binding: on-compaction\ncommit_policy: replace-context\n", hook)
 	} else if err := os.MkdirAll(filepath.Join(c.SessionDir, "logs"), 0o755); err != nil {
@@ -241,8 +242,8 @@ func TestCompactionHookErrFailsTheSession(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ExitStatus != "failed" || c.Loop.ResultText != "error: compaction hook failed: compact-err: summariser down" || c.Loop.TaskExit != "ok" {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).ExitStatus != "failed" || outcomeOf(c).ResultText != "error: compaction hook failed: compact-err: summariser down" || outcomeOf(c).TaskExit != "ok" {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 }
 
@@ -257,8 +258,8 @@ func TestCompactionWithoutHookIsLogged(t *testing.T) {
 	if n := strings.Count(string(log), "[compaction] threshold reached but no hook returned replace-context; continuing without compaction\n"); n != 2 {
 		t.Errorf("bootstrap.log = %q, want the line twice", log)
 	}
-	if c.Loop.ExitStatus != "ok" {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).ExitStatus != "ok" {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 }
 
@@ -304,9 +305,9 @@ func TestHookRunInference(t *testing.T) {
 	judgeNo := `{"stop_reason":"end_turn","content":[{"type":"text","text":"no, "},{"type":"text","text":"show the working"}],"usage":{"input_tokens":30,"output_tokens":4}}`
 	judgeYes := `{"stop_reason":"end_turn","content":[{"type":"text","text":"yes"}]}`
 	c, m := newCase(t, []string{endTurnSmall, judgeNo, endTurnSmall, judgeYes}, &fakeTools{})
-	c.Session.Config.MaxTaskReopens = 1
+	sessionOf(c).Config.MaxTaskReopens = 1
 	withHooks(t, c, "binding: on-task-end\ncommit_policy: reopen-task\n", "ask-model")
-	c.Session.Hooks.UseModel(c.Session.Model, "m")
+	sessionOf(c).Hooks.UseModel(sessionOf(c).Model, "m")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}

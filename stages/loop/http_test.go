@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -26,9 +26,6 @@ import (
 func httpCase(t *testing.T, src inference.Source, id, task string, inf inference.Config) *pipeline.Case {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "task.md"), []byte(task), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	model, err := src.ForCase(context.Background(), inference.Case{ID: id, Workdir: dir, Inference: inf})
 	if err != nil {
 		t.Fatal(err)
@@ -38,10 +35,10 @@ func httpCase(t *testing.T, src inference.Source, id, task string, inf inference
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() })
-	return &pipeline.Case{SessionDir: dir, Session: &pipeline.Session{
+	return loopCase(dir, task, &session.Session{
 		Trace: tr, Model: model, Tools: &fakeTools{},
-		Config: pipeline.LoopConfig{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: inf.Model, MaxTurns: 4, MaxTokens: 1024, Workdir: dir, Containment: "advisory", DeclaredContainment: "advisory"},
-	}}
+		Config: session.LoopConfig{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: inf.Model, MaxTurns: 4, MaxTokens: 1024, Workdir: dir, Containment: "advisory", DeclaredContainment: "advisory"},
+	})
 }
 
 func anthropicConfig(srv *apitest.Server) inference.Config {
@@ -83,8 +80,8 @@ func TestLoopAgainstAnthropic(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "6*7 = 42", TaskExit: "ok"}) {
-		t.Errorf("outcome = %+v", c.Loop)
+	if *outcomeOf(c) != (Outcome{ExitStatus: "ok", ResultText: "6*7 = 42", TaskExit: "ok"}) {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 	want := []map[string]any{
 		{"event_type": "session_start", "model": "claude-sonnet-4-5", "tools_declared": []any{"calc"}},
@@ -147,13 +144,13 @@ func TestLoopAgainstOpenAI(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop != (pipeline.LoopOutcome{ExitStatus: "ok", ResultText: "It is 42.", TaskExit: "ok"}) {
-		t.Errorf("outcome = %+v", c.Loop)
+	if *outcomeOf(c) != (Outcome{ExitStatus: "ok", ResultText: "It is 42.", TaskExit: "ok"}) {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 	ev := events(c)
 	normalizeCounts(t, ev)
 	if len(ev) != 5 || ev[1]["provider_input_tokens"] != 300.0 || ev[1]["provider_output_tokens"] != 18.0 || ev[1]["tool_name"] != "calc" || ev[3]["decision"] != "end_turn" ||
-		ev[3]["provider_input_tokens"] != 350.0 || c.Session.Trace.EvalCounts().ProviderInputTokens == nil || *c.Session.Trace.EvalCounts().ProviderInputTokens != 650 {
+		ev[3]["provider_input_tokens"] != 350.0 || sessionOf(c).Trace.EvalCounts().ProviderInputTokens == nil || *sessionOf(c).Trace.EvalCounts().ProviderInputTokens != 650 {
 		t.Errorf("trace = %v", ev)
 	}
 	reqs := srv.Requests()
@@ -195,8 +192,8 @@ func TestLoopRetriesAreTraced(t *testing.T) {
 	if err := (Stage{}).Run(ctx, c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ExitStatus != "ok" || c.Loop.ResultText != "42" {
-		t.Errorf("outcome = %+v", c.Loop)
+	if outcomeOf(c).ExitStatus != "ok" || outcomeOf(c).ResultText != "42" {
+		t.Errorf("outcome = %+v", outcomeOf(c))
 	}
 	ev := events(c)
 	types := make([]string, len(ev))
@@ -221,10 +218,10 @@ func TestLoopRetriesAreTraced(t *testing.T) {
 			t.Errorf("retry event %d = %v, want status %v reason %s", 2+i, e, want.status, want.reason)
 		}
 	}
-	if n := c.Session.Trace.EvalCounts().Retries; n != 4 {
+	if n := sessionOf(c).Trace.EvalCounts().Retries; n != 4 {
 		t.Errorf("EvalCounts().Retries = %d, want 4", n)
 	}
-	if tot, ec := c.Session.Trace.Totals(), c.Session.Trace.EvalCounts(); tot.TotalTurns != 2 || ec.ProviderInputTokens == nil || *ec.ProviderInputTokens != 22 {
+	if tot, ec := sessionOf(c).Trace.Totals(), sessionOf(c).Trace.EvalCounts(); tot.TotalTurns != 2 || ec.ProviderInputTokens == nil || *ec.ProviderInputTokens != 22 {
 		t.Errorf("retries changed the totals: %+v, provider input %v", tot, ec.ProviderInputTokens)
 	}
 }
@@ -238,10 +235,10 @@ func TestLoopAuthFailureFailsFast(t *testing.T) {
 	if !errcode.Is(err, errcode.ProviderAuth) || !strings.Contains(err.Error(), "authentication_error: invalid x-api-key") {
 		t.Fatalf("Run = %v, want E-EVL-014 with the provider's message", err)
 	}
-	if n := len(srv.Requests()); n != 1 || c.Session.Trace.EvalCounts().Retries != 0 {
-		t.Errorf("%d requests, %d retries; an auth failure is not retried", n, c.Session.Trace.EvalCounts().Retries)
+	if n := len(srv.Requests()); n != 1 || sessionOf(c).Trace.EvalCounts().Retries != 0 {
+		t.Errorf("%d requests, %d retries; an auth failure is not retried", n, sessionOf(c).Trace.EvalCounts().Retries)
 	}
-	if diff := cmp.Diff([]string{"session_start"}, eventTypes(c)); diff != "" || c.Session.Trace.Ended() {
+	if diff := cmp.Diff([]string{"session_start"}, eventTypes(c)); diff != "" || sessionOf(c).Trace.Ended() {
 		t.Errorf("trace (-want +got):\n%s (Report writes the fallback session_end)", diff)
 	}
 }

@@ -9,26 +9,46 @@ package loop
 
 import (
 	"context"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
-	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/stages/launch"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // Name is the stage's name in the graph.
 const Name = "loop"
+
+// Result is the key of the stage's result, the case's *Outcome.
+var Result = pipeline.NewKey[*Outcome](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Loop reads: the session Launch
+// opened and the task Stage wrote.
+var Requires = []string{staging.Name, launch.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+
+// Outcome is how the agent loop ended a case's session.
+type Outcome struct {
+	ExitStatus string // trace.ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
+	ResultText string // what out/result.txt says: the final answer or "error: ..."
+	// TaskExit is the task's task_end exit status: ok, failed, or
+	// reopen_budget_exhausted when on-task-end hooks kept reopening it.
+	TaskExit string
+	// Reopens is how many times on-task-end hooks reopened the task.
+	Reopens int
+}
+
+// Grade is the verdict of an unscored case (pipeline.Grader): passed when
+// the session ended ok, what the default exit_ok scorer would say.
+func (o *Outcome) Grade() (passed, decided bool) { return o.ExitStatus == trace.ExitOK, true }
 
 // Stage runs the agent loop of one case. Tokens counts the turns' tokens
 // as murmur does and is shared by the run's cases (it remembers the pieces
@@ -45,60 +65,35 @@ func (Stage) Name() string { return Name }
 // cannot go on (the model provider failed, the case's context ended, the
 // trace cannot be written), as murmur's loop returns Err.
 func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
-	s := c.Session
-	if s == nil {
-		return errcode.New(errcode.Internal, "loop: no session (launch did not run)")
-	}
-	task, err := readTask(c.SessionDir)
+	s, err := pipeline.ResultOf(c, launch.Result)
 	if err != nil {
 		return err
 	}
+	staged, err := pipeline.ResultOf(c, staging.Result)
+	if err != nil {
+		return err
+	}
+	task := staged.Task
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process,
 		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens}
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
 	}
 	outcome, err := l.launch(ctx, task)
-	c.Loop = outcome
+	pipeline.Store(c, Result, &outcome)
 	if _, ok := errors.AsType[*agentEnded](err); ok {
 		return nil // the model's failure, scored from the trace
 	}
 	return err
 }
 
-// newID is murmur's id form: a prefix and a UUIDv7 in simple hex.
-func newID(prefix string) string {
-	u := uuid.Must(uuid.NewV7())
-	return prefix + hex.EncodeToString(u[:])
-}
-
-// maxTaskBytes bounds the task read from the session folder.
-const maxTaskBytes = 16 << 20
-
-// readTask reads task.md, else input.txt, else the task is empty (murmur's
-// order). Every case has a task.md, so the 30 s A2A wait never happens.
-// Hooks may have run in the folder already: the read goes through
-// sessionfs (regular files only, bounded, never leaving the folder).
-func readTask(dir string) (string, error) {
-	for _, name := range []string{"task.md", "input.txt"} {
-		b, err := sessionfs.ReadFile(dir, name, maxTaskBytes)
-		if err == nil {
-			return string(b), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", errcode.Wrap(errcode.IO, err, "read %s", name)
-		}
-	}
-	return "", nil
-}
-
 type run struct {
-	cfg   pipeline.LoopConfig
+	cfg   session.LoopConfig
 	tr    *trace.Writer
 	model inference.Provider
-	tools pipeline.Toolbox
+	tools session.Toolbox
 	// process is the CLI of a transport: process session (process.go).
-	process *pipeline.ProcessCLI
+	process *session.ProcessCLI
 	// hooks delivers lifecycle events (nil: no hooks); dir is the session
 	// folder; maxTurns is inference.max_turns for the whole task, while
 	// cfg.MaxTurns is what the current attempt may use (task.go).
@@ -112,7 +107,7 @@ type run struct {
 	tokens *tokens.Counter
 }
 
-func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+func (l *run) run(ctx context.Context, task string) (Outcome, error) {
 	if l.process != nil {
 		return l.runProcess(ctx, task)
 	}
@@ -122,7 +117,7 @@ func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error
 		names[i] = t.Name
 	}
 	if err := l.tr.SessionStart(sessionStart(l.cfg, names)); err != nil {
-		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+		return Outcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
 	req := &inference.Request{
 		MaxTokens: l.cfg.MaxTokens,
@@ -138,39 +133,39 @@ func (l *run) run(ctx context.Context, task string) (pipeline.LoopOutcome, error
 			return out, err
 		}
 	}
-	return l.end(pipeline.ExitMaxTurnsReached, fmt.Sprintf("error: inference loop exceeded %d turns", l.cfg.MaxTurns))
+	return l.end(trace.ExitMaxTurnsReached, fmt.Sprintf("error: inference loop exceeded %d turns", l.cfg.MaxTurns))
 }
 
 // turn runs one inference and what it asks for. done is true when the
 // session ended.
-func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipeline.LoopOutcome, bool, error) {
+func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outcome, bool, error) {
 	l.turnNow = turn
 	obs := &observer{tr: l.tr, turn: turn}
 	resp, err := l.model.Complete(ctx, req, obs)
 	if obs.err != nil {
-		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
+		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
 	}
 	if err != nil {
-		return pipeline.LoopOutcome{}, true, err
+		return Outcome{}, true, err
 	}
 	in, out, counted, err := turnTokens(l.tokens, req, resp, l.cfg.Workdir)
 	if err != nil {
-		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
+		return Outcome{}, true, errcode.Wrap(errcode.Internal, err, "encode request")
 	}
 	ev := inferenceEvent(turn, in, out, counted, resp)
 	if err := l.hooks.Inference(ctx, inferenceHookEvent(l.hooks, ev, req, resp)); err != nil {
-		return pipeline.LoopOutcome{}, true, err
+		return Outcome{}, true, err
 	}
 	l.hookInferences()
 	if err := l.tr.Inference(ev); err != nil {
-		return pipeline.LoopOutcome{}, true, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
 	if resp.StopReason == inference.StopError {
 		msg := resp.Error
 		if msg == "" {
 			msg = "driver returned error"
 		}
-		out, err := l.end(pipeline.ExitFailed, "error: "+msg)
+		out, err := l.end(trace.ExitFailed, "error: "+msg)
 		return out, true, err
 	}
 	if out, done, err := l.compact(ctx, turn, req, trace.AddTokens(ev.InputTokens, ev.OutputTokens)); done || err != nil {
@@ -178,27 +173,27 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (pipel
 	}
 	switch resp.StopReason {
 	case inference.StopEndTurn, inference.StopMaxTokens:
-		out, err := l.end(pipeline.ExitOK, resp.Text())
+		out, err := l.end(trace.ExitOK, resp.Text())
 		return out, true, err
 	case inference.StopToolCall:
 		calls := resp.ToolCalls()
 		if len(calls) == 0 {
-			out, err := l.end(pipeline.ExitFailed, "error: response stop_reason=tool_call but no tool_call blocks were present")
+			out, err := l.end(trace.ExitFailed, "error: response stop_reason=tool_call but no tool_call blocks were present")
 			return out, true, err
 		}
 		replies := make([]inference.Message, 0, len(calls))
 		for _, call := range calls {
 			msg, err := l.call(ctx, turn, call)
 			if err != nil {
-				return pipeline.LoopOutcome{}, true, err
+				return Outcome{}, true, err
 			}
 			replies = append(replies, msg)
 		}
 		req.Messages = append(req.Messages, inference.AssistantMessage(resp.Content))
 		req.Messages = append(req.Messages, replies...)
-		return pipeline.LoopOutcome{}, false, nil
+		return Outcome{}, false, nil
 	default:
-		out, err := l.end(pipeline.ExitFailed, fmt.Sprintf("error: unsupported stop_reason '%s'", resp.StopReason))
+		out, err := l.end(trace.ExitFailed, fmt.Sprintf("error: unsupported stop_reason '%s'", resp.StopReason))
 		return out, true, err
 	}
 }
@@ -257,8 +252,8 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 }
 
 // end writes session_end and returns the outcome.
-func (l *run) end(exit, result string) (pipeline.LoopOutcome, error) {
-	out := pipeline.LoopOutcome{ExitStatus: exit, ResultText: result}
+func (l *run) end(exit, result string) (Outcome, error) {
+	out := Outcome{ExitStatus: exit, ResultText: result}
 	if err := l.flushFaults(); err != nil {
 		return out, err
 	}

@@ -3,7 +3,6 @@ package loop
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -37,19 +37,19 @@ func (m *fakeModel) Complete(ctx context.Context, req *inference.Request, _ infe
 // fakeTools answers every call with a function of its input.
 type fakeTools struct {
 	calls []string
-	reply func(name string, input json.RawMessage) (pipeline.ToolReply, error)
+	reply func(name string, input json.RawMessage) (session.ToolReply, error)
 }
 
 func (f *fakeTools) Inventory() []inference.Tool {
 	return []inference.Tool{{Name: "calc", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}}
 }
 
-func (f *fakeTools) Call(ctx context.Context, name string, input json.RawMessage) (pipeline.ToolReply, error) {
+func (f *fakeTools) Call(ctx context.Context, name string, input json.RawMessage) (session.ToolReply, error) {
 	f.calls = append(f.calls, name+" "+string(input))
 	if f.reply != nil {
 		return f.reply(name, input)
 	}
-	return pipeline.ToolReply{Text: "42"}, nil
+	return session.ToolReply{Text: "42"}, nil
 }
 
 const (
@@ -60,19 +60,16 @@ const (
 func newCase(t *testing.T, responses []string, tools *fakeTools) (*pipeline.Case, *fakeModel) {
 	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "task.md"), []byte("What is 6*7?"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	tr, err := trace.Create(filepath.Join(dir, "trace.jsonl"), "ses_test", time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { tr.Close() })
 	m := &fakeModel{responses: responses}
-	c := &pipeline.Case{SessionDir: dir, Session: &pipeline.Session{
+	c := loopCase(dir, "What is 6*7?", &session.Session{
 		Trace: tr, Model: m, Tools: tools,
-		Config: pipeline.LoopConfig{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: "m", MaxTurns: 3, MaxTokens: 8192, Workdir: dir, Containment: "advisory", DeclaredContainment: "advisory"},
-	}}
+		Config: session.LoopConfig{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: "m", MaxTurns: 3, MaxTokens: 8192, Workdir: dir, Containment: "advisory", DeclaredContainment: "advisory"},
+	})
 	return c, m
 }
 
@@ -80,7 +77,7 @@ func newCase(t *testing.T, responses []string, tools *fakeTools) (*pipeline.Case
 // and task_end around it (TestLoopWrapsTheSessionInATask checks those).
 func sessionLines(c *pipeline.Case) []trace.Line {
 	var lines []trace.Line
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionOf(c).Trace.Lines() {
 		if l.Type != trace.TypeTaskStart && l.Type != trace.TypeTaskEnd {
 			lines = append(lines, l)
 		}
@@ -130,8 +127,8 @@ func TestLoopOutcomes(t *testing.T) {
 			if got := errcode.Code(err); got != tt.wantCode {
 				t.Fatalf("Run error = %v (code %q), want code %q", err, got, tt.wantCode)
 			}
-			if c.Loop.ExitStatus != tt.wantExit || c.Loop.ResultText != tt.wantText {
-				t.Errorf("outcome = %q %q, want %q %q", c.Loop.ExitStatus, c.Loop.ResultText, tt.wantExit, tt.wantText)
+			if outcomeOf(c).ExitStatus != tt.wantExit || outcomeOf(c).ResultText != tt.wantText {
+				t.Errorf("outcome = %q %q, want %q %q", outcomeOf(c).ExitStatus, outcomeOf(c).ResultText, tt.wantExit, tt.wantText)
 			}
 			if diff := cmp.Diff(tt.wantTypes, eventTypes(c)); diff != "" {
 				t.Errorf("trace events (-want +got):\n%s", diff)
@@ -141,8 +138,8 @@ func TestLoopOutcomes(t *testing.T) {
 }
 
 func TestLoopSendsMurmurMessages(t *testing.T) {
-	tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
-		return pipeline.ToolReply{Text: "division by zero", IsError: true}, nil
+	tools := &fakeTools{reply: func(string, json.RawMessage) (session.ToolReply, error) {
+		return session.ToolReply{Text: "division by zero", IsError: true}, nil
 	}}
 	c, m := newCase(t, []string{callCalc, endTurn}, tools)
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
@@ -184,15 +181,15 @@ func TestLoopSendsMurmurMessages(t *testing.T) {
 }
 
 func TestLoopStopsWhenToolboxSaysSo(t *testing.T) {
-	tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
-		return pipeline.ToolReply{}, context.DeadlineExceeded
+	tools := &fakeTools{reply: func(string, json.RawMessage) (session.ToolReply, error) {
+		return session.ToolReply{}, context.DeadlineExceeded
 	}}
 	c, _ := newCase(t, []string{callCalc, endTurn}, tools)
 	err := Stage{}.Run(context.Background(), c)
 	if err != context.DeadlineExceeded {
 		t.Fatalf("Run = %v, want the toolbox's error", err)
 	}
-	if c.Session.Trace.Ended() {
+	if sessionOf(c).Trace.Ended() {
 		t.Error("loop wrote session_end; Report writes the fallback")
 	}
 }
@@ -214,7 +211,7 @@ func TestLoopWrapsTheSessionInATask(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := newCase(t, tt.responses, &fakeTools{})
 			_ = Stage{}.Run(context.Background(), c)
-			lines := c.Session.Trace.Lines()
+			lines := sessionOf(c).Trace.Lines()
 			var first, last map[string]any
 			_ = json.Unmarshal(lines[0].JSON, &first)
 			_ = json.Unmarshal(lines[len(lines)-1].JSON, &last)
@@ -224,8 +221,8 @@ func TestLoopWrapsTheSessionInATask(t *testing.T) {
 			if last["event_type"] != "task_end" || last["exit_status"] != tt.wantExit || last["task_id"] != first["task_id"] {
 				t.Errorf("last event = %v, want task_end %s of %v", last, tt.wantExit, first["task_id"])
 			}
-			if last["turns"] != float64(c.Session.Trace.Totals().TotalTurns) {
-				t.Errorf("task_end turns = %v, want %d", last["turns"], c.Session.Trace.Totals().TotalTurns)
+			if last["turns"] != float64(sessionOf(c).Trace.Totals().TotalTurns) {
+				t.Errorf("task_end turns = %v, want %d", last["turns"], sessionOf(c).Trace.Totals().TotalTurns)
 			}
 		})
 	}
@@ -234,8 +231,8 @@ func TestLoopWrapsTheSessionInATask(t *testing.T) {
 // TestSkillCallsAreTracedAsSkills: murmur traces a skill as skill_call and
 // does not count it among the tool calls.
 func TestSkillCallsAreTracedAsSkills(t *testing.T) {
-	tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
-		return pipeline.ToolReply{Text: "be brief", Skill: true}, nil
+	tools := &fakeTools{reply: func(string, json.RawMessage) (session.ToolReply, error) {
+		return session.ToolReply{Text: "be brief", Skill: true}, nil
 	}}
 	c, _ := newCase(t, []string{callCalc, endTurn}, tools)
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
@@ -245,7 +242,7 @@ func TestSkillCallsAreTracedAsSkills(t *testing.T) {
 	if diff := cmp.Diff(want, eventTypes(c)); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	if n := c.Session.Trace.Totals().TotalToolCalls; n != 0 {
+	if n := sessionOf(c).Trace.Totals().TotalToolCalls; n != 0 {
 		t.Errorf("total_tool_calls = %d, want 0", n)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference/process"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -22,7 +22,7 @@ const tokensNone = "none"
 // ProcessSystemPrompt is the --system-prompt murmur gives a process CLI:
 // the two notices and, after a blank line, the capsule's prompt. There is
 // no [Capsule] block: the CLI frames its own prompt.
-func ProcessSystemPrompt(cfg pipeline.LoopConfig) string {
+func ProcessSystemPrompt(cfg session.LoopConfig) string {
 	notices := trustNotice + "\n" + untrustedNotice
 	if cfg.SystemPrompt == "" {
 		return notices
@@ -35,14 +35,14 @@ func ProcessSystemPrompt(cfg pipeline.LoopConfig) string {
 // capsule's, served by the bridge in the case's sandbox; the trace is
 // written from its stream. Any ending but a successful result ends the
 // session failed and returns an error (murmur's Err: task_end failed).
-func (l *run) runProcess(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+func (l *run) runProcess(ctx context.Context, task string) (Outcome, error) {
 	inventory := l.tools.Inventory()
 	names := make([]string, len(inventory))
 	for i, t := range inventory {
 		names[i] = t.Name
 	}
 	if err := l.tr.SessionStart(sessionStart(l.cfg, names)); err != nil {
-		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+		return Outcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -52,7 +52,7 @@ func (l *run) runProcess(ctx context.Context, task string) (pipeline.LoopOutcome
 		if err != nil {
 			return l.processFailed(err.Error())
 		}
-		defer func() { stop(nil); bridge.Close() }() // a call still running sees its context end
+		defer func() { stop(nil); _ = bridge.Close() }() // a call still running sees its context end
 		opts.Tools, opts.MCPConfig = names, bridge.MCPConfig()
 	}
 	// murmur's 600 s cap; a case whose --timeout ends sooner is stopped by
@@ -69,7 +69,7 @@ func (l *run) runProcess(ctx context.Context, task string) (pipeline.LoopOutcome
 	var f *process.Failure
 	switch {
 	case err == nil:
-		return l.end(pipeline.ExitOK, res.Text)
+		return l.end(trace.ExitOK, res.Text)
 	case errors.As(err, &f):
 		out, err := l.processFailed(f.Msg)
 		if f.Agent && errcode.Is(err, errcode.RunAgentLoop) {
@@ -77,13 +77,13 @@ func (l *run) runProcess(ctx context.Context, task string) (pipeline.LoopOutcome
 		}
 		return out, err
 	case traceErr != nil:
-		return pipeline.LoopOutcome{}, traceErr
+		return Outcome{}, traceErr
 	}
 	if cause := context.Cause(ctx); cause != nil && errcode.Code(cause) != "" {
-		return pipeline.LoopOutcome{}, cause // the toolbox stopped the case (E-RUN-013)
+		return Outcome{}, cause // the toolbox stopped the case (E-RUN-013)
 	}
 	if ctx.Err() != nil {
-		return pipeline.LoopOutcome{}, err // the case's context ended: Report writes the fallback session_end
+		return Outcome{}, err // the case's context ended: Report writes the fallback session_end
 	}
 	return l.processFailed(err.Error())
 }
@@ -161,8 +161,8 @@ func (l *run) bridgeDispatch(ctx context.Context, stop context.CancelCauseFunc) 
 
 // processFailed ends the session failed with murmur's message and returns
 // the agent-loop error that makes task_end failed.
-func (l *run) processFailed(msg string) (pipeline.LoopOutcome, error) {
-	out, err := l.end(pipeline.ExitFailed, "error: "+msg)
+func (l *run) processFailed(msg string) (Outcome, error) {
+	out, err := l.end(trace.ExitFailed, "error: "+msg)
 	if err != nil {
 		return out, err
 	}

@@ -16,6 +16,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/fakeclaude/fakeclaudetest"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -38,13 +40,14 @@ func TestMain(m *testing.M) {
 func processCase(t *testing.T, task string, tools *fakeTools) *pipeline.Case {
 	t.Helper()
 	c, _ := newCase(t, nil, tools)
+	pipeline.Store(c, staging.Result, &staging.Staged{Task: task})
 	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	c.Session.Model = nil
-	c.Session.Process = &pipeline.ProcessCLI{Path: fakeClaude, Env: []string{"FAKE_SECRET=from-host"}}
-	c.Session.Config.MaxTokens = 0
-	c.Session.Config.SystemPrompt = "Be brief."
+	sessionOf(c).Model = nil
+	sessionOf(c).Process = &session.ProcessCLI{Path: fakeClaude, Env: []string{"FAKE_SECRET=from-host"}}
+	sessionOf(c).Config.MaxTokens = 0
+	sessionOf(c).Config.SystemPrompt = "Be brief."
 	return c
 }
 
@@ -53,7 +56,7 @@ func processCase(t *testing.T, task string, tools *fakeTools) *pipeline.Case {
 func traceEvents(t *testing.T, c *pipeline.Case) []map[string]any {
 	t.Helper()
 	var out []map[string]any
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionOf(c).Trace.Lines() {
 		var m map[string]any
 		if err := json.Unmarshal(l.JSON, &m); err != nil {
 			t.Fatal(err)
@@ -94,8 +97,8 @@ func TestProcessLoopEndTurn(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ExitStatus != pipeline.ExitOK || c.Loop.ResultText != "done" {
-		t.Errorf("outcome %+v", c.Loop)
+	if outcomeOf(c).ExitStatus != trace.ExitOK || outcomeOf(c).ResultText != "done" {
+		t.Errorf("outcome %+v", outcomeOf(c))
 	}
 	ts := taskStartEvent
 	ts["message_parts_bytes"] = float64(len("scenario end_turn"))
@@ -108,16 +111,16 @@ func TestProcessLoopEndTurn(t *testing.T) {
 func TestProcessLoopToolCallThroughTheBridge(t *testing.T) {
 	for _, toolErr := range []bool{false, true} {
 		t.Run(fmt.Sprint("error=", toolErr), func(t *testing.T) {
-			tools := &fakeTools{reply: func(name string, input json.RawMessage) (pipeline.ToolReply, error) {
-				return pipeline.ToolReply{Text: "42", IsError: toolErr}, nil
+			tools := &fakeTools{reply: func(name string, input json.RawMessage) (session.ToolReply, error) {
+				return session.ToolReply{Text: "42", IsError: toolErr}, nil
 			}}
 			c := processCase(t, `scenario tool calc {"expression":"6*7"}`+"\nthe rest of the task", tools)
-			c.Session.Config.IncludeToolOutput = true
+			sessionOf(c).Config.IncludeToolOutput = true
 			if err := (Stage{}).Run(context.Background(), c); err != nil {
 				t.Fatal(err)
 			}
-			if c.Loop.ExitStatus != pipeline.ExitOK || c.Loop.ResultText != "tool said: 42" {
-				t.Errorf("outcome %+v", c.Loop)
+			if outcomeOf(c).ExitStatus != trace.ExitOK || outcomeOf(c).ResultText != "tool said: 42" {
+				t.Errorf("outcome %+v", outcomeOf(c))
 			}
 			if diff := cmp.Diff([]string{`calc {"expression":"6*7"}`}, tools.calls); diff != "" {
 				t.Errorf("toolbox calls (-want +got):\n%s", diff)
@@ -151,8 +154,8 @@ func TestProcessLoopArgvAndEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	var argv []string
-	if err := json.Unmarshal([]byte(c.Loop.ResultText), &argv); err != nil {
-		t.Fatalf("result %q: %v", c.Loop.ResultText, err)
+	if err := json.Unmarshal([]byte(outcomeOf(c).ResultText), &argv); err != nil {
+		t.Fatalf("result %q: %v", outcomeOf(c).ResultText, err)
 	}
 	if len(argv) != 17 {
 		t.Fatalf("argv %q", argv)
@@ -179,8 +182,8 @@ func TestProcessLoopArgvAndEnvironment(t *testing.T) {
 	}
 
 	c = processCase(t, "scenario env FAKE_SECRET", &fakeTools{})
-	if err := (Stage{}).Run(context.Background(), c); err != nil || c.Loop.ResultText != "from-host" {
-		t.Errorf("the CLI's environment: %q, %v", c.Loop.ResultText, err)
+	if err := (Stage{}).Run(context.Background(), c); err != nil || outcomeOf(c).ResultText != "from-host" {
+		t.Errorf("the CLI's environment: %q, %v", outcomeOf(c).ResultText, err)
 	}
 }
 
@@ -189,8 +192,8 @@ func TestProcessLoopThinkingIsNoTurn(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if got := c.Session.Trace.Totals().TotalTurns; got != 1 || c.Loop.ResultText != "42" {
-		t.Errorf("%d turns, result %q; want 1, 42", got, c.Loop.ResultText)
+	if got := sessionOf(c).Trace.Totals().TotalTurns; got != 1 || outcomeOf(c).ResultText != "42" {
+		t.Errorf("%d turns, result %q; want 1, 42", got, outcomeOf(c).ResultText)
 	}
 }
 
@@ -213,8 +216,8 @@ func TestProcessLoopFailures(t *testing.T) {
 			err := (Stage{}).Run(context.Background(), c)
 			got := traceEvents(t, c)
 			if tt.msg == "" {
-				if err != nil || c.Loop.ExitStatus != pipeline.ExitOK {
-					t.Fatalf("err %v, outcome %+v", err, c.Loop)
+				if err != nil || outcomeOf(c).ExitStatus != trace.ExitOK {
+					t.Fatalf("err %v, outcome %+v", err, outcomeOf(c))
 				}
 				return
 			}
@@ -224,8 +227,8 @@ func TestProcessLoopFailures(t *testing.T) {
 			case !tt.agent && (!errcode.Is(err, errcode.RunAgentLoop) || err.Error() != tt.msg):
 				t.Errorf("err = %v (%s), want E-RUN-007 %q", err, errcode.Code(err), tt.msg)
 			}
-			if c.Loop.ExitStatus != pipeline.ExitFailed || c.Loop.ResultText != "error: "+tt.msg {
-				t.Errorf("outcome %+v, want failed with error: %s", c.Loop, tt.msg)
+			if outcomeOf(c).ExitStatus != trace.ExitFailed || outcomeOf(c).ResultText != "error: "+tt.msg {
+				t.Errorf("outcome %+v, want failed with error: %s", outcomeOf(c), tt.msg)
 			}
 			n := len(got)
 			if n < 3 {
@@ -252,21 +255,21 @@ func TestProcessLoopCaseTimeoutKillsTheCLI(t *testing.T) {
 	}
 	// The session has not ended: Report writes murmur's fallback
 	// session_end, as for any loop that returned an error.
-	if c.Session.Trace.Ended() || c.Loop.ExitStatus != "" {
-		t.Errorf("ended %v, outcome %+v", c.Session.Trace.Ended(), c.Loop)
+	if sessionOf(c).Trace.Ended() || outcomeOf(c).ExitStatus != "" {
+		t.Errorf("ended %v, outcome %+v", sessionOf(c).Trace.Ended(), outcomeOf(c))
 	}
 }
 
 func TestProcessLoopStopsWhenTheToolboxSaysSo(t *testing.T) {
-	tools := &fakeTools{reply: func(string, json.RawMessage) (pipeline.ToolReply, error) {
-		return pipeline.ToolReply{}, errcode.New(errcode.RunWorkdirSize, "session workdir exceeded workdir_max_bytes")
+	tools := &fakeTools{reply: func(string, json.RawMessage) (session.ToolReply, error) {
+		return session.ToolReply{}, errcode.New(errcode.RunWorkdirSize, "session workdir exceeded workdir_max_bytes")
 	}}
 	c := processCase(t, `scenario tool calc {}`, tools)
 	err := (Stage{}).Run(context.Background(), c)
 	if !errcode.Is(err, errcode.RunWorkdirSize) {
 		t.Errorf("err = %v, want E-RUN-013", err)
 	}
-	for _, l := range c.Session.Trace.Lines() {
+	for _, l := range sessionOf(c).Trace.Lines() {
 		if l.Type == trace.TypeToolCall {
 			t.Errorf("traced %s", l.JSON)
 		}
@@ -279,8 +282,8 @@ func TestProcessLoopBridgeRefusesAWrongToken(t *testing.T) {
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Loop.ResultText != "401" || len(tools.calls) != 0 {
-		t.Errorf("the bridge answered %q to a wrong token; toolbox calls %v", c.Loop.ResultText, tools.calls)
+	if outcomeOf(c).ResultText != "401" || len(tools.calls) != 0 {
+		t.Errorf("the bridge answered %q to a wrong token; toolbox calls %v", outcomeOf(c).ResultText, tools.calls)
 	}
 }
 
@@ -290,16 +293,16 @@ func TestProcessLoopManyCasesAtOnce(t *testing.T) {
 	for i := range 8 {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			t.Parallel()
-			tools := &fakeTools{reply: func(name string, input json.RawMessage) (pipeline.ToolReply, error) {
-				return pipeline.ToolReply{Text: string(input)}, nil
+			tools := &fakeTools{reply: func(name string, input json.RawMessage) (session.ToolReply, error) {
+				return session.ToolReply{Text: string(input)}, nil
 			}}
 			input := fmt.Sprintf(`{"case":%d}`, i)
 			c := processCase(t, "scenario tool calc "+input, tools)
 			if err := (Stage{}).Run(context.Background(), c); err != nil {
 				t.Fatal(err)
 			}
-			if c.Loop.ResultText != "tool said: "+input || len(tools.calls) != 1 || tools.calls[0] != "calc "+input {
-				t.Errorf("result %q, calls %v", c.Loop.ResultText, tools.calls)
+			if outcomeOf(c).ResultText != "tool said: "+input || len(tools.calls) != 1 || tools.calls[0] != "calc "+input {
+				t.Errorf("result %q, calls %v", outcomeOf(c).ResultText, tools.calls)
 			}
 		})
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/record"
 	"github.com/murmur-nexus/murmur-eval/inference/replay"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
 
 // echoServer speaks Chat Completions: a tool call first, then an answer
@@ -56,7 +55,7 @@ func TestRecordedRunReplaysRowForRow(t *testing.T) {
 	}
 	tasks := []string{"add 1 2", "stop now", "quiet please", "sub/3 1"}
 	type row struct {
-		outcome pipeline.LoopOutcome
+		outcome Outcome
 		events  []map[string]any
 	}
 	run := func(src inference.Source) []row {
@@ -66,7 +65,7 @@ func TestRecordedRunReplaysRowForRow(t *testing.T) {
 			if err := (Stage{}).Run(context.Background(), c); err != nil {
 				t.Fatalf("%s: %v", task, err)
 			}
-			rows = append(rows, row{c.Loop, events(c)})
+			rows = append(rows, row{*outcomeOf(c), events(c)})
 		}
 		return rows
 	}
@@ -105,11 +104,11 @@ func TestReplayedRunThatDivergesSaysSo(t *testing.T) {
 	if diff := cmp.Diff([]string{"session_start", "replay_divergence", "inference", "tool_call", "replay_divergence", "inference", "session_end"}, eventTypes(c2)); diff != "" {
 		t.Errorf("event types (-want +got):\n%s", diff)
 	}
-	counts := c2.Session.Trace.EvalCounts()
+	counts := sessionOf(c2).Trace.EvalCounts()
 	if counts.Divergences != 2 || counts.FirstDivergedTurn == nil || *counts.FirstDivergedTurn != 0 {
 		t.Errorf("EvalCounts = %+v, want 2 divergences from turn 0", counts)
 	}
-	if c2.Loop != c.Loop {
-		t.Errorf("replayed outcome %+v, recorded %+v", c2.Loop, c.Loop)
+	if *outcomeOf(c2) != *outcomeOf(c) {
+		t.Errorf("replayed outcome %+v, recorded %+v", outcomeOf(c2), outcomeOf(c))
 	}
 }

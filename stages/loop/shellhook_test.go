@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -14,7 +14,7 @@ import (
 // fields and the call's captured stdout and stderr text.
 func TestShellHookEventCarriesTheOutput(t *testing.T) {
 	ev := trace.Shell{Turn: 2, Binary: "/bin/sh", Command: "echo hi; echo no >&2", ExitCode: 1, StdoutBytes: 3, StderrBytes: 3, DurationMS: 4}
-	reply := pipeline.ToolReply{Shell: &ev, ShellStdout: "hi\n", ShellStderr: "no\n"}
+	reply := session.ToolReply{Shell: &ev, ShellStdout: "hi\n", ShellStderr: "no\n"}
 	want := hooks.Shell{Turn: 2, Binary: "/bin/sh", Command: "echo hi; echo no >&2", ExitCode: 1,
 		Stdout: "hi\n", Stderr: "no\n", StdoutBytes: 3, StderrBytes: 3, DurationMS: 4}
 	if diff := cmp.Diff(want, shellHookEvent(ev, reply)); diff != "" {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -21,19 +20,19 @@ const ExitReopenBudgetExhausted = "reopen_budget_exhausted"
 // (murmur-session.md §1.1): on-session-start, the task, on-session-end with
 // the async hooks drained, and the hook faults still pending written to
 // the trace (before the fallback session_end Report writes, as murmur's).
-func (l *run) launch(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
+func (l *run) launch(ctx context.Context, task string) (Outcome, error) {
 	err := l.hooks.SessionStart(ctx, hooks.SessionStart{
 		CapsuleName: l.cfg.CapsuleName, CapsuleVersion: l.cfg.CapsuleVersion, SessionID: l.sessionID,
 		Model: l.cfg.Model, Capabilities: nonNil(l.cfg.Capabilities),
 	})
 	l.hookInferences()
-	var outcome pipeline.LoopOutcome
+	var outcome Outcome
 	if err == nil {
 		outcome, err = l.task(ctx, task)
 	}
-	exit := pipeline.ExitOK
+	exit := trace.ExitOK
 	if err != nil || outcome.TaskExit == ExitReopenBudgetExhausted {
-		exit = pipeline.ExitFailed
+		exit = trace.ExitFailed
 	}
 	l.hooks.SessionEnd(ctx, exit)
 	l.hookInferences()
@@ -54,16 +53,16 @@ func (l *run) launch(ctx context.Context, task string) (pipeline.LoopOutcome, er
 //
 // Unlike murmur, an exhausted budget is not an error of the loop: it is
 // the model's failure, which exit_ok scores (RATIONALE.md).
-func (l *run) task(ctx context.Context, task string) (pipeline.LoopOutcome, error) {
-	id, ctxID := newID("tsk_"), newID("ctx_")
+func (l *run) task(ctx context.Context, task string) (Outcome, error) {
+	id, ctxID := trace.NewID("tsk_"), trace.NewID("ctx_")
 	start := time.Now()
 	err := l.tr.TaskStart(trace.TaskStart{TaskID: id, ContextID: ctxID, Source: "task_md", MessagePartsBytes: len(task)})
 	if err != nil {
-		return pipeline.LoopOutcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+		return Outcome{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
 	base := l.tr.Totals()
 	if err := l.hooks.TaskStart(ctx, hooks.TaskStart{TaskID: id, ContextID: ctxID, Source: "task_md", InputBytes: int64(len(task))}); err != nil {
-		return pipeline.LoopOutcome{}, err
+		return Outcome{}, err
 	}
 	l.hookInferences()
 	original := task
@@ -72,16 +71,16 @@ func (l *run) task(ctx context.Context, task string) (pipeline.LoopOutcome, erro
 		used := l.tr.Totals().TotalTurns - base.TotalTurns
 		l.cfg.MaxTurns = l.maxTurns - used
 		outcome, err := l.run(ctx, task)
-		exit := pipeline.ExitOK
+		exit := trace.ExitOK
 		if err != nil {
-			exit = pipeline.ExitFailed
+			exit = trace.ExitFailed
 		}
 		outcome.TaskExit, outcome.Reopens = exit, len(feedback)
 		reopen, herr := l.hooks.TaskEnd(ctx, hooks.TaskEnd{TaskID: id, ExitStatus: exit})
 		l.hookInferences()
 		if herr != nil && err == nil {
 			err = herr
-			exit = pipeline.ExitFailed
+			exit = trace.ExitFailed
 		}
 		if reopen != nil {
 			used = l.tr.Totals().TotalTurns - base.TotalTurns

@@ -6,7 +6,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // caseChecks runs one case's check in that case's sandbox, through the
@@ -22,7 +24,8 @@ type caseChecks struct {
 // folders. A host that cannot make the namespaces is refused with
 // E-CAP-005: the check never runs with murmur-eval's own uid.
 func (r caseChecks) RunCheck(ctx context.Context, p scoring.CheckProc) (scoring.CheckResult, error) {
-	ts, pol := r.c.Toolset, r.c.Policy
+	ts, _ := pipeline.Lookup(r.c, verify.Result)
+	pol, _ := pipeline.Lookup(r.c, contain.Result)
 	if ts == nil || pol == nil {
 		return scoring.CheckResult{}, errcode.New(errcode.Internal, "check: the case has no toolset or policy")
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // TestMain lets the test binary act as the check's launcher.
@@ -64,28 +67,30 @@ func openTempDir(t testing.TB) string {
 // check's user, with a toolset on host and murmur's default resources.
 func sandboxedCase(t *testing.T, host sandbox.Host, expected string) *pipeline.Case {
 	t.Helper()
-	c := endedCase(t, pipeline.ExitOK, "42", expected)
+	c := endedCase(t, trace.ExitOK, "42", expected)
 	dir := filepath.Join(openTempDir(t), "session")
 	if err := os.Rename(c.SessionDir, dir); err != nil {
 		t.Fatal(err)
 	}
 	c.SessionDir = dir
-	c.Toolset = &pipeline.Toolset{Host: host}
-	c.Policy = &pipeline.Policy{Resources: testResources()}
-	c.Scoring = &scoring.Plan{PATH: "/usr/local/bin:/usr/bin:/bin"}
+	pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
+	pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
 	return c
 }
+
+// sandboxPlan is the plan sandboxed cases are scored with.
+var sandboxPlan = &scoring.Plan{PATH: "/usr/local/bin:/usr/bin:/bin"}
 
 // checkOf returns the case's check score and logs/check.log.
 func checkOf(t *testing.T, c *pipeline.Case) (scoring.Score, string) {
 	t.Helper()
 	log, _ := os.ReadFile(filepath.Join(c.SessionDir, filepath.FromSlash(scoring.CheckLog)))
-	for _, s := range c.Scores {
+	for _, s := range scoresOf(c) {
 		if s.Name == scoring.TypeCheck {
 			return s, string(log)
 		}
 	}
-	t.Fatalf("no check score in %+v\ncheck.log:\n%s", c.Scores, log)
+	t.Fatalf("no check score in %+v\ncheck.log:\n%s", scoresOf(c), log)
 	return scoring.Score{}, ""
 }
 
@@ -147,7 +152,7 @@ touch %[2]s/escaped && echo WROTE-HOST
 cat /etc/hostname /root/.bashrc 2>/dev/null && echo READ-ETC
 echo last line`, secret, outside, port)
 	c := sandboxedCase(t, host, expectedCheck(t, []string{"bash", "-c", script}))
-	if err := st.Run(context.Background(), c); err != nil {
+	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	s, log := checkOf(t, c)
@@ -206,7 +211,7 @@ except OSError as e:
 	if err := os.WriteFile(filepath.Join(c.SessionDir, "out.json"), []byte(`{"a": 1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Run(context.Background(), c); err != nil {
+	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	s, log := checkOf(t, c)
@@ -227,7 +232,7 @@ func TestCheckTimesOutWithItsChildren(t *testing.T) {
 	defer st.Close()
 	c := sandboxedCase(t, host, `{"check": {"command": "sleep 30 & echo started; sleep 30", "timeout_seconds": 0.3}}`)
 	start := time.Now()
-	if err := st.Run(context.Background(), c); err != nil {
+	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	s, log := checkOf(t, c)
@@ -246,7 +251,7 @@ func TestCheckFailsWithTheLastLine(t *testing.T) {
 	st := New("")
 	defer st.Close()
 	c := sandboxedCase(t, host, expectedCheck(t, []string{"sh", "-c", "echo first; echo 'assertion failed: 41 != 42' >&2; exit 3"}))
-	if err := st.Run(context.Background(), c); err != nil {
+	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if s, log := checkOf(t, c); s.Pass || s.Reason != "exit status 3: assertion failed: 41 != 42" || !strings.Contains(log, "first\nassertion failed") {
@@ -261,7 +266,7 @@ func TestCheckRefusedWithoutNamespaces(t *testing.T) {
 	st := New("")
 	defer st.Close()
 	c := sandboxedCase(t, sandbox.Host{UserNSReason: "operation not permitted"}, `{"check": "touch ran"}`)
-	err := st.Run(context.Background(), c)
+	err := st.WithPlan(sandboxPlan).Run(context.Background(), c)
 	if !errcode.Is(err, errcode.CapEgressNamespace) {
 		t.Fatalf("Run = %v, want %s", err, errcode.CapEgressNamespace)
 	}
@@ -286,8 +291,9 @@ func TestCheckUnreachableSessionIsRefused(t *testing.T) {
 	host := sandboxHost(t)
 	st := New("")
 	defer st.Close()
-	c := endedCase(t, pipeline.ExitOK, "42", `{"check": "true"}`) // t.TempDir is 0700
-	c.Toolset, c.Policy = &pipeline.Toolset{Host: host}, &pipeline.Policy{Resources: testResources()}
+	c := endedCase(t, trace.ExitOK, "42", `{"check": "true"}`) // t.TempDir is 0700
+	pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
+	pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
 	if err := st.Run(context.Background(), c); !errcode.Is(err, errcode.IOPermission) {
 		t.Errorf("Run = %v, want %s", err, errcode.IOPermission)
 	}
@@ -305,9 +311,10 @@ func BenchmarkCheckStart(b *testing.B) {
 		if err := os.Mkdir(sdir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		c := &pipeline.Case{Input: checkInput(), SessionDir: sdir, Toolset: &pipeline.Toolset{Host: host},
-			Policy: &pipeline.Policy{Resources: testResources()}}
-		scores, err := (&scoring.Plan{}).Score(context.Background(), scoring.Input{SessionDir: sdir, Expected: c.Input.Expected,
+		c := &pipeline.Case{Input: checkInput(), SessionDir: sdir}
+		pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
+		pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
+		scores, err := (&scoring.Plan{}).Score(context.Background(), scoring.Input{SessionDir: sdir, Expected: checkInput().Expected,
 			Checks: caseChecks{box: st.checks, c: c}})
 		if err != nil || len(scores) != 1 || !scores[0].Pass {
 			b.Fatalf("%+v %v", scores, err)

@@ -6,6 +6,9 @@
 // session's eval.jsonl in murmur's record format. The case's row is
 // assembled from the Case after this stage, so that the row can carry
 // report_ms too.
+//
+// Report reads what the stages before it left (Lookup): any of them may
+// have failed.
 package report
 
 import (
@@ -16,19 +19,55 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/launch"
+	"github.com/murmur-nexus/murmur-eval/stages/loop"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // Name is the stage's name in the graph.
 const Name = "report"
 
-// Stage is the Report stage. The run's scoring plan comes with each case
-// (pipeline.Case.Scoring); the stage holds only the launcher it makes for
-// check commands when the capsule has no shell or native tools (their
-// launcher is used otherwise). Make it with New and Close it at the end of
-// the run; the zero value runs checks only with the toolset's launcher.
+// Result is the key of the stage's result, the case's *Report.
+var Result = pipeline.NewKey[*Report](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Report reads: the session to close
+// and score, the loop's outcome, the workspace to diff, and the toolset
+// and policy a check command runs under.
+var Requires = []string{verify.Name, staging.Name, contain.Name, launch.Name, loop.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+
+// Report is what Report made of a case: its scores, in scoring order (nil
+// unless the case's session ended and its stages all ran), and the size of
+// out/workspace.diff before any cut (nil when no diff was written).
+type Report struct {
+	Scores    []scoring.Score
+	DiffBytes *int64
+}
+
+// Grade is the verdict of a scored case (pipeline.Grader): passed when
+// every scorer passed; a case without scores is left to the loop.
+func (r *Report) Grade() (passed, decided bool) {
+	for _, s := range r.Scores {
+		if !s.Pass {
+			return false, true
+		}
+	}
+	return true, len(r.Scores) > 0
+}
+
+// Stage is the Report stage. It holds the run's scoring plan (nil scores
+// with the default plan) and the launcher it makes for check commands when
+// the capsule has no shell or native tools (their launcher is used
+// otherwise). Make it with New and Close it at the end of the run; the
+// zero value runs checks only with the toolset's launcher.
 type Stage struct {
 	checks *datasetcmd.Launcher
+	plan   *scoring.Plan
 }
 
 // New returns a Report stage for one run whose folder is runDir (the
@@ -38,6 +77,12 @@ func New(runDir string) Stage { return Stage{checks: datasetcmd.NewLauncher(runD
 // NewWith returns a Report stage whose checks run through l, a launcher
 // the run shares with the Stage stage's setup commands.
 func NewWith(l *datasetcmd.Launcher) Stage { return Stage{checks: l} }
+
+// WithPlan returns s scoring with plan, the run's scoring plan.
+func (s Stage) WithPlan(plan *scoring.Plan) Stage {
+	s.plan = plan
+	return s
+}
 
 // Close removes the launcher made for check commands, if any.
 func (s Stage) Close() error { return s.checks.Close() }
@@ -50,23 +95,31 @@ func (Stage) Name() string { return Name }
 // Stage). A scorer that cannot run (a check command that does not start)
 // fails the stage, so the case is an error, not the model's failure.
 func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
+	ses, _ := pipeline.Lookup(c, launch.Result)
+	out, _ := pipeline.Lookup(c, loop.Result)
+	if out == nil {
+		out = &loop.Outcome{}
+	}
+	rep := &Report{}
+	pipeline.Store(c, Result, rep)
 	var errs []error
-	if ses := c.Session; ses != nil && ses.Trace != nil {
+	if ses != nil && ses.Trace != nil {
 		if ses.Trace.Started() && !ses.Trace.Ended() {
 			// murmur's launch fallback: an attempt that started but ended in
 			// an error still gets a session_end, with status failed.
-			errs = append(errs, ses.Trace.SessionEnd(pipeline.ExitFailed))
+			errs = append(errs, ses.Trace.SessionEnd(trace.ExitFailed))
 		}
 		errs = append(errs, ses.Trace.Close())
 	}
 	if c.SessionDir != "" {
-		errs = append(errs, writeResult(c))
-		if w := c.Workspace; w != nil && w.Base != nil {
+		errs = append(errs, writeResult(c, out))
+		if st, _ := pipeline.Lookup(c, staging.Result); st != nil && st.Workspace != nil && st.Workspace.Base != nil {
 			// What the agent changed, against the base: written whatever
 			// the outcome, through sessionfs (the session is hostile now).
+			w := st.Workspace
 			d, err := w.Base.Diff(ctx, c.SessionDir, w.Clone, 0)
 			if err == nil {
-				w.DiffBytes = &d.Bytes
+				rep.DiffBytes = &d.Bytes
 			}
 			errs = append(errs, err)
 		}
@@ -74,17 +127,19 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err := errors.Join(errs...); err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish session files")
 	}
-	if !scorable(c) {
+	if !scorable(c, ses, out) {
 		return nil
 	}
-	return score(ctx, c, s.checks)
+	scores, err := s.score(ctx, c, ses, out)
+	rep.Scores = scores
+	return err
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its
 // session ended and no stage before Report failed (a failed stage makes it
 // an error, a timeout or cancelled, whatever the trace says).
-func scorable(c *pipeline.Case) bool {
-	if c.Loop.ExitStatus == "" || c.Session == nil || c.Session.Trace == nil {
+func scorable(c *pipeline.Case, ses *session.Session, out *loop.Outcome) bool {
+	if out.ExitStatus == "" || ses == nil || ses.Trace == nil {
 		return false
 	}
 	for _, r := range c.Stages {
@@ -97,9 +152,9 @@ func scorable(c *pipeline.Case) bool {
 
 // writeResult writes out/result.txt: the loop's text, or for a case that
 // failed before the loop ended a session, "error: " and the first failure.
-func writeResult(c *pipeline.Case) error {
-	text := c.Loop.ResultText
-	if c.Loop.ExitStatus == "" {
+func writeResult(c *pipeline.Case, out *loop.Outcome) error {
+	text := out.ResultText
+	if out.ExitStatus == "" {
 		if v := c.Verdict(); v.Err != nil {
 			text = "error: " + v.Err.Error()
 		}

@@ -14,6 +14,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages/launch"
+	"github.com/murmur-nexus/murmur-eval/stages/loop"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -40,28 +43,37 @@ func endedCase(t *testing.T, exit, answer, expected string) *pipeline.Case {
 		}
 	}
 	c := &pipeline.Case{
+		ID:         "case-1",
 		Input:      datasets.Case{ID: "case-1", Expected: json.RawMessage(expected)},
 		SessionID:  "ses_x",
 		SessionDir: dir,
-		Session:    &pipeline.Session{Trace: tw},
-		Loop:       pipeline.LoopOutcome{ExitStatus: exit, ResultText: answer},
 		Stages:     []pipeline.StageResult{{Stage: "loop", Outcome: pipeline.Ran}},
 	}
+	pipeline.Store(c, launch.Result, &session.Session{Trace: tw})
+	pipeline.Store(c, loop.Result, &loop.Outcome{ExitStatus: exit, ResultText: answer})
 	return c
 }
 
+// scoresOf are the scores Report kept, nil when it stored no result.
+func scoresOf(c *pipeline.Case) []scoring.Score {
+	if r, ok := pipeline.Lookup(c, Result); ok {
+		return r.Scores
+	}
+	return nil
+}
+
 func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
-	c := endedCase(t, pipeline.ExitOK, "6 times 7 is 42.", `{"result_contains": "42"}`)
+	c := endedCase(t, trace.ExitOK, "6 times 7 is 42.", `{"result_contains": "42"}`)
 	ds := "qs"
-	c.Scoring = &scoring.Plan{Config: scoring.Config{DatasetID: &ds, Scorers: []scoring.ScorerSpec{{Type: scoring.TypeMaxTurns, Name: "turns", Max: 1}}}}
-	if err := (Stage{}).Run(context.Background(), c); err != nil {
+	plan := &scoring.Plan{Config: scoring.Config{DatasetID: &ds, Scorers: []scoring.ScorerSpec{{Type: scoring.TypeMaxTurns, Name: "turns", Max: 1}}}}
+	if err := (Stage{}).WithPlan(plan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	want := []scoring.Score{
 		{Name: "turns", Type: scoring.TypeMaxTurns, Pass: false, Value: 0, Reason: "turns=2 max=1"},
 		{Name: "result_contains", Type: scoring.TypeResultContains, Pass: true, Value: 1, Reason: `result contains "42"`},
 	}
-	if diff := cmp.Diff(want, c.Scores); diff != "" {
+	if diff := cmp.Diff(want, scoresOf(c)); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
 	}
 	if v := pipeline.Judge(c); v.Status != pipeline.StatusFailed {
@@ -85,13 +97,13 @@ func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
 }
 
 func TestReportDoesNotScoreAFailedCase(t *testing.T) {
-	c := endedCase(t, pipeline.ExitOK, "42", "")
+	c := endedCase(t, trace.ExitOK, "42", "")
 	c.Stages = append(c.Stages, pipeline.StageResult{Stage: "loop", Outcome: pipeline.Failed, Err: errcode.New(errcode.RunAgentLoop, "x")})
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Scores != nil {
-		t.Errorf("scores %v, want none for a case with a failed stage", c.Scores)
+	if scoresOf(c) != nil {
+		t.Errorf("scores %v, want none for a case with a failed stage", scoresOf(c))
 	}
 	if _, err := os.Stat(filepath.Join(c.SessionDir, scoring.EvalFile)); err == nil {
 		t.Errorf("eval.jsonl written for an unscored case")
@@ -99,17 +111,17 @@ func TestReportDoesNotScoreAFailedCase(t *testing.T) {
 }
 
 func TestReportDefaultsToExitOK(t *testing.T) {
-	c := endedCase(t, pipeline.ExitMaxTurnsReached, "error: inference loop exceeded 2 turns", "")
+	c := endedCase(t, trace.ExitMaxTurnsReached, "error: inference loop exceeded 2 turns", "")
 	if err := (Stage{}).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Scores) != 1 || c.Scores[0].Name != "exit_ok" || c.Scores[0].Pass {
-		t.Errorf("scores %+v, want exit_ok failing", c.Scores)
+	if len(scoresOf(c)) != 1 || scoresOf(c)[0].Name != "exit_ok" || scoresOf(c)[0].Pass {
+		t.Errorf("scores %+v, want exit_ok failing", scoresOf(c))
 	}
 }
 
 func TestReportCheckThatCannotStartIsAnError(t *testing.T) {
-	c := endedCase(t, pipeline.ExitOK, "42", `{"result_contains": "42", "check": ["no-such-check-binary"]}`)
+	c := endedCase(t, trace.ExitOK, "42", `{"result_contains": "42", "check": ["no-such-check-binary"]}`)
 	err := (Stage{}).Run(context.Background(), c)
 	if !errcode.Is(err, errcode.IONotFound) {
 		t.Fatalf("Run = %v, want %s", err, errcode.IONotFound)
@@ -118,8 +130,8 @@ func TestReportCheckThatCannotStartIsAnError(t *testing.T) {
 	if v := pipeline.Judge(c); v.Status != pipeline.StatusError || v.Stage != Name {
 		t.Errorf("verdict %+v, want error at report", v)
 	}
-	if c.Scores != nil {
-		t.Errorf("scores %+v, want none for a case that got no verdict", c.Scores)
+	if scoresOf(c) != nil {
+		t.Errorf("scores %+v, want none for a case that got no verdict", scoresOf(c))
 	}
 	if _, err := os.Stat(filepath.Join(c.SessionDir, scoring.EvalFile)); err == nil {
 		t.Errorf("eval.jsonl written for a case whose check could not start")

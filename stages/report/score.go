@@ -3,45 +3,62 @@ package report
 import (
 	"context"
 
+	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/loop"
+	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // score runs the case's scorers on its trace, result and session folder,
-// keeps the scores in c.Scores and writes eval.jsonl. When a scorer cannot
-// run, the case is an error with no verdict: it keeps no scores and gets no
-// eval.jsonl, so that only passed and failed cases have scores anywhere.
-func score(ctx context.Context, c *pipeline.Case, checks *datasetcmd.Launcher) error {
-	plan := c.Scoring
+// and writes eval.jsonl. When a scorer cannot run, the case is an error
+// with no verdict: it keeps no scores and gets no eval.jsonl, so that only
+// passed and failed cases have scores anywhere.
+func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session, out *loop.Outcome) ([]scoring.Score, error) {
+	plan := s.plan
 	if plan == nil {
 		plan = &scoring.Plan{}
 	}
-	lines := c.Session.Trace.Lines()
-	raw := make([][]byte, len(lines))
-	for i, l := range lines {
-		raw[i] = l.JSON
-	}
-	tr, err := scoring.SummarizeTrace(raw)
+	in, err := pipeline.InputOf[datasets.Case](c)
 	if err != nil {
-		return errcode.Wrap(errcode.Internal, err, "read back the case's own trace")
+		return nil, err
 	}
+	tr := Summary(ses.Trace)
 	scores, scoreErr := plan.Score(ctx, scoring.Input{
-		CaseID:     c.Input.ID,
+		CaseID:     in.ID,
 		SessionID:  c.SessionID,
 		SessionDir: c.SessionDir,
 		Trace:      tr,
-		ResultText: c.Loop.ResultText,
-		Expected:   c.Input.Expected,
-		Checks:     caseChecks{box: checks, c: c},
+		ResultText: out.ResultText,
+		Expected:   in.Expected,
+		Checks:     caseChecks{box: s.checks, c: c},
 	})
 	if scoreErr != nil {
-		return scoreErr
+		return nil, scoreErr
 	}
-	if err := scoring.WriteEvalFile(c.SessionDir, scores, c.Input.ID, plan.Config.DatasetID, tr.TotalTurns, tr.EndedAt); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write %s", scoring.EvalFile)
+	if err := scoring.WriteEvalFile(c.SessionDir, scores, in.ID, plan.Config.DatasetID, tr.TotalTurns, tr.EndedAt); err != nil {
+		return nil, errcode.Wrap(errcode.IO, err, "write %s", scoring.EvalFile)
 	}
-	c.Scores = scores
-	return nil
+	return scores, nil
+}
+
+// Summary is what the scorers see of the session's trace, taken from the
+// events as the writer wrote them (never parsed back from the lines): the
+// last session_end's exit status, totals and time, the last task_end's
+// exit status, and every tool and skill called, in order.
+func Summary(w *trace.Writer) scoring.TraceSummary {
+	var s scoring.TraceSummary
+	for _, l := range w.Lines() {
+		if l.Type == trace.TypeToolCall || l.Type == trace.TypeSkillCall {
+			s.Observed = append(s.Observed, l.ToolName)
+		}
+	}
+	s.TaskExitStatus = w.TaskExit()
+	if end, at, ok := w.LastSessionEnd(); ok {
+		s.Ended, s.ExitStatus, s.EndedAt = true, end.ExitStatus, at.UnixMilli()
+		s.TotalTurns, s.TotalInputTokens, s.TotalOutputTokens = int64(end.TotalTurns), end.TotalInputTokens, end.TotalOutputTokens
+	}
+	return s
 }

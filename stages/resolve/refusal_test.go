@@ -126,9 +126,9 @@ func (p project) graph(t *testing.T, env map[string]string) (*pipeline.Graph, st
 	ver := verify.New(verify.Options{StagedDir: filepath.Join(p.out, ".staged")})
 	t.Cleanup(func() { _ = ver.Close(context.Background()) })
 	g, err := pipeline.NewGraph(
-		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()}), Shared: true},
-		pipeline.Node{Stage: ver, Requires: []string{resolve.Name}, Shared: true},
-		pipeline.Node{Stage: st, Requires: []string{verify.Name}},
+		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()}), Produces: resolve.Result, Shared: true},
+		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
+		pipeline.Node{Stage: st, Produces: staging.Result, Requires: staging.Requires},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func (p project) graph(t *testing.T, env map[string]string) (*pipeline.Graph, st
 func (p project) run(t *testing.T, g *pipeline.Graph, id string) *pipeline.Case {
 	t.Helper()
 	_, _ = g.Prepare(context.Background())
-	c := &pipeline.Case{Input: datasets.Case{ID: id, Task: "do it"}, Epoch: 1, SessionID: "ses_" + id,
+	c := &pipeline.Case{ID: id, Input: datasets.Case{ID: id, Task: "do it"}, Epoch: 1, SessionID: "ses_" + id,
 		SessionDir: filepath.Join(p.out, "sessions", "ses_"+id)}
 	g.Execute(context.Background(), c)
 	return c

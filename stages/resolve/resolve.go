@@ -15,6 +15,16 @@ import (
 // Name is the stage's name in the graph.
 const Name = "resolve"
 
+// Result is the key of the stage's result, the run's *Capsule.
+var Result = pipeline.NewKey[*Capsule](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Capsule is Resolve's run-wide result: the parsed manifest and every
+// registry artifact pinned and found in a store.
+type Capsule struct {
+	Manifest *capsule.Manifest
+	Pins     []capsule.Pinned
+}
+
 // Options locate the capsule project and the environment it is read with.
 type Options struct {
 	Dir string // the capsule project folder
@@ -29,7 +39,7 @@ type Options struct {
 // Stage is the Resolve stage. It is safe for concurrent use.
 type Stage struct {
 	opts Options
-	memo pipeline.Memo[*pipeline.Capsule]
+	memo pipeline.Memo[*Capsule]
 }
 
 // New returns a Resolve stage for one run.
@@ -38,17 +48,20 @@ func New(opts Options) *Stage { return &Stage{opts: opts} }
 // Name returns "resolve".
 func (s *Stage) Name() string { return Name }
 
-// Run sets c.Capsule, resolving the project on first use.
+// Run stores the run's Capsule, resolving the project on first use.
 func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	cap, err := s.memo.Get(ctx, s.resolve)
-	c.Capsule = cap
-	return err
+	if err != nil {
+		return err
+	}
+	pipeline.Store(c, Result, cap)
+	return nil
 }
 
 // resolve follows `mur eval run`: .env (E-IO-003), the manifest (E-MAN-*),
 // the lock (E-RUN-003), the stores (E-REG-001, E-RUN-003), then the local
 // sources (E-IO-001), all before any case stages anything.
-func (s *Stage) resolve(context.Context) (*pipeline.Capsule, error) {
+func (s *Stage) resolve(context.Context) (*Capsule, error) {
 	m, err := capsule.LoadProjectManifest(s.opts.Dir, s.opts.LookupEnv)
 	if err != nil {
 		return nil, err
@@ -66,5 +79,5 @@ func (s *Stage) resolve(context.Context) (*pipeline.Capsule, error) {
 	if _, err := capsule.ReadLocalSkills(m); err != nil {
 		return nil, err
 	}
-	return &pipeline.Capsule{Manifest: m, Pins: pins}, nil
+	return &Capsule{Manifest: m, Pins: pins}, nil
 }

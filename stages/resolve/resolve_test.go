@@ -113,7 +113,7 @@ func TestDotEnvForTheAPIKey(t *testing.T) {
 			if err != nil {
 				t.Fatalf("resolve: %v", err)
 			}
-			if got := c.Capsule.Manifest.Inference.APIKey; got != tt.want {
+			if got := mustCapsule(t, c).Manifest.Inference.APIKey; got != tt.want {
 				t.Errorf("APIKey = %q, want %q", got, tt.want)
 			}
 		})
@@ -131,7 +131,17 @@ func TestCeilingFromTheEnvironment(t *testing.T) {
 	if err := resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup}).Run(context.Background(), c); err != nil {
 		t.Fatalf("resolve: %v", err)
 	}
-	if got := c.Capsule.Pins[0].Resolved.MaxEntryBytes; got != 4096 {
+	if got := mustCapsule(t, c).Pins[0].Resolved.MaxEntryBytes; got != 4096 {
 		t.Errorf("MaxEntryBytes = %d, want 4096", got)
 	}
+}
+
+// mustCapsule is the case's Resolve result.
+func mustCapsule(t *testing.T, c *pipeline.Case) *resolve.Capsule {
+	t.Helper()
+	cp, err := pipeline.ResultOf(c, resolve.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
 }

@@ -4,7 +4,7 @@ import (
 	"sync"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // lockWriter writes the project's murmur.lock once per run, after the first
@@ -19,15 +19,15 @@ type lockWriter struct {
 	err     error
 }
 
-func (w *lockWriter) write(c *pipeline.Case) {
+func (w *lockWriter) write(m *capsule.Manifest, arts []verify.Artifact) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.done {
 		return
 	}
-	lock := &capsule.Lock{Path: capsule.LockPath(c.Capsule.Manifest.Dir), LockVersion: capsule.LockVersion,
-		Artifacts: make([]capsule.LockEntry, 0, len(c.Artifacts))}
-	for _, a := range c.Artifacts {
+	lock := &capsule.Lock{Path: capsule.LockPath(m.Dir), LockVersion: capsule.LockVersion,
+		Artifacts: make([]capsule.LockEntry, 0, len(arts))}
+	for _, a := range arts {
 		lock.Artifacts = append(lock.Artifacts, capsule.LockEntry{Name: a.Name, ResolvedVersion: a.Version, SHA256: a.SHA256})
 	}
 	w.written, w.err = capsule.WriteLock(lock)

@@ -9,11 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // SetupLog is where a setup command's output is kept, relative to the
@@ -32,8 +35,8 @@ const setupLogMax = 1 << 20
 // of its time is a harness error (E-EVL-062 for the last three), never the
 // model's failure; its output goes to logs/setup.log, written by
 // murmur-eval through sessionfs.
-func (s Stage) setup(ctx context.Context, c *pipeline.Case) error {
-	spec := c.Input.Setup
+func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, cap *resolve.Capsule, ts *verify.Toolset, ws *Workspace) error {
+	spec := in.Setup
 	if spec == nil {
 		return nil
 	}
@@ -66,18 +69,18 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case) error {
 		execFiles = []string{bin}
 	}
 	home := filepath.Join(c.SessionDir, SetupHome)
-	res := c.Capsule.Manifest.Capabilities.Resources
-	if c.Workspace != nil {
-		res.WorkdirMaxBytes = addSat(res.WorkdirMaxBytes, c.Workspace.Base.Bytes)
+	res := cap.Manifest.Capabilities.Resources
+	if ws != nil {
+		res.WorkdirMaxBytes = addSat(res.WorkdirMaxBytes, ws.Base.Bytes)
 	}
-	r, err := s.opts.Commands.Run(ctx, c.Toolset, res, datasetcmd.Proc{
+	r, err := s.opts.Commands.Run(ctx, ts, res, datasetcmd.Proc{
 		Path: bin, Argv: spec.Argv, SessionDir: c.SessionDir, ExecFiles: execFiles,
 		Env: []string{
 			"PATH=" + path,
 			"HOME=" + home,
 			"TMPDIR=" + filepath.Join(home, "tmp"),
 			"LANG=C.UTF-8",
-			"MURMUR_CASE_ID=" + c.Input.ID,
+			"MURMUR_CASE_ID=" + in.ID,
 			"MURMUR_SESSION_ID=" + c.SessionID,
 		},
 		Timeout: spec.Timeout, Output: out,

@@ -15,12 +15,36 @@ import (
 	"path/filepath"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Name is the stage's name in the graph.
 const Name = "stage"
+
+// Result is the key of the stage's result, the case's *Staged.
+var Result = pipeline.NewKey[*Staged](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Stage reads.
+var Requires = []string{resolve.Name, verify.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+
+// Staged is what Stage made of a case's session folder: the task it wrote
+// to task.md (handed on to the loop, which does not read the file back)
+// and the workspace it cloned (nil when the line names none).
+type Staged struct {
+	Task      string
+	Workspace *Workspace
+}
+
+// Workspace is a case's workspace: the run's base it was cloned from.
+type Workspace struct {
+	Base  *workspace.Base
+	Clone workspace.CloneResult
+}
 
 // Stage is the Stage stage. It is safe for concurrent use. Build it with
 // New: the zero Stage stages sessions but keeps no run state, so it writes
@@ -39,10 +63,22 @@ func (Stage) Name() string { return Name }
 // Run creates the case's session folder, then, on the run's first success,
 // the project's murmur.lock if there is none.
 func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
-	if c.Toolset == nil || c.SessionDir == "" || c.Capsule == nil {
-		return errcode.New(errcode.Internal, "stage: verify did not run")
+	cap, err := pipeline.ResultOf(c, resolve.Result)
+	if err != nil {
+		return err
 	}
-	skills, err := s.localSkills(ctx, c.Capsule.Manifest)
+	ts, err := pipeline.ResultOf(c, verify.Result)
+	if err != nil {
+		return err
+	}
+	in, err := pipeline.InputOf[datasets.Case](c)
+	if err != nil {
+		return err
+	}
+	if c.SessionDir == "" {
+		return errcode.New(errcode.Internal, "stage: case %q has no session folder", c.ID)
+	}
+	skills, err := s.localSkills(ctx, cap.Manifest)
 	if err != nil {
 		return err
 	}
@@ -54,15 +90,19 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	// The workspace first: its names never collide with the session's own
 	// (workspace.Reserved are refused when its base is read).
-	if err := s.populate(ctx, c); err != nil {
+	ws, err := s.populate(ctx, c, in, ts)
+	if err != nil {
 		return err
 	}
+	// Stored now: Report diffs the workspace even when a later step fails.
+	st := &Staged{Workspace: ws}
+	pipeline.Store(c, Result, st)
 	for _, d := range []string{"logs", "out", "tools"} {
 		if err := mkdir(filepath.Join(c.SessionDir, d)); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create session folder")
 		}
 	}
-	for name, t := range c.Toolset.Tools {
+	for name, t := range ts.Tools {
 		dir := filepath.Join(c.SessionDir, "tools", name)
 		if err := mkdir(dir); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create %s", dir)
@@ -82,7 +122,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return errcode.Wrap(errcode.IO, err, "stage tools/%s/skill.md", sk.Name)
 		}
 	}
-	task, err := c.Input.ReadTask()
+	task, err := in.ReadTask()
 	if err != nil {
 		return err
 	}
@@ -91,12 +131,13 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o600); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write task.md")
 	}
-	if err := s.setup(ctx, c); err != nil {
+	if err := s.setup(ctx, c, in, cap, ts, ws); err != nil {
 		return err
 	}
 	if s.run != nil {
-		s.run.lock.write(c)
+		s.run.lock.write(cap.Manifest, ts.Artifacts)
 	}
+	st.Task = task
 	return nil
 }
 

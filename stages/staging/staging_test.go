@@ -10,6 +10,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // newCase is a case whose resolve and verify are done: one registry
@@ -24,13 +26,25 @@ func newCase(t *testing.T, project, id string) *pipeline.Case {
 		{Name: "notes", Version: "local", Runtime: capsule.RuntimeSkill, Source: "notes.md", LocalSource: true},
 	}}
 	pin := capsule.Pinned{Name: "guide", Version: "1.0.0", Runtime: capsule.RuntimeSkill}
-	return &pipeline.Case{
+	c := &pipeline.Case{
+		ID:         id,
 		Input:      datasets.Case{ID: id, Task: "task " + id},
 		SessionDir: filepath.Join(t.TempDir(), "ses_"+id),
-		Capsule:    &pipeline.Capsule{Manifest: m, Pins: []capsule.Pinned{pin}},
-		Artifacts:  []pipeline.Artifact{{Pinned: pin, SHA256: "abc123"}},
-		Toolset:    &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}},
 	}
+	pipeline.Store(c, resolve.Result, &resolve.Capsule{Manifest: m, Pins: []capsule.Pinned{pin}})
+	pipeline.Store(c, verify.Result, &verify.Toolset{Tools: map[string]*verify.Tool{},
+		Artifacts: []verify.Artifact{{Pinned: pin, SHA256: "abc123"}}})
+	return c
+}
+
+// artifacts are the case's verified artifacts, as Verify left them.
+func artifacts(t *testing.T, c *pipeline.Case) []verify.Artifact {
+	t.Helper()
+	ts, err := pipeline.ResultOf(c, verify.Result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts.Artifacts
 }
 
 func TestStageWritesLockAfterFirstSuccess(t *testing.T) {
@@ -62,7 +76,7 @@ func TestStageLockFailureIsRetried(t *testing.T) {
 	project := t.TempDir()
 	s := New()
 	c := newCase(t, project, "a")
-	c.Artifacts[0].SHA256 = "" // an invalid lock: the write is refused
+	artifacts(t, c)[0].SHA256 = "" // an invalid lock: the write is refused
 	if err := s.Run(context.Background(), c); err != nil {
 		t.Fatalf("Run: %v", err)
 	}

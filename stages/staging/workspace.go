@@ -4,11 +4,13 @@ import (
 	"context"
 	"os"
 
+	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
+	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Options are a run's settings for workspaces and setup commands; the zero
@@ -29,26 +31,24 @@ func NewWith(o Options) Stage { return Stage{run: &runState{}, opts: o} }
 
 // populate clones the case's workspace into its fresh session folder,
 // owned by the tool user so that its shell tools can rewrite the files.
-func (s Stage) populate(ctx context.Context, c *pipeline.Case) error {
-	in := c.Input
+func (s Stage) populate(ctx context.Context, c *pipeline.Case, in datasets.Case, ts *verify.Toolset) (*Workspace, error) {
 	if in.Workspace == "" {
-		return nil
+		return nil, nil
 	}
 	if s.opts.Workspaces == nil {
-		return errcode.New(errcode.Internal, "stage: case %q names a workspace, but the run has no workspace set", in.ID)
+		return nil, errcode.New(errcode.Internal, "stage: case %q names a workspace, but the run has no workspace set", in.ID)
 	}
 	base, err := s.opts.Workspaces.Base(ctx, in.Workspace, in.WorkspaceKind)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	uid := -1
-	if os.Getuid() == 0 && c.Toolset.Host.UserNS {
+	if os.Getuid() == 0 && ts.Host.UserNS {
 		uid = sandbox.ToolUID()
 	}
 	res, err := base.Clone(ctx, c.SessionDir, workspace.CloneOptions{Mechanism: s.opts.Clone, UID: uid, GID: uid})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	c.Workspace = &pipeline.CaseWorkspace{Base: base, Clone: res}
-	return nil
+	return &Workspace{Base: base, Clone: res}, nil
 }

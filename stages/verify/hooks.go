@@ -6,7 +6,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
@@ -14,7 +13,7 @@ import (
 // module, like a WASM tool) and builds the run's hook set in manifest
 // order, with the operator's grant (filesystem.scope, on_overflow) from
 // the capsule manifest. hooks.Load refuses what murmur's staging refuses.
-func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts []pipeline.Artifact) (*hooks.Set, error) {
+func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts []Artifact) (*hooks.Set, error) {
 	decls := map[string]capsule.ArtifactDecl{}
 	for _, d := range m.Artifacts {
 		decls[d.Name] = d

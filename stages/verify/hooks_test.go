@@ -10,7 +10,6 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
@@ -23,7 +22,7 @@ var tinyCommand = []byte{
 	0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // its body: end
 }
 
-func hookArtifact(t *testing.T, name, extra string) pipeline.Artifact {
+func hookArtifact(t *testing.T, name, extra string) Artifact {
 	t.Helper()
 	yaml := "name: " + name + "\nversion: 1.0.0\nruntime: hook\n" + extra
 	var buf bytes.Buffer
@@ -44,7 +43,7 @@ func hookArtifact(t *testing.T, name, extra string) pipeline.Artifact {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pipeline.Artifact{Pinned: capsule.Pinned{Name: name, Version: "1.0.0", Runtime: capsule.RuntimeHook}, Archive: ar}
+	return Artifact{Pinned: capsule.Pinned{Name: name, Version: "1.0.0", Runtime: capsule.RuntimeHook}, Archive: ar}
 }
 
 // TestHooksAreCompiledNotStaged: a hook artifact joins the run's hook set
@@ -58,7 +57,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	arts := []pipeline.Artifact{
+	arts := []Artifact{
 		hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: reopen-task\n"),
 		hookArtifact(t, "watch", "execution_mode: async\n"),
 	}
@@ -78,7 +77,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 		t.Errorf("hooks = %+v %+v", hs[0], hs[1])
 	}
 
-	bad := []pipeline.Artifact{hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: replace-context\n")}
+	bad := []Artifact{hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: replace-context\n")}
 	ts, err = prepare(ctx, Options{StagedDir: filepath.Join(t.TempDir(), ".staged")}, m, bad, sandbox.Config{})
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)

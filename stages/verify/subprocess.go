@@ -9,7 +9,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
@@ -21,7 +20,7 @@ import (
 // runDir is the run folder: it must be reachable by the subprocess user,
 // and the launcher's copy goes there, so a killed run leaves nothing in
 // /tmp.
-func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string, runDir string) error {
+func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string, runDir string) error {
 	ts.Host = host
 	native := false
 	for name, t := range ts.Tools {
@@ -32,7 +31,7 @@ func finish(ts *pipeline.Toolset, m *capsule.Manifest, host sandbox.Host, scopes
 		if _, ok := ts.Tools[bin]; ok {
 			continue
 		}
-		ts.Tools[bin] = &pipeline.Tool{Name: bin, Shell: true, Files: map[string]string{}}
+		ts.Tools[bin] = &Tool{Name: bin, Shell: true, Files: map[string]string{}}
 		ts.Inventory = append(ts.Inventory, inference.Tool{Name: bin, Parameters: json.RawMessage(sandbox.ShellToolSchema),
 			Description: sandbox.ShellToolDescription(bin)})
 	}

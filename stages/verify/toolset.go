@@ -12,7 +12,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
@@ -26,9 +25,9 @@ import (
 // tools and the inventory: they go to the run's hook set (see hooks.go).
 // Native tools are staged executable; they and shell tools run through the
 // Spawner that finish makes.
-func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []pipeline.Artifact, cfg sandbox.Config) (*pipeline.Toolset, error) {
-	ts := &pipeline.Toolset{Tools: map[string]*pipeline.Tool{}}
-	var hookArts []pipeline.Artifact
+func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config) (*Toolset, error) {
+	ts := &Toolset{Tools: map[string]*Tool{}}
+	var hookArts []Artifact
 	engine := func() (*sandbox.Engine, error) {
 		if ts.Engine == nil {
 			e, err := sandbox.NewEngine(ctx, cfg)
@@ -52,7 +51,7 @@ func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []pipe
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, errcode.Wrap(errcode.IO, err, "create %s", dir)
 		}
-		t := &pipeline.Tool{Name: a.Name, Files: map[string]string{}}
+		t := &Tool{Name: a.Name, Files: map[string]string{}}
 		if err := writeShared(t, dir, capsule.ManifestFile, []byte(a.Archive.ManifestText)); err != nil {
 			return nil, err
 		}
@@ -104,7 +103,7 @@ func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []pipe
 }
 
 // writeShared writes a run-level file read-only and records it in t.Files.
-func writeShared(t *pipeline.Tool, dir, name string, data []byte) error {
+func writeShared(t *Tool, dir, name string, data []byte) error {
 	p := filepath.Join(dir, name)
 	_ = os.Remove(p)
 	if err := os.WriteFile(p, data, 0o444); err != nil {

@@ -13,12 +13,64 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/hooks"
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 )
 
 // Name is the stage's name in the graph.
 const Name = "verify"
+
+// Result is the key of the stage's result, the run's *Toolset.
+var Result = pipeline.NewKey[*Toolset](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
+
+// Requires are the stages whose results Verify reads.
+var Requires = []string{resolve.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+
+// Artifact is one artifact whose bytes Verify checked against its sidecar
+// and the lock, with its archive read.
+type Artifact struct {
+	capsule.Pinned
+	SHA256  string
+	Archive *capsule.Archive
+}
+
+// Toolset is Verify's run-wide result (Result): every model-visible tool compiled or
+// read once, the files each session links, and the inventory the model sees.
+type Toolset struct {
+	// Artifacts are the verified artifacts, in pin order.
+	Artifacts []Artifact
+	Engine    *sandbox.Engine
+	Tools     map[string]*Tool
+	Inventory []inference.Tool // sorted by name, as murmur's inventory.rs
+	// Host is the run's host probe, made once; Spawner runs shell and
+	// native tools (nil when the capsule has neither).
+	Host    sandbox.Host
+	Spawner *sandbox.Spawner
+	// Hooks are the capsule's hook artifacts, compiled and checked once;
+	// nil when it declares none.
+	Hooks *hooks.Set
+	// Warnings are murmur's W-SEC warnings for this capsule on this host,
+	// as "warning[W-SEC-NNN]: text" lines: the run prints them once.
+	Warnings []string
+}
+
+// Tool is one staged, model-visible artifact.
+type Tool struct {
+	Name   string
+	Module *sandbox.Module // WASM tools; nil for skills
+	Skill  string          // skill.md text of skills
+	Native bool            // a native tool: tools/<name>/<name> in the session
+	Shell  bool            // a capabilities.shell.allow binary
+	// Scope is the artifact's own filesystem.scope ("" for the whole
+	// session dir), validated before any case runs.
+	Scope string
+	// Files maps a file name under the session's tools/<name>/ to the
+	// run-level copy it is linked from.
+	Files map[string]string
+}
 
 // Options say where the run's shared tool files and compiled code go.
 type Options struct {
@@ -33,12 +85,7 @@ type Options struct {
 // the WASM engine it creates.
 type Stage struct {
 	opts Options
-	memo pipeline.Memo[verified]
-}
-
-type verified struct {
-	artifacts []pipeline.Artifact
-	tools     *pipeline.Toolset
+	memo pipeline.Memo[*Toolset]
 }
 
 // New returns a Verify stage for one run.
@@ -47,43 +94,49 @@ func New(opts Options) *Stage { return &Stage{opts: opts} }
 // Name returns "verify".
 func (s *Stage) Name() string { return Name }
 
-// Run sets c.Artifacts and c.Toolset, verifying and compiling on first use.
+// Run stores the run's Toolset, verifying and compiling on first use.
 func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
-	if c.Capsule == nil {
-		return errcode.New(errcode.Internal, "verify: resolve did not run")
+	cap, err := pipeline.ResultOf(c, resolve.Result)
+	if err != nil {
+		return err
 	}
-	cap := c.Capsule
-	v, err := s.memo.Get(ctx, func(ctx context.Context) (verified, error) {
+	ts, err := s.memo.Get(ctx, func(ctx context.Context) (*Toolset, error) {
 		host, scopes, err := preflight(ctx, cap.Manifest)
 		if err != nil {
-			return verified{}, err
+			return nil, err
 		}
 		arts, err := verifyAll(cap.Pins)
 		if err != nil {
-			return verified{}, err
+			return nil, err
 		}
 		limits := cap.Manifest.Capabilities.Limits
 		ts, err := prepare(ctx, s.opts, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		if ts != nil {
+			ts.Artifacts = arts
+		}
 		if err != nil {
-			return verified{arts, ts}, err
+			return ts, err
 		}
 		err = finish(ts, cap.Manifest, host, scopes, filepath.Dir(s.opts.StagedDir))
-		return verified{arts, ts}, err
+		return ts, err
 	})
-	c.Artifacts, c.Toolset = v.artifacts, v.tools
-	return err
+	if err != nil {
+		return err
+	}
+	pipeline.Store(c, Result, ts)
+	return nil
 }
 
 // Warnings returns murmur's W-SEC warnings for the capsule on this host,
 // as "[capsule-runtime] warning[W-SEC-NNN]: text (link)" lines, for the run
 // to print once. Call it only after a successful preparation.
 func (s *Stage) Warnings() []string {
-	v, ok, err := s.memo.Stored()
-	if !ok || err != nil || v.tools == nil {
+	ts, ok, err := s.memo.Stored()
+	if !ok || err != nil || ts == nil {
 		return nil
 	}
-	out := make([]string, len(v.tools.Warnings))
-	for i, w := range v.tools.Warnings {
+	out := make([]string, len(ts.Warnings))
+	for i, w := range ts.Warnings {
 		out[i] = "[capsule-runtime] " + w + " (" + diagnosticsLink(w) + ")"
 	}
 	return out
@@ -100,16 +153,16 @@ func diagnosticsLink(warning string) string {
 
 // Close closes the WASM engine and the subprocess launcher, if made.
 func (s *Stage) Close(ctx context.Context) error {
-	v, ok, _ := s.memo.Stored()
-	if !ok || v.tools == nil {
+	ts, ok, _ := s.memo.Stored()
+	if !ok || ts == nil {
 		return nil
 	}
 	var cerr error
-	if v.tools.Spawner != nil {
-		cerr = v.tools.Spawner.Close()
+	if ts.Spawner != nil {
+		cerr = ts.Spawner.Close()
 	}
-	if v.tools.Engine != nil {
-		if err := v.tools.Engine.Close(ctx); err != nil {
+	if ts.Engine != nil {
+		if err := ts.Engine.Close(ctx); err != nil {
 			cerr = err
 		}
 	}
@@ -118,8 +171,8 @@ func (s *Stage) Close(ctx context.Context) error {
 
 // verifyAll checks every artifact before returning any, so a run with one
 // bad artifact uses none of them.
-func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
-	arts := make([]pipeline.Artifact, 0, len(pins))
+func verifyAll(pins []capsule.Pinned) ([]Artifact, error) {
+	arts := make([]Artifact, 0, len(pins))
 	for _, p := range pins {
 		zip, err := os.ReadFile(p.Resolved.ZipPath)
 		if err != nil {
@@ -132,7 +185,7 @@ func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
 		if err != nil {
 			return nil, err
 		}
-		arts = append(arts, pipeline.Artifact{Pinned: p, SHA256: capsule.SHA256Hex(zip), Archive: ar})
+		arts = append(arts, Artifact{Pinned: p, SHA256: capsule.SHA256Hex(zip), Archive: ar})
 	}
 	return arts, nil
 }
@@ -141,12 +194,12 @@ func verifyAll(pins []capsule.Pinned) ([]pipeline.Artifact, error) {
 // (murmur ignores them; the run warns), in artifact order. Call it only
 // after a successful preparation.
 func (s *Stage) UnknownKeys() []capsule.UnknownKey {
-	v, ok, err := s.memo.Stored()
-	if !ok || err != nil {
+	ts, ok, err := s.memo.Stored()
+	if !ok || err != nil || ts == nil {
 		return nil
 	}
 	var out []capsule.UnknownKey
-	for _, a := range v.artifacts {
+	for _, a := range ts.Artifacts {
 		if a.Archive != nil && a.Archive.Manifest != nil {
 			out = append(out, a.Archive.Manifest.UnknownKeys...)
 		}

@@ -1,8 +1,16 @@
-package pipeline
+// Package session holds what the Launch stage opens and the Loop stage runs
+// on: the session (trace, model, tools, the loop's settings), the tool
+// interface and its replies. Launch
+// produces a *Session (launch.Result); Loop and Report read it. It is a
+// package of its own so that the loop does not import the launch stage's
+// machinery, nor the launch the loop's.
+package session
 
 import (
 	"context"
 	"encoding/json"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
@@ -22,6 +30,18 @@ type Session struct {
 	// Hooks delivers the case's lifecycle events to the capsule's hooks;
 	// nil when it has none (every event is then a no-op).
 	Hooks *hooks.Dispatcher
+}
+
+// SpanAttributes are the session's counters for the case's span
+// (pipeline.SpanAttributer).
+func (s *Session) SpanAttributes() []attribute.KeyValue {
+	if s.Trace == nil {
+		return nil
+	}
+	t := s.Trace.Totals()
+	return []attribute.KeyValue{attribute.Int64("murmur_eval.input_tokens", t.TotalInputTokens),
+		attribute.Int64("murmur_eval.output_tokens", t.TotalOutputTokens),
+		attribute.Int("murmur_eval.turns", t.TotalTurns)}
 }
 
 // ProcessCLI is the CLI agent of a transport: process session.

@@ -1,0 +1,113 @@
+package pipeline
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+type capsule struct{ name string }
+
+var (
+	capsuleKey = NewKey[*capsule]("resolve")
+	otherKey   = NewKey[*capsule]("verify")
+)
+
+// TestResultRules: a stage reads its requirements' results by key and
+// stores only its own; the executor fails a stage (E-EVL-099) that breaks
+// a rule, and skips its dependents.
+func TestResultRules(t *testing.T) {
+	resolve := func(_ context.Context, c *Case) error {
+		Store(c, capsuleKey, &capsule{"calc"})
+		return nil
+	}
+	tests := []struct {
+		name     string
+		verify   func(context.Context, *Case) error
+		requires []string
+		want     []stageView
+	}{
+		{"reads a requirement", func(_ context.Context, c *Case) error {
+			cp, err := ResultOf(c, capsuleKey)
+			if err != nil || cp.name != "calc" {
+				t.Errorf("ResultOf = %v, %v", cp, err)
+			}
+			Store(c, otherKey, cp)
+			return nil
+		}, []string{"resolve"}, []stageView{{"resolve", "ran", ""}, {"verify", "ran", ""}, {"stage", "ran", ""}}},
+		{"reads a stage it does not require", func(_ context.Context, c *Case) error {
+			_, err := ResultOf(c, capsuleKey)
+			return err
+		}, nil, []stageView{{"resolve", "ran", ""}, {"verify", "failed", errcode.Internal}, {"stage", "skipped", errcode.Prerequisite}}},
+		{"stores another stage's result", func(_ context.Context, c *Case) error {
+			Store(c, capsuleKey, &capsule{"forged"})
+			Store(c, otherKey, &capsule{})
+			return nil
+		}, []string{"resolve"}, []stageView{{"resolve", "ran", ""}, {"verify", "failed", errcode.Internal}, {"stage", "skipped", errcode.Prerequisite}}},
+		{"stores nothing", func(context.Context, *Case) error { return nil },
+			[]string{"resolve"}, []stageView{{"resolve", "ran", ""}, {"verify", "failed", errcode.Internal}, {"stage", "skipped", errcode.Prerequisite}}},
+		{"panics", func(context.Context, *Case) error { panic("boom") },
+			[]string{"resolve"}, []stageView{{"resolve", "ran", ""}, {"verify", "failed", errcode.Internal}, {"stage", "skipped", errcode.Prerequisite}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := NewGraph(
+				Node{Stage: fakeStage{name: "resolve", run: resolve}, Produces: capsuleKey},
+				Node{Stage: fakeStage{name: "verify", run: tt.verify}, Produces: otherKey, Requires: tt.requires},
+				Node{Stage: fakeStage{name: "stage"}, Requires: []string{"verify"}},
+			)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := &Case{}
+			g.Execute(context.Background(), c)
+			if diff := cmp.Diff(tt.want, view(c)); diff != "" {
+				t.Errorf("stages (-want +got):\n%s", diff)
+			}
+			if cp, _ := Lookup(c, capsuleKey); cp == nil || cp.name != "calc" {
+				t.Errorf("resolve's result is %v after verify ran, want calc", cp)
+			}
+		})
+	}
+}
+
+// TestStoredTypeChecked: a stage that stores a result of another type than
+// its node declares fails.
+func TestStoredTypeChecked(t *testing.T) {
+	g, err := NewGraph(Node{Stage: fakeStage{name: "resolve", run: func(_ context.Context, c *Case) error {
+		Store(c, NewKey[string]("resolve"), "not a capsule")
+		return nil
+	}}, Produces: capsuleKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Case{}
+	g.Execute(context.Background(), c)
+	if diff := cmp.Diff([]stageView{{"resolve", "failed", errcode.Internal}}, view(c)); diff != "" {
+		t.Errorf("stages (-want +got):\n%s", diff)
+	}
+}
+
+// TestProducesNamesItsStage: a node declaring another stage's key is
+// refused before anything runs.
+func TestProducesNamesItsStage(t *testing.T) {
+	_, err := NewGraph(Node{Stage: fakeStage{name: "resolve"}, Produces: otherKey})
+	if errcode.Code(err) != errcode.Internal {
+		t.Fatalf("NewGraph = %v, want E-EVL-099", err)
+	}
+}
+
+// TestInputOf: a stage reads the dataset line as its own type; another
+// type is a coded error.
+func TestInputOf(t *testing.T) {
+	c := &Case{ID: "a", Input: capsule{"x"}}
+	if v, err := InputOf[capsule](c); err != nil || v.name != "x" {
+		t.Errorf("InputOf = %v, %v", v, err)
+	}
+	if _, err := InputOf[string](c); errcode.Code(err) != errcode.Internal {
+		t.Errorf("InputOf[string] = %v, want E-EVL-099", err)
+	}
+}
