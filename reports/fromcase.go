@@ -24,6 +24,9 @@ type CaseRun struct {
 	// many times on-task-end hooks reopened the task.
 	ExitStatus string
 	Reopens    int
+	// TaskExit is task_end's status (ok, failed, reopen_budget_exhausted),
+	// "" when no task ended.
+	TaskExit string
 	// DiffBytes is the size of out/workspace.diff before any cut; nil when
 	// none was written.
 	DiffBytes *int64
@@ -79,6 +82,7 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 	row.ContainmentAchieved = r.Containment
 	row.Reopens = int32(r.Reopens)
 	row.WorkspaceDiffBytes = r.DiffBytes
+	setMurmurView(&row, r.TaskExit, r.Scores)
 	if r.Trace == nil {
 		return row, nil
 	}

@@ -29,7 +29,7 @@ func caseRun(c *pipeline.Case) reports.CaseRun {
 		r.Trace = ses.Trace
 	}
 	if o, ok := pipeline.Lookup(c, loop.Result); ok {
-		r.ExitStatus, r.Reopens = o.ExitStatus, o.Reopens
+		r.ExitStatus, r.Reopens, r.TaskExit = o.ExitStatus, o.Reopens, o.TaskExit
 	}
 	if rep, ok := pipeline.Lookup(c, report.Result); ok {
 		r.Scores, r.DiffBytes = rep.Scores, rep.DiffBytes
