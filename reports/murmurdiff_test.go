@@ -71,6 +71,13 @@ func TestSummaryMurmurDifferences(t *testing.T) {
 	if !strings.Contains(b.String(), line) {
 		t.Errorf("summary text lacks %q:\n%s", line, b.String())
 	}
+	b.Reset()
+	if err := d.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), md("M"+line[1:])) {
+		t.Errorf("summary.md lacks %q:\n%s", line, b.String())
+	}
 
 	var none Summary
 	none.Add(rows[0])
