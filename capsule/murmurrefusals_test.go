@@ -184,28 +184,3 @@ func TestMurmur_bootstrap_missing_driver_artifact_fails_before_launch(t *testing
 	}
 }
 
-// FuzzParseAllowRule: any network.allow entry either parses into a rule with
-// a lowercased host and a port in range, or is left out; a parsed rule
-// covers itself, and an https URL entry for its host admits its target.
-func FuzzParseAllowRule(f *testing.F) {
-	for _, s := range []string{"api.anthropic.com", "API.x:443", "x:80", "https://h/", "http://127.0.0.1:8080", "https://[::1]:9", "*.x", "ftp://h", "h/p", "https://h?q", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, entry string) {
-		r, ok := parseAllowRule(entry)
-		if !ok {
-			return
-		}
-		if r.host == "" || r.host != strings.ToLower(r.host) || r.port < anyPort || r.port > 65535 {
-			t.Fatalf("parseAllowRule(%q) = %+v", entry, r)
-		}
-		if !r.covers(r) {
-			t.Fatalf("rule %+v of %q does not cover itself", r, entry)
-		}
-		if r.scheme == "https" && r.port == 443 {
-			if target, ok := endpointTarget("https://" + requestTarget{scheme: "https", host: r.host, port: 443}.entry()[len("https://"):]); ok && !target.allowedBy([]allowRule{r}) {
-				t.Fatalf("rule %+v of %q does not admit its own endpoint", r, entry)
-			}
-		}
-	})
-}
