@@ -36,13 +36,21 @@ type sizes struct {
 	MemoryCases    []int         `json:"memory_cases"`
 	ParquetEvents  int           `json:"parquet_events"`
 	MaxConnections int           `json:"max_connections"`
+	// Waiting are the waiting suite's points (waiting.go).
+	Waiting []waitPoint `json:"waiting"`
 }
 
 var presets = map[string]sizes{ //nolint:gochecknoglobals // read-only table of the -size presets
 	"full": {Name: "full", OverheadCases: 2000, Repeat: 3, ScalingCases: 512, ScalingWorkers: []int{1, 8, 64, 256},
-		Delay: 50 * time.Millisecond, Turns: 3, MemoryCases: []int{1000, 20000}, ParquetEvents: 2_000_000, MaxConnections: 1024},
+		Delay: 50 * time.Millisecond, Turns: 3, MemoryCases: []int{1000, 20000}, ParquetEvents: 2_000_000, MaxConnections: 1024,
+		Waiting: []waitPoint{
+			{2048, 64, 50 * time.Millisecond, 1}, {4096, 256, 50 * time.Millisecond, 1}, {4096, 1024, 50 * time.Millisecond, 1},
+			{4096, 1024, time.Second, 1},
+			{1024, 64, 50 * time.Millisecond, 3}, {2048, 1024, 50 * time.Millisecond, 3},
+		}},
 	"smoke": {Name: "smoke", OverheadCases: 40, Repeat: 1, ScalingCases: 16, ScalingWorkers: []int{1, 8},
-		Delay: 10 * time.Millisecond, Turns: 3, MemoryCases: []int{20, 80}, ParquetEvents: 50_000, MaxConnections: 64},
+		Delay: 10 * time.Millisecond, Turns: 3, MemoryCases: []int{20, 80}, ParquetEvents: 50_000, MaxConnections: 64,
+		Waiting: []waitPoint{{16, 8, 10 * time.Millisecond, 1}, {16, 8, 10 * time.Millisecond, 3}}},
 }
 
 // harness is one benchmark session: the binary under test and a work
@@ -70,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	jsonOut := fs.String("json", "", "write the figures here as JSON (default out/bench-<size>.json)")
 	bin := fs.String("bin", "", "murmur-eval binary to measure (default: go build ./cmd/murmur-eval into a temporary folder)")
 	keep := fs.Bool("keep", false, "keep the work folder (capsules, datasets, run folders)")
-	suites := fs.String("suites", "overhead,scaling,memory,parquet", "suites to run")
+	suites := fs.String("suites", "overhead,scaling,waiting,memory,parquet", "suites to run")
 	repeat := fs.Int("repeat", 0, "runs per figure (default: the size's)")
 	profile := fs.String("profile", "", "write a CPU and a heap profile of every run of murmur-eval into this folder (go tool pprof)")
 	workdir := fs.String("workdir", "", "make the work folder (capsules, datasets, run folders) in this folder (default $TMPDIR or /tmp); /dev/shm takes the disk out of the figures")
@@ -149,6 +157,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			rep.Overhead, err = h.overhead(ctx, sz)
 		case "scaling":
 			rep.Scaling, err = h.scaling(ctx, sz)
+		case "waiting":
+			rep.Waiting, err = h.waiting(ctx, sz)
 		case "memory":
 			rep.Memory, err = h.memory(ctx, sz)
 		case "parquet":

@@ -18,6 +18,7 @@ type report struct {
 	Finished time.Time       `json:"finished"`
 	Overhead *overheadSuite  `json:"overhead,omitempty"`
 	Scaling  []scalingResult `json:"scaling,omitempty"`
+	Waiting  []waitResult    `json:"waiting,omitempty"`
 	Memory   []memoryResult  `json:"memory,omitempty"`
 	Parquet  *parquetResult  `json:"parquet,omitempty"`
 	Targets  []target        `json:"targets"`
@@ -60,6 +61,7 @@ func (r *report) judge() []target {
 			atLeast("scaling efficiency at 256 workers", "", s.Efficiency, 0.8)
 		}
 	}
+	waitingTargets(r.Waiting, atLeast, atMost)
 	if len(r.Memory) >= 2 {
 		lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
 		atMost(fmt.Sprintf("peak RSS %d cases / %d cases", hi.Cases, lo.Cases), "x", hi.MaxRSSMiB/lo.MaxRSSMiB, 1.5)
@@ -96,6 +98,21 @@ func (r *report) print(w io.Writer) {
 		for _, s := range r.Scaling {
 			mr := medianRun(s.Runs, func(c childRun) float64 { return c.RunWallS })
 			fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", s.Workers, s.Cases, s.IdealS, mr.RunWallS, s.Efficiency, mr.WallS, s.ProcessEfficiency, s.PeakInflight, loads(s.Runs))
+		}
+	}
+	if len(r.Waiting) > 0 {
+		section("waiting sessions (OpenAI server; CPU per case of the whole process; the ratio to the same delay and turns at 64 workers)")
+		fmt.Fprintln(tw, "workers\tcases\tdelay\tturns\tideal s\trun wall s\tefficiency\tCPU ms/case\tuser\tsystem\tvs 64\tpeak RSS MiB\tpeak in flight\tload\t")
+		for _, x := range r.Waiting {
+			ratio := "-"
+			for _, b := range r.Waiting {
+				if b.Workers == 64 && b.Delay == x.Delay && b.Turns == x.Turns && b.CPUPerCaseMS > 0 {
+					ratio = fmt.Sprintf("%.2f", x.CPUPerCaseMS/b.CPUPerCaseMS)
+				}
+			}
+			mr := medianRun(x.Runs, func(c childRun) float64 { return c.RunWallS })
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.1f\t%d\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, x.IdealS, mr.RunWallS,
+				x.Efficiency, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
 		}
 	}
 	if len(r.Memory) > 0 {

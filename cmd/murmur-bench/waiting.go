@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+)
+
+// waitPoint is one measurement of the waiting suite: cases whose time is
+// almost all spent waiting for the model, at one concurrency.
+type waitPoint struct {
+	Cases   int           `json:"cases"`
+	Workers int           `json:"workers"`
+	Delay   time.Duration `json:"delay_ns"`
+	Turns   int           `json:"turns"` // 1: the answer at once; 3: two ok tool calls (a WASM call each), then the answer
+}
+
+// waitResult is one waitPoint measured: what a waiting session costs.
+type waitResult struct {
+	waitPoint
+	IdealS     float64 `json:"ideal_s"` // ceil(cases/workers) * turns * delay
+	Efficiency float64 `json:"efficiency"`
+	// CPU per case of the whole child process (user and system), in
+	// milliseconds: the harness's cost of one waiting case.
+	CPUPerCaseMS  float64    `json:"cpu_per_case_ms"`
+	UserPerCaseMS float64    `json:"user_per_case_ms"`
+	SysPerCaseMS  float64    `json:"sys_per_case_ms"`
+	PeakInflight  int64      `json:"peak_inflight"`
+	MaxRSSMiB     float64    `json:"max_rss_mib"`
+	Runs          []childRun `json:"runs"`
+}
+
+// waiting runs the waiting suite (issue 19): single-turn cases against a
+// local model server at rising concurrency with 50 ms of latency (the
+// stress case: CPU per case must not grow with the number of sessions in
+// flight), 1,024 workers with 1 s (the realistic case), and the three-turn
+// variant with WASM tool calls.
+func (h *harness) waiting(ctx context.Context, sz sizes) ([]waitResult, error) {
+	var out []waitResult
+	servers := map[[2]int64]*modelServer{}
+	defer func() {
+		for _, s := range servers {
+			s.close()
+		}
+	}()
+	for i, p := range sz.Waiting {
+		key := [2]int64{int64(p.Delay), int64(p.Turns)}
+		srv := servers[key]
+		if srv == nil {
+			var err error
+			if srv, err = startModelServer(p.Delay, p.Turns); err != nil {
+				return nil, err
+			}
+			servers[key] = srv
+		}
+		dir := filepath.Join(h.work, "waiting", fmt.Sprint(i))
+		capsule := filepath.Join(dir, "capsule")
+		ds := filepath.Join(dir, "cases.jsonl")
+		if err := firstErr(h.makeCapsule(capsule, srv.url), makeDataset(ds, p.Cases)); err != nil {
+			return nil, err
+		}
+		res := waitResult{waitPoint: p,
+			IdealS: math.Ceil(float64(p.Cases)/float64(p.Workers)) * float64(p.Turns) * p.Delay.Seconds()}
+		for range sz.Repeat {
+			srv.resetStats()
+			r, err := h.evalRun(ctx, "waiting", capsule, ds, p.Cases, p.Workers, false,
+				"--max-connections", fmt.Sprint(p.Workers), "--timeout", "10m")
+			if err != nil {
+				return nil, err
+			}
+			if want := int64(p.Cases * p.Turns); srv.requests.Load() != want {
+				return nil, fmt.Errorf("%d workers: the model server got %d requests, want %d", p.Workers, srv.requests.Load(), want)
+			}
+			res.PeakInflight = max(res.PeakInflight, srv.peak.Load())
+			h.progress("waiting: %d cases, %d workers, %s, %d turns: run wall %.2f s (ideal %.2f s), CPU %.2f ms/case (user %.2f, system %.2f), RSS %.0f MiB (load %.2f)",
+				p.Cases, p.Workers, p.Delay, p.Turns, r.RunWallS, res.IdealS, 1000*r.CPUS/float64(p.Cases),
+				1000*r.UserS/float64(p.Cases), 1000*r.SysS/float64(p.Cases), r.MaxRSSMiB, r.Load1)
+			res.Runs = append(res.Runs, r)
+		}
+		perCase := func(f func(childRun) float64) float64 {
+			return medianOf(res.Runs, func(r childRun) float64 { return 1000 * f(r) / float64(p.Cases) })
+		}
+		res.Efficiency = medianOf(res.Runs, func(r childRun) float64 { return res.IdealS / r.RunWallS })
+		res.CPUPerCaseMS = perCase(func(r childRun) float64 { return r.CPUS })
+		res.UserPerCaseMS = perCase(func(r childRun) float64 { return r.UserS })
+		res.SysPerCaseMS = perCase(func(r childRun) float64 { return r.SysS })
+		res.MaxRSSMiB = medianOf(res.Runs, func(r childRun) float64 { return r.MaxRSSMiB })
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// waitingTargets are issue 19's targets, judged on the points measured:
+// CPU per case at 256 and 1,024 workers within 1.2x of the figure at 64
+// (same delay and turns), at most 0.7 ms per single-turn case, an
+// efficiency of 0.95 with 1 s of latency, and at most 256 MB of RSS with
+// 1,024 sessions in flight.
+func waitingTargets(rs []waitResult, atLeast, atMost func(name, unit string, got, bound float64)) {
+	base := map[[2]int64]float64{}
+	for _, r := range rs {
+		if r.Workers == 64 {
+			base[[2]int64{int64(r.Delay), int64(r.Turns)}] = r.CPUPerCaseMS
+		}
+	}
+	for _, r := range rs {
+		label := fmt.Sprintf("%d workers, %s, %d turn(s)", r.Workers, r.Delay, r.Turns)
+		if b, ok := base[[2]int64{int64(r.Delay), int64(r.Turns)}]; ok && r.Workers > 64 && b > 0 {
+			atMost("CPU per case vs 64 workers, "+label, "x", r.CPUPerCaseMS/b, 1.2)
+		}
+		if r.Turns == 1 {
+			atMost("CPU per case, "+label, "ms", r.CPUPerCaseMS, 0.7)
+		}
+		if r.Delay >= time.Second {
+			atLeast("efficiency, "+label, "", r.Efficiency, 0.95)
+		}
+		if r.Workers >= 1024 {
+			atMost("peak RSS, "+label, "MiB", r.MaxRSSMiB, 256)
+		}
+	}
+}
