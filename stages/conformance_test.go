@@ -33,7 +33,7 @@ func TestStageConformance(t *testing.T) {
 		wantErr bool
 	}{
 		{resolve.New(resolve.Options{Dir: t.TempDir()}), resolve.Name, true},
-		{verify.New(verify.Options{StagedDir: t.TempDir()}), verify.Name, true},
+		{verify.New(verify.Options{RunDir: t.TempDir()}), verify.Name, true},
 		{staging.New(), staging.Name, true},
 		{contain.New(nil), contain.Name, true},
 		{launch.New(src, time.Now), launch.Name, true},

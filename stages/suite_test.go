@@ -54,13 +54,13 @@ func table(t *testing.T, replace map[string]pipeline.Stage) []pipeline.Node {
 	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ver := verify.New(verify.Options{StagedDir: filepath.Join(out, ".staged")})
+	ver := verify.New(verify.Options{RunDir: out})
 	rep := report.New(out)
 	t.Cleanup(func() { _ = ver.Close(context.Background()); _ = rep.Close() })
 	nodes := []pipeline.Node{
 		{Stage: resolve.New(resolve.Options{Dir: dir}), Produces: resolve.Result, Shared: true},
 		{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
-		{Stage: staging.New(), Produces: staging.Result, Requires: staging.Requires},
+		{Stage: staging.NewWith(staging.Options{StagedDir: filepath.Join(out, ".staged")}), Produces: staging.Result, Requires: staging.Requires},
 		{Stage: contain.New(nil), Produces: contain.Result, Requires: contain.Requires},
 		{Stage: launch.New(answering{}, time.Now), Produces: launch.Result, Requires: launch.Requires},
 		{Stage: loop.Stage{}, Produces: loop.Result, Requires: loop.Requires},

@@ -45,7 +45,8 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ver := verify.New(verify.Options{StagedDir: filepath.Join(w.outDir, ".staged"), CacheDir: w.cacheDir})
+	stageOpts.StagedDir = filepath.Join(w.outDir, ".staged")
+	ver := verify.New(verify.Options{RunDir: w.outDir, CacheDir: w.cacheDir})
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}),
 			Produces: resolve.Result, Shared: true},

@@ -14,14 +14,11 @@ package contain
 import (
 	"context"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
-	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
-	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
@@ -89,23 +86,8 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	if err := cls.Err(); err != nil {
 		return err
 	}
-	// The subprocesses' HOME exists only where a subprocess can run: a
-	// capsule of WASM tools alone has no Spawner, and its sessions are
-	// spared a folder (file-system calls are most of a trivial case's cost).
-	home := filepath.Join(c.SessionDir, ".capsule-home")
-	if ts.Spawner != nil {
-		r, err := sessionfs.Open(c.SessionDir)
-		if err == nil {
-			err = r.MkdirAll(".capsule-home", 0o755)
-			_ = r.Close()
-		}
-		if err != nil {
-			return errcode.Wrap(errcode.IO, err, "create %s", home)
-		}
-	}
-	if err := bootstrapLog(c.SessionDir, ts.Warnings); err != nil {
-		return err
-	}
+	// The subprocesses' HOME, which Stage created when a subprocess can run.
+	home := filepath.Join(c.SessionDir, staging.CapsuleHome)
 	identity := identityEnv(m, c.SessionID)
 	res := caps.Resources
 	if w := st.Workspace; w != nil && w.Base != nil {
@@ -126,19 +108,6 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		Isolate:     caps.Network == nil || len(caps.Network.Allow) == 0,
 		Grants:      grants(cls, caps, ts.Spawner != nil),
 	})
-	return nil
-}
-
-// bootstrapLog appends the run's warnings to the session's
-// logs/bootstrap.log, as murmur does for its launch-time warnings.
-func bootstrapLog(sessionDir string, warnings []string) error {
-	if len(warnings) == 0 {
-		return nil
-	}
-	const p = "logs/bootstrap.log"
-	if err := sessionfs.AppendFile(sessionDir, p, []byte(strings.Join(warnings, "\n")+"\n"), 0o644); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write %s", p)
-	}
 	return nil
 }
 

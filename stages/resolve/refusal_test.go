@@ -123,7 +123,7 @@ func (p project) graph(t *testing.T, env map[string]string) (*pipeline.Graph, st
 	t.Helper()
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	st := staging.New()
-	ver := verify.New(verify.Options{StagedDir: filepath.Join(p.out, ".staged")})
+	ver := verify.New(verify.Options{RunDir: p.out})
 	t.Cleanup(func() { _ = ver.Close(context.Background()) })
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()}), Produces: resolve.Result, Shared: true},

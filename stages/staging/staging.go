@@ -1,10 +1,12 @@
 // Package staging is the Stage stage (named staging so nobody writes
-// stage.Stage). Per case it creates the session folder in murmur's layout:
-// tools/<name>/ with the tool's murmur.yaml and module (hard links to the
-// run-level copies Verify wrote, not copies), each local-source skill's
-// skill.md, task.md, logs/ and out/. After the run's first successful
-// staging it writes murmur.lock if the project has none, as `mur eval run`
-// does.
+// stage.Stage): it makes every file of a case's session. Per case it
+// creates the session folder in murmur's layout: the workspace, tools/<name>/
+// with the tool's murmur.yaml and module (hard links to the run-level
+// copies Verify wrote, not copies), each local-source skill's skill.md,
+// task.md, logs/ and out/, the setup command's effects, then the
+// subprocesses' HOME and the run's warnings in logs/bootstrap.log. After
+// the run's first successful staging it writes murmur.lock if the project
+// has none, as `mur eval run` does.
 package staging
 
 import (
@@ -13,12 +15,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
@@ -102,16 +106,8 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return errcode.Wrap(errcode.IO, err, "create session folder")
 		}
 	}
-	for name, t := range ts.Tools {
-		dir := filepath.Join(c.SessionDir, "tools", name)
-		if err := mkdir(dir); err != nil {
-			return errcode.Wrap(errcode.IO, err, "create %s", dir)
-		}
-		for file, src := range t.Files {
-			if err := linkOrCopy(src, filepath.Join(dir, file)); err != nil {
-				return errcode.Wrap(errcode.IO, err, "stage tools/%s/%s", name, file)
-			}
-		}
+	if err := s.installTools(ctx, c.SessionDir, ts); err != nil {
+		return err
 	}
 	for _, sk := range skills {
 		dir := filepath.Join(c.SessionDir, "tools", sk.Name)
@@ -134,10 +130,43 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err := s.setup(ctx, c, in, cap, ts, ws); err != nil {
 		return err
 	}
+	if err := launchFiles(c.SessionDir, ts); err != nil {
+		return err
+	}
 	if s.run != nil {
 		s.run.lock.write(cap.Manifest, ts.Artifacts)
 	}
 	st.Task = task
+	return nil
+}
+
+// CapsuleHome is the subprocesses' HOME, relative to the session folder.
+const CapsuleHome = ".capsule-home"
+
+// launchFiles are the files murmur's launch adds to a session: the
+// subprocesses' HOME, which exists only where a subprocess can run (a
+// capsule of WASM tools alone has no Spawner, and its sessions are spared a
+// folder: file-system calls are most of a trivial case's cost), and the
+// run's warnings appended to logs/bootstrap.log. They are made after the
+// setup command, through sessionfs (the setup ran in the folder).
+func launchFiles(dir string, ts *verify.Toolset) error {
+	if ts.Spawner != nil {
+		r, err := sessionfs.Open(dir)
+		if err == nil {
+			err = r.MkdirAll(CapsuleHome, 0o755)
+			_ = r.Close()
+		}
+		if err != nil {
+			return errcode.Wrap(errcode.IO, err, "create %s", filepath.Join(dir, CapsuleHome))
+		}
+	}
+	if len(ts.Warnings) == 0 {
+		return nil
+	}
+	const p = "logs/bootstrap.log"
+	if err := sessionfs.AppendFile(dir, p, []byte(strings.Join(ts.Warnings, "\n")+"\n"), 0o644); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write %s", p)
+	}
 	return nil
 }
 
@@ -160,7 +189,69 @@ func (s Stage) localSkills(ctx context.Context, m *capsule.Manifest) ([]capsule.
 
 type runState struct {
 	skills pipeline.Memo[[]capsule.LocalSkill]
+	// shared maps each tool's files to their run-level copies (tool name,
+	// then file name, to path), written once.
+	shared pipeline.Memo[map[string]map[string]string]
 	lock   lockWriter
+}
+
+// installTools gives the session each tool's files in tools/<name>/: hard
+// links to run-level copies written once under Options.StagedDir (a Stage
+// without one writes them into each session).
+func (s Stage) installTools(ctx context.Context, sessionDir string, ts *verify.Toolset) error {
+	var shared map[string]map[string]string
+	if s.run != nil && s.opts.StagedDir != "" {
+		var err error
+		if shared, err = s.run.shared.Get(ctx, func(context.Context) (map[string]map[string]string, error) {
+			return writeShared(s.opts.StagedDir, ts)
+		}); err != nil {
+			return err
+		}
+	}
+	for name, t := range ts.Tools {
+		dir := filepath.Join(sessionDir, "tools", name)
+		if err := mkdir(dir); err != nil {
+			return errcode.Wrap(errcode.IO, err, "create %s", dir)
+		}
+		for _, f := range t.Files {
+			dst := filepath.Join(dir, f.Name)
+			var err error
+			if src, ok := shared[name][f.Name]; ok {
+				err = linkOrCopy(src, dst)
+			} else {
+				err = os.WriteFile(dst, f.Data, f.Mode)
+			}
+			if err != nil {
+				return errcode.Wrap(errcode.IO, err, "stage tools/%s/%s", name, f.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// writeShared writes every tool's files once under stagedDir/<name>/,
+// read-only (native tools executable), for the sessions to link.
+func writeShared(stagedDir string, ts *verify.Toolset) (map[string]map[string]string, error) {
+	out := make(map[string]map[string]string, len(ts.Tools))
+	for name, t := range ts.Tools {
+		if len(t.Files) == 0 {
+			continue
+		}
+		dir := filepath.Join(stagedDir, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, errcode.Wrap(errcode.IO, err, "create %s", dir)
+		}
+		out[name] = make(map[string]string, len(t.Files))
+		for _, f := range t.Files {
+			p := filepath.Join(dir, f.Name)
+			_ = os.Remove(p)
+			if err := os.WriteFile(p, f.Data, f.Mode); err != nil {
+				return nil, errcode.Wrap(errcode.IO, err, "write %s", p)
+			}
+			out[name][f.Name] = p
+		}
+	}
+	return out, nil
 }
 
 // mkdir creates dir, which may already exist (a skill named as a tool).

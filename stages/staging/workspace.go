@@ -13,8 +13,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
-// Options are a run's settings for workspaces and setup commands; the zero
-// value refuses a case that names either.
+// Options are a run's settings for tool files, workspaces and setup
+// commands; the zero value refuses a case that names a workspace or a
+// setup command.
 type Options struct {
 	// Workspaces reads each workspace of the run once (in the run folder).
 	Workspaces *workspace.Set
@@ -24,6 +25,9 @@ type Options struct {
 	Commands *datasetcmd.Launcher
 	// PATH is the setup command's PATH ("" for scoring.DefaultPATH).
 	PATH string
+	// StagedDir is the run-level folder the tools' files are written to
+	// once, for every session to link; "" writes them into each session.
+	StagedDir string
 }
 
 // NewWith returns a Stage for one run with workspaces and setup commands.

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,7 +60,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 		hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: reopen-task\n"),
 		hookArtifact(t, "watch", "execution_mode: async\n"),
 	}
-	ts, err := prepare(ctx, Options{StagedDir: filepath.Join(t.TempDir(), ".staged")}, m, arts, sandbox.Config{})
+	ts, err := prepare(ctx, m, arts, sandbox.Config{})
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
@@ -78,7 +77,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 	}
 
 	bad := []Artifact{hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: replace-context\n")}
-	ts, err = prepare(ctx, Options{StagedDir: filepath.Join(t.TempDir(), ".staged")}, m, bad, sandbox.Config{})
+	ts, err = prepare(ctx, m, bad, sandbox.Config{})
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}

@@ -31,7 +31,7 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		if _, ok := ts.Tools[bin]; ok {
 			continue
 		}
-		ts.Tools[bin] = &Tool{Name: bin, Shell: true, Files: map[string]string{}}
+		ts.Tools[bin] = &Tool{Name: bin, Shell: true}
 		ts.Inventory = append(ts.Inventory, inference.Tool{Name: bin, Parameters: json.RawMessage(sandbox.ShellToolSchema),
 			Description: sandbox.ShellToolDescription(bin)})
 	}

@@ -3,9 +3,8 @@ package verify
 import (
 	"context"
 	"encoding/json"
-	"os"
+	"io/fs"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -17,15 +16,15 @@ import (
 
 // prepare builds the run's toolset from verified artifacts: one engine,
 // every WASM tool compiled once (which also proves it is a module wazero
-// can run), every tool's files written once under opts.StagedDir for the
-// sessions to link, and the inventory the model sees.
+// can run), the files each tool installs (which the Stage stage writes),
+// and the inventory the model sees.
 //
 // Drivers are not staged: murmur-eval serves model providers natively (see
 // RATIONALE.md). Hooks are compiled like WASM tools but kept out of the
 // tools and the inventory: they go to the run's hook set (see hooks.go).
 // Native tools are staged executable; they and shell tools run through the
 // Spawner that finish makes.
-func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config) (*Toolset, error) {
+func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config) (*Toolset, error) {
 	ts := &Toolset{Tools: map[string]*Tool{}}
 	var hookArts []Artifact
 	engine := func() (*sandbox.Engine, error) {
@@ -47,20 +46,12 @@ func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []Arti
 			hookArts = append(hookArts, a)
 			continue
 		}
-		dir := filepath.Join(opts.StagedDir, a.Name)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, errcode.Wrap(errcode.IO, err, "create %s", dir)
-		}
-		t := &Tool{Name: a.Name, Files: map[string]string{}}
-		if err := writeShared(t, dir, capsule.ManifestFile, []byte(a.Archive.ManifestText)); err != nil {
-			return nil, err
-		}
+		t := &Tool{Name: a.Name}
+		t.add(capsule.ManifestFile, []byte(a.Archive.ManifestText), 0o444)
 		switch a.Archive.Packaging {
 		case capsule.ExecutionStatic:
 			t.Skill = string(a.Archive.Payload)
-			if err := writeShared(t, dir, "skill.md", a.Archive.Payload); err != nil {
-				return nil, err
-			}
+			t.add("skill.md", a.Archive.Payload, 0o444)
 		case capsule.ExecutionWasm:
 			e, err := engine()
 			if err != nil {
@@ -71,18 +62,11 @@ func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []Arti
 				return nil, err
 			}
 			t.Module = mod
-			if err := writeShared(t, dir, path.Base(a.Archive.PayloadEntry), a.Archive.Payload); err != nil {
-				return nil, err
-			}
+			t.add(path.Base(a.Archive.PayloadEntry), a.Archive.Payload, 0o444)
 		case capsule.ExecutionNative:
 			// Installed as tools/<name>/<name>, executable (§3.2).
 			t.Native = true
-			p := filepath.Join(dir, a.Name)
-			_ = os.Remove(p)
-			if err := os.WriteFile(p, a.Archive.Payload, 0o555); err != nil {
-				return nil, errcode.Wrap(errcode.IO, err, "write %s", p)
-			}
-			t.Files[a.Name] = p
+			t.add(a.Name, a.Archive.Payload, 0o555)
 		default:
 			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s has an unknown packaging type %q", a.Name, a.Version, a.Archive.Packaging)
 		}
@@ -102,15 +86,9 @@ func prepare(ctx context.Context, opts Options, m *capsule.Manifest, arts []Arti
 	return ts, nil
 }
 
-// writeShared writes a run-level file read-only and records it in t.Files.
-func writeShared(t *Tool, dir, name string, data []byte) error {
-	p := filepath.Join(dir, name)
-	_ = os.Remove(p)
-	if err := os.WriteFile(p, data, 0o444); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write %s", p)
-	}
-	t.Files[name] = p
-	return nil
+// add records a file the Stage stage installs in tools/<name>/.
+func (t *Tool) add(name string, data []byte, mode fs.FileMode) {
+	t.Files = append(t.Files, ToolFile{Name: name, Data: data, Mode: mode})
 }
 
 // inventoryEntry is murmur's inventory entry: the artifact's name in the

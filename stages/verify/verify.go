@@ -7,8 +7,8 @@ package verify
 
 import (
 	"context"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -57,6 +57,14 @@ type Toolset struct {
 	Warnings []string
 }
 
+// ToolFile is a file a tool installs in tools/<name>/ of every session:
+// its bytes, read once from the verified archive, and its mode.
+type ToolFile struct {
+	Name string
+	Data []byte
+	Mode fs.FileMode
+}
+
 // Tool is one staged, model-visible artifact.
 type Tool struct {
 	Name   string
@@ -67,16 +75,16 @@ type Tool struct {
 	// Scope is the artifact's own filesystem.scope ("" for the whole
 	// session dir), validated before any case runs.
 	Scope string
-	// Files maps a file name under the session's tools/<name>/ to the
-	// run-level copy it is linked from.
-	Files map[string]string
+	// Files are what the Stage stage installs in the session's
+	// tools/<name>/ (none for a shell tool).
+	Files []ToolFile
 }
 
-// Options say where the run's shared tool files and compiled code go.
+// Options say where the run's launcher copy and compiled code go.
 type Options struct {
-	// StagedDir is the run-level folder the shared tool files are written
-	// to once; sessions link to them.
-	StagedDir string
+	// RunDir is the run folder: the subprocess launcher's copy goes there
+	// (it must be reachable by the subprocess user).
+	RunDir string
 	// CacheDir is wazero's compilation cache across runs; "" for none.
 	CacheDir string
 }
@@ -110,14 +118,14 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return nil, err
 		}
 		limits := cap.Manifest.Capabilities.Limits
-		ts, err := prepare(ctx, s.opts, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		ts, err := prepare(ctx, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
 		if ts != nil {
 			ts.Artifacts = arts
 		}
 		if err != nil {
 			return ts, err
 		}
-		err = finish(ts, cap.Manifest, host, scopes, filepath.Dir(s.opts.StagedDir))
+		err = finish(ts, cap.Manifest, host, scopes, s.opts.RunDir)
 		return ts, err
 	})
 	if err != nil {
