@@ -24,6 +24,10 @@ type Component struct {
 	plan  *plan
 	world World
 	cfg   wazero.ModuleConfig // never mutated: With* methods copy
+	// adapter and forward are set for the preview-1 adapter shape: the
+	// compiled adapter and the host module forwarding to it.
+	adapter wazero.CompiledModule
+	forward string
 }
 
 // Compile validates bin against murmur's shape and world w, compiles its
@@ -41,9 +45,21 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile component main module")
 	}
-	if err := linkImports(ctx, rt, cm, w); err != nil {
+	var skip []string
+	if p.adapter >= 0 {
+		skip = append(skip, adapterName)
+	}
+	if err := linkImports(ctx, rt, cm, w, skip...); err != nil {
 		_ = cm.Close(ctx)
 		return nil, err
+	}
+	var adapter wazero.CompiledModule
+	var forward string
+	if p.adapter >= 0 {
+		if adapter, forward, err = compileAdapter(ctx, rt, bin.Modules[p.adapter], cm, w); err != nil {
+			_ = cm.Close(ctx)
+			return nil, err
+		}
 	}
 	exp := cm.ExportedFunctions()
 	if f := exp[p.run]; f == nil {
@@ -60,7 +76,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	// math/rand source for every instance without a RandSource, which was
 	// a third of a call's CPU.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").WithRandSource(rand.Reader)
-	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg}, nil
+	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward}, nil
 }
 
 func checkRunSig(f api.FunctionDefinition, w World) error {
@@ -77,11 +93,17 @@ func checkRunSig(f api.FunctionDefinition, w World) error {
 // linkImports checks each import of the main module against the host's
 // functions (interface without version, then the function's flat
 // signature) and registers the host modules.
-func linkImports(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModule, w World) error {
+func linkImports(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModule, w World, skip ...string) error {
 	all := hostFuncs()
 	need := map[string]iface{}
+outer:
 	for _, f := range cm.ImportedFunctions() {
 		mod, name, _ := f.Import()
+		for _, sk := range skip {
+			if mod == sk {
+				continue outer
+			}
+		}
 		if _, ok := w.allowedImport(mod); !ok {
 			why, _ := w.allowedImport(mod)
 			return unsupported("main module: %s", why)
@@ -107,7 +129,9 @@ func linkImports(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModul
 	}
 	for _, m := range cm.ImportedMemories() {
 		mod, name, _ := m.Import()
-		return unsupported("main module imports memory %s.%s", mod, name)
+		if len(skip) == 0 || mod != "env" {
+			return unsupported("main module imports memory %s.%s", mod, name)
+		}
 	}
 	for mod, fns := range need {
 		if err := registerHost(ctx, rt, mod, fns); err != nil {
@@ -124,7 +148,12 @@ func linkImports(ctx context.Context, rt wazero.Runtime, cm wazero.CompiledModul
 }
 
 // Close releases the compiled code.
-func (c *Component) Close(ctx context.Context) error { return c.main.Close(ctx) }
+func (c *Component) Close(ctx context.Context) error {
+	if c.adapter != nil {
+		_ = c.adapter.Close(ctx)
+	}
+	return c.main.Close(ctx)
+}
 
 // call runs fn against a fresh instance with env's limits.
 func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, s *state, m api.Module) error) (*state, error) {
@@ -147,11 +176,22 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 		alloc = &limitAllocator{limit: env.MemoryLimitBytes}
 		callCtx = experimental.WithMemoryAllocator(callCtx, alloc)
 	}
-	m, err := c.rt.InstantiateModule(callCtx, c.main, c.cfg)
+	var m api.Module
+	var err error
+	if c.adapter != nil {
+		m, err = c.instantiateWithAdapter(callCtx, s)
+	} else {
+		m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
+		if err == nil {
+			s.setMain(m)
+		}
+	}
 	if err == nil {
-		s.mem = m.ExportedMemory("memory")
-		s.realloc = m.ExportedFunction("cabi_realloc")
+		s.realloc = s.mainRealloc
 		err = guard(func() error { return fn(callCtx, s, m) })
+	}
+	if s.adapter != nil {
+		_ = s.adapter.Close(context.WithoutCancel(ctx))
 	}
 	if m != nil {
 		_ = m.Close(context.WithoutCancel(ctx))

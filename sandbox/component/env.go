@@ -56,7 +56,12 @@ type state struct {
 	env     *Env
 	h       handles
 	mem     api.Memory
-	realloc api.Function
+	realloc api.Function // the allocator for the current host call's caller
+	// mainRealloc is the main module's cabi_realloc; importRealloc the
+	// preview-1 adapter's cabi_import_realloc, which wit-component gives
+	// the adapter's own imports.
+	mainRealloc, importRealloc api.Function
+	adapter                    api.Module
 	stdout  *capped
 	stderr  *capped
 	chunks  []Chunk
@@ -79,4 +84,11 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	c.buf = append(c.buf, p...)
 	return len(p), nil
+}
+
+// setMain records the main instance's memory and allocator.
+func (s *state) setMain(m api.Module) {
+	s.mem = m.ExportedMemory("memory")
+	s.mainRealloc = m.ExportedFunction("cabi_realloc")
+	s.realloc = s.mainRealloc
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // buildFixture assembles testdata/<name>.wat and wraps it as a component
-// of world with jco (testdata/build.mjs). Without wat2wasm, node or the
+// of world with jco (testdata/build.mjs); names starting "p1" are
+// preview-1 modules and get jco's reactor adapter. Without wat2wasm, node or the
 // npm packages the test skips, except under CI=1 where it fails.
 func buildFixture(t testing.TB, name, world string) []byte {
 	t.Helper()
@@ -37,7 +39,11 @@ func buildFixture(t testing.TB, name, world string) []byte {
 	if b, err := exec.Command("wat2wasm", "testdata/"+name+".wat", "-o", core).CombinedOutput(); err != nil {
 		t.Fatalf("wat2wasm %s: %v\n%s", name, err, b)
 	}
-	cmd := exec.Command("node", "build.mjs", core, "fixtures.wit", world, out)
+	args := []string{"build.mjs", core, "fixtures.wit", world, out}
+	if strings.HasPrefix(name, "p1") { // built against preview 1: wrap with jco's reactor adapter
+		args = append(args, "reactor")
+	}
+	cmd := exec.Command("node", args...)
 	cmd.Dir = "testdata"
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build %s: %v\n%s", name, err, b)

@@ -56,7 +56,15 @@ func registerHost(ctx context.Context, rt wazero.Runtime, moduleName string, fns
 	for name, hf := range fns {
 		hf := hf
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
-			hf.fn(ctx, stateOf(ctx), stack)
+			s := stateOf(ctx)
+			// Lowered results are allocated with the caller's allocator:
+			// the adapter's imports use its cabi_import_realloc.
+			if s.adapter != nil && m == s.adapter {
+				s.realloc = s.importRealloc
+			} else {
+				s.realloc = s.mainRealloc
+			}
+			hf.fn(ctx, s, stack)
 		}), hf.params, hf.results).Export(name)
 	}
 	if _, err := b.Instantiate(ctx); err != nil && rt.Module(moduleName) == nil {

@@ -10,6 +10,7 @@ import (
 // function lifts.
 type plan struct {
 	main       int
+	adapter    int    // the preview-1 adapter module, or -1
 	run        string // core export lifted as the world's run
 	postReturn string // "" if none
 }
@@ -73,10 +74,10 @@ func validate(b *Binary, w World) (*plan, error) {
 		}
 		p.postReturn = pr.Alias.Name
 	}
-	if err := checkOptions(b, lift, cf.Alias.Instance); err != nil {
+	if err := checkModules(b, p); err != nil {
 		return nil, err
 	}
-	if err := checkModules(b, p.main); err != nil {
+	if err := checkOptions(b, lift, cf.Alias.Instance, adapterInstance(b, p.adapter)); err != nil {
 		return nil, err
 	}
 	if err := checkRunType(b, lift.Type, w); err != nil {
@@ -145,8 +146,9 @@ func findLift(b *Binary, w World) (Canon, error) {
 }
 
 // checkOptions checks that every canon's memory and realloc are the main
-// module's "memory" and "cabi_realloc".
-func checkOptions(b *Binary, lift Canon, mainInst uint32) error {
+// module's "memory" and "cabi_realloc", or the adapter's
+// "cabi_import_realloc" (adapterInst < 0: no adapter).
+func checkOptions(b *Binary, lift Canon, mainInst uint32, adapterInst int64) error {
 	for _, c := range append([]Canon{lift}, b.Canons...) {
 		if c.Memory >= 0 {
 			m, ok := index(b.CoreMemories, uint32(c.Memory))
@@ -156,7 +158,9 @@ func checkOptions(b *Binary, lift Canon, mainInst uint32) error {
 		}
 		if c.Realloc >= 0 {
 			f, ok := index(b.CoreFuncs, uint32(c.Realloc))
-			if !ok || f.Canon >= 0 || f.Alias.Instance != mainInst || f.Alias.Name != "cabi_realloc" {
+			fromMain := f.Alias.Instance == mainInst && f.Alias.Name == "cabi_realloc"
+			fromAdapter := int64(f.Alias.Instance) == adapterInst && f.Alias.Name == "cabi_import_realloc"
+			if !ok || f.Canon >= 0 || !fromMain && !fromAdapter {
 				return unsupported("a canonical option's realloc is not the main module's cabi_realloc")
 			}
 		}
@@ -165,38 +169,72 @@ func checkOptions(b *Binary, lift Canon, mainInst uint32) error {
 }
 
 // checkModules checks that every module but main is wit-component's shim
-// or fixup, and that main is instantiated exactly once.
-func checkModules(b *Binary, main int) error {
+// or fixup, or the preview-1 adapter a main module importing
+// wasi_snapshot_preview1 needs, and that main is instantiated exactly once.
+// It records the adapter in p.
+func checkModules(b *Binary, p *plan) error {
+	main := p.main
+	p.adapter = -1
 	if main >= len(b.Modules) || b.Modules[main] == nil {
 		return unsupported("the main core module is imported, not embedded")
 	}
-	n := 0
-	for _, ci := range b.CoreInstances {
-		if ci.Module == main {
-			n++
-		}
-	}
-	if n != 1 {
+	if n := instantiations(b, main); n != 1 {
 		return unsupported("the main core module is instantiated %d times", n)
 	}
+	mainP1 := false
 	for i, m := range b.Modules {
 		mods, err := coreImportModules(m)
 		if err != nil {
 			return err
 		}
-		for _, name := range mods {
-			if name == "wasi_snapshot_preview1" {
-				return unsupported("core module %d imports wasi_snapshot_preview1: the preview-1 adapter shape (cargo component, jco new --wasi-*) is not supported yet", i)
+		switch {
+		case i == main:
+			for _, name := range mods {
+				mainP1 = mainP1 || name == adapterName
 			}
-			if i != main && name != "" && name != "actual" && name != "shim" {
-				return unsupported("core module %d imports %q: only wit-component's shim and fixup may accompany the main module", i, name)
+		case isAdapter(mods):
+			if p.adapter >= 0 {
+				return unsupported("more than one preview-1 adapter module")
+			}
+			if n := instantiations(b, i); n != 1 {
+				return unsupported("the preview-1 adapter is instantiated %d times", n)
+			}
+			p.adapter = i
+		default:
+			for _, name := range mods {
+				if name != "" && name != "actual" && name != "shim" {
+					return unsupported("core module %d imports %q: only wit-component's shim, fixup and preview-1 adapter may accompany the main module", i, name)
+				}
 			}
 		}
 	}
-	if len(b.Modules) > 3 {
-		return unsupported("%d core modules (murmur's shape has a main module, a shim and a fixup)", len(b.Modules))
+	if mainP1 && p.adapter < 0 {
+		return unsupported("the main module imports %s but the component has no adapter for it", adapterName)
+	}
+	if !mainP1 && p.adapter >= 0 {
+		return unsupported("a preview-1 adapter that the main module does not use")
+	}
+	if max := 3 + btoi(p.adapter >= 0); len(b.Modules) > max {
+		return unsupported("%d core modules (at most a main module, a shim, a fixup and a preview-1 adapter)", len(b.Modules))
 	}
 	return nil
+}
+
+func instantiations(b *Binary, module int) int {
+	n := 0
+	for _, ci := range b.CoreInstances {
+		if ci.Module == module {
+			n++
+		}
+	}
+	return n
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // checkRunType checks the lifted function's type against the world.
