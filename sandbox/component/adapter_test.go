@@ -29,8 +29,8 @@ func TestAdapterShape(t *testing.T) {
 		{"ehello", "passed", "hello", "hello"},
 		{"v", "passed", "K=v", ""},
 		{"fa.txt", "passed", "from a file", ""},
-		{"fnope", "failed", string(rune('0' + 44)), ""}, // ENOENT
-		{"f../x", "failed", string(rune('0' + 63)), ""}, // EPERM (not-permitted)
+		{"fnope", "failed", string(rune('0' + 44)), ""},  // ENOENT
+		{"f../x", "failed", string(rune('0' + 63)), ""},  // EPERM (not-permitted)
 		{"fout/x", "failed", string(rune('0' + 63)), ""}, // a symlink out of the preopen
 	} {
 		t.Run(tt.input, func(t *testing.T) {

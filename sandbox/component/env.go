@@ -62,10 +62,10 @@ type state struct {
 	// the adapter's own imports.
 	mainRealloc, importRealloc api.Function
 	adapter                    api.Module
-	stdout  *capped
-	stderr  *capped
-	chunks  []Chunk
-	start   time.Time
+	stdout                     *capped
+	stderr                     *capped
+	chunks                     []Chunk
+	start                      time.Time
 }
 
 // capped keeps the first max bytes written and drops the rest.
