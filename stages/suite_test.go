@@ -59,12 +59,12 @@ func table(t *testing.T, replace map[string]pipeline.Stage) []pipeline.Node {
 	t.Cleanup(func() { _ = ver.Close(context.Background()); _ = rep.Close() })
 	nodes := []pipeline.Node{
 		{Stage: resolve.New(resolve.Options{Dir: dir}), Produces: resolve.Result, Shared: true},
-		{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
-		{Stage: staging.NewWith(staging.Options{StagedDir: filepath.Join(out, ".staged")}), Produces: staging.Result, Requires: staging.Requires},
-		{Stage: contain.New(nil), Produces: contain.Result, Requires: contain.Requires},
-		{Stage: launch.New(answering{}, time.Now), Produces: launch.Result, Requires: launch.Requires},
-		{Stage: loop.Stage{}, Produces: loop.Result, Requires: loop.Requires},
-		{Stage: rep, Produces: report.Result, Requires: report.Requires, RunDespiteFailure: true},
+		{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
+		{Stage: staging.NewWith(staging.Options{StagedDir: filepath.Join(out, ".staged")}), Produces: staging.Result, Requires: staging.Requires()},
+		{Stage: contain.New(nil), Produces: contain.Result, Requires: contain.Requires()},
+		{Stage: launch.New(answering{}, time.Now), Produces: launch.Result, Requires: launch.Requires()},
+		{Stage: loop.Stage{}, Produces: loop.Result, Requires: loop.Requires()},
+		{Stage: rep, Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	}
 	for i, n := range nodes {
 		if s, ok := replace[n.Stage.Name()]; ok {

@@ -50,12 +50,12 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}),
 			Produces: resolve.Result, Shared: true},
-		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
-		pipeline.Node{Stage: staging.NewWith(stageOpts), Produces: staging.Result, Requires: staging.Requires},
-		pipeline.Node{Stage: contain.New(w.env), Produces: contain.Result, Requires: contain.Requires},
-		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires},
-		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires},
-		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires, RunDespiteFailure: true},
+		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
+		pipeline.Node{Stage: staging.NewWith(stageOpts), Produces: staging.Result, Requires: staging.Requires()},
+		pipeline.Node{Stage: contain.New(w.env), Produces: contain.Result, Requires: contain.Requires()},
+		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires()},
+		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires()},
+		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	)
 	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
 	if err == nil {

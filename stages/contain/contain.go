@@ -30,8 +30,8 @@ const Name = "contain"
 // Result is the key of the stage's result, the case's *Policy.
 var Result = pipeline.NewKey[*Policy](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Contain reads.
-var Requires = []string{resolve.Name, verify.Name, staging.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+// Requires returns the stages whose results Contain reads.
+func Requires() []string { return []string{resolve.Name, verify.Name, staging.Name} }
 
 // Policy is what Contain decided a case's sandbox allows.
 type Policy struct {

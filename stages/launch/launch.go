@@ -31,8 +31,8 @@ const Name = "launch"
 // Result is the key of the stage's result, the case's *session.Session.
 var Result = pipeline.NewKey[*session.Session](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Launch reads.
-var Requires = []string{resolve.Name, verify.Name, contain.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+// Requires returns the stages whose results Launch reads.
+func Requires() []string { return []string{resolve.Name, verify.Name, contain.Name} }
 
 // Stage is the Launch stage. It is safe for concurrent use.
 type Stage struct {

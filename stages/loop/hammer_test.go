@@ -68,7 +68,7 @@ func TestManyCasesShareTheConnectionLimit(t *testing.T) {
 	graph, err := pipeline.NewGraph(
 		pipeline.Node{Stage: openStage{src: live.New(client), inf: anthropicConfig(srv)}},
 		pipeline.Node{Stage: taskStage{}},
-		pipeline.Node{Stage: Stage{}, Produces: Result, Requires: Requires},
+		pipeline.Node{Stage: Stage{}, Produces: Result, Requires: Requires()},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,9 @@ const Name = "loop"
 // Result is the key of the stage's result, the case's *Outcome.
 var Result = pipeline.NewKey[*Outcome](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Loop reads: the session Launch
+// Requires returns the stages whose results Loop reads: the session Launch
 // opened and the task Stage wrote.
-var Requires = []string{staging.Name, launch.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+func Requires() []string { return []string{staging.Name, launch.Name} }
 
 // Outcome is how the agent loop ended a case's session.
 type Outcome struct {

@@ -36,10 +36,12 @@ const Name = "report"
 // Result is the key of the stage's result, the case's *Report.
 var Result = pipeline.NewKey[*Report](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Report reads: the session to close
+// Requires returns the stages whose results Report reads: the session to close
 // and score, the loop's outcome, the workspace to diff, and the toolset
 // and policy a check command runs under.
-var Requires = []string{verify.Name, staging.Name, contain.Name, launch.Name, loop.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+func Requires() []string {
+	return []string{verify.Name, staging.Name, contain.Name, launch.Name, loop.Name}
+}
 
 // Report is what Report made of a case: its scores, in scoring order (nil
 // unless the case's session ended and its stages all ran), and the size of

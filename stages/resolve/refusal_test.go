@@ -127,8 +127,8 @@ func (p project) graph(t *testing.T, env map[string]string) (*pipeline.Graph, st
 	t.Cleanup(func() { _ = ver.Close(context.Background()) })
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()}), Produces: resolve.Result, Shared: true},
-		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires, Shared: true},
-		pipeline.Node{Stage: st, Produces: staging.Result, Requires: staging.Requires},
+		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
+		pipeline.Node{Stage: st, Produces: staging.Result, Requires: staging.Requires()},
 	)
 	if err != nil {
 		t.Fatal(err)

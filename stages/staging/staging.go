@@ -33,8 +33,8 @@ const Name = "stage"
 // Result is the key of the stage's result, the case's *Staged.
 var Result = pipeline.NewKey[*Staged](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Stage reads.
-var Requires = []string{resolve.Name, verify.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+// Requires returns the stages whose results Stage reads.
+func Requires() []string { return []string{resolve.Name, verify.Name} }
 
 // Staged is what Stage made of a case's session folder: the task it wrote
 // to task.md (handed on to the loop, which does not read the file back)

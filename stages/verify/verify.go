@@ -26,8 +26,8 @@ const Name = "verify"
 // Result is the key of the stage's result, the run's *Toolset.
 var Result = pipeline.NewKey[*Toolset](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires are the stages whose results Verify reads.
-var Requires = []string{resolve.Name} //nolint:gochecknoglobals // read-only list of the stage's requirements
+// Requires returns the stages whose results Verify reads.
+func Requires() []string { return []string{resolve.Name} }
 
 // Artifact is one artifact whose bytes Verify checked against its sidecar
 // and the lock, with its archive read.
