@@ -761,6 +761,40 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 		v.checkRecordings(t, page)
 	})
 
+	t.Run("specific binaries", func(t *testing.T) {
+		t.Parallel()
+		// Step 1's narrower grant: named binaries instead of a shell, each its own tool.
+		for _, bin := range []string{"git", "jq"} {
+			if _, err := exec.LookPath(bin); err != nil {
+				t.Skipf("%s is not on this host's PATH (murmur refuses a shell.allow binary it cannot find)", bin)
+			}
+		}
+		dir := howtoProject(t, page)
+		editManifest(t, dir, "    allow:\n      - bash\n", "    allow:\n      - git\n      - jq\n")
+		writeFile(t, filepath.Join(dir, "eval.jsonl"), `{"case_id": "no-git", "task_path": "tasks/no-git.md"}`+"\n")
+		stripRequestHashes(t, dir)
+		run := replayProject(t, dir, env)
+		if run.rows["no-git"] == nil {
+			t.Fatalf("exit %d\n%s", run.r.code, run.r.stderr)
+		}
+		s := run.session(t, "no-git")
+		grants := checkSessionStart(t, s, "coding-agent", []string{"git", "jq"}, []string{"network", "filesystem", "shell"}, nil)
+		wantJSON(t, "effective_grants.shell_allow", grants["shell_allow"], []string{"git", "jq"})
+		md := s.file(t, "MURMUR.md")
+		for _, want := range []string{
+			"- **git** (v0.0.0, tool) — ",
+			"- **jq** (v0.0.0, tool) — ",
+			"Direct binaries exposed as tools: git, jq. Each appears as a named tool in the Installed Tools section above. Call it directly — put the arguments (not the binary name) in the `command` field.\n",
+		} {
+			if !strings.Contains(md, want) {
+				t.Errorf("MURMUR.md lacks murmur's %q:\n%s", want, md)
+			}
+		}
+		if strings.Contains(md, "Shell interpreter(s) available") {
+			t.Error("MURMUR.md offers a shell interpreter; the capsule allows none")
+		}
+	})
+
 	t.Run("step 4 needs components", func(t *testing.T) {
 		t.Parallel()
 		// murmur-tool-git and murmur-tool-editor are components, as every murmur artifact.
