@@ -27,7 +27,8 @@ type ToolResult struct {
 	Chunks                           []Chunk
 }
 
-var statuses = [...]string{"passed", "failed", "error"}
+// statuses are tool-result's status cases in declaration order.
+func statuses() [3]string { return [3]string{"passed", "failed", "error"} }
 
 // toolResultSize is tool-result's canonical-ABI size (align 4): status u8
 // at 0, three option<string> at 4, 16 and 28, truncated at 40, metadata
@@ -76,7 +77,7 @@ func liftResult(mem memReader, ptr uint32) (ToolResult, error) {
 	if b[0] > 2 {
 		return r, liftFail("status tag %d is not passed, failed or error", b[0])
 	}
-	r.Status = statuses[b[0]]
+	r.Status = statuses()[b[0]]
 	var err error
 	for i, dst := range []**string{&r.Summary, &r.Data, &r.DataPath} {
 		if *dst, err = liftOption(mem, b[4+12*i:]); err != nil {
@@ -150,7 +151,7 @@ type memReader interface {
 // tool-registry.invoke's result).
 func (s *state) storeResult(ctx context.Context, ptr uint32, r ToolResult) {
 	st := byte(2)
-	for i, v := range statuses {
+	for i, v := range statuses() {
 		if v == r.Status {
 			st = byte(i)
 		}

@@ -81,7 +81,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 
 func checkRunSig(f api.FunctionDefinition, w World) error {
 	want, res := sig(i32, i32, i32, i32, i32, i32), sig(i32)
-	if w.Export == WorldCapsule.Export {
+	if w.Export() == WorldCapsule.Export() {
 		want, res = nil, nil
 	}
 	if !sameSig(f.ParamTypes(), want) || !sameSig(f.ResultTypes(), res) {
@@ -221,8 +221,8 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 // sandbox.ErrTrap, ErrDeadline or ErrMemory; the returned result still
 // carries stdout, stderr and chunks.
 func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (ToolResult, error) {
-	if c.world.Export != WorldTool.Export {
-		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.Name)
+	if c.world == WorldCapsule {
+		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.Name())
 	}
 	var res ToolResult
 	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
@@ -256,8 +256,8 @@ type CapsuleOutput struct {
 
 // RunCapsule calls murmur:capsule/run's run on a fresh instance.
 func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, error) {
-	if c.world.Export != WorldCapsule.Export {
-		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.Name)
+	if c.world != WorldCapsule {
+		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.Name())
 	}
 	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
 		_, err := m.ExportedFunction(c.plan.run).Call(ctx)

@@ -1,13 +1,11 @@
 package component
 
 import (
-	"bytes"
-
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
 // preamble is the component binary's magic and layer-1 version.
-var preamble = []byte{0x00, 0x61, 0x73, 0x6d, 0x0d, 0x00, 0x01, 0x00}
+const preamble = "\x00asm\x0d\x00\x01\x00"
 
 // maxDepth bounds nested components and types, so a hostile binary cannot
 // exhaust the Go stack.
@@ -70,10 +68,10 @@ type Binary struct {
 // Decode reads a component binary. It never panics and never allocates much
 // more than len(bin): a malformed binary is E-RUN-001.
 func Decode(bin []byte) (*Binary, error) {
-	if len(bin) < len(preamble) || !bytes.Equal(bin[:4], preamble[:4]) {
+	if len(bin) < len(preamble) || string(bin[:4]) != preamble[:4] {
 		return nil, errcode.New(errcode.RunCapsule, "not a WebAssembly binary")
 	}
-	if !bytes.Equal(bin[4:8], preamble[4:8]) {
+	if string(bin[4:8]) != preamble[4:8] {
 		if bin[4] == 1 && bin[5] == 0 && bin[6] == 0 && bin[7] == 0 {
 			return nil, unsupported("this is a core module, not a component")
 		}
@@ -86,7 +84,7 @@ func decodeComponent(bin []byte, depth int) (*Binary, error) {
 	if depth > maxDepth {
 		return nil, malformed(0, "components nested deeper than %d", maxDepth)
 	}
-	if len(bin) < len(preamble) || !bytes.Equal(bin[:8], preamble) {
+	if len(bin) < len(preamble) || string(bin[:8]) != preamble {
 		return nil, malformed(0, "bad component preamble")
 	}
 	b := &Binary{}

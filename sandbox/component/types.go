@@ -133,20 +133,7 @@ func readDefType(r *reader, depth int) *TypeDef {
 	case tStream, tFuture:
 		d.Elem, d.HasElem = optValType(r)
 	case tFunc, 0x43: // 0x43: async func
-		for n := r.count(2); n > 0 && r.err == nil; n-- {
-			d.Labels = append(d.Labels, r.name())
-			d.Fields = append(d.Fields, readValType(r))
-		}
-		switch t := r.byte(); t {
-		case 0x00:
-			d.Elem, d.HasElem = readValType(r), true
-		case 0x01:
-			if r.byte() != 0x00 {
-				r.fail("named function results are not supported")
-			}
-		default:
-			r.fail("bad function result tag %#x", t)
-		}
+		readFuncType(r, d)
 	case tComp, tInst:
 		for n := r.count(1); n > 0 && r.err == nil; n-- {
 			if name := readDecl(r, k == tComp, depth); name != "" {
@@ -168,6 +155,24 @@ func readDefType(r *reader, depth int) *TypeDef {
 		r.fail("bad type opcode %#x", k)
 	}
 	return d
+}
+
+// readFuncType reads a function type's parameters and result into d.
+func readFuncType(r *reader, d *TypeDef) {
+	for n := r.count(2); n > 0 && r.err == nil; n-- {
+		d.Labels = append(d.Labels, r.name())
+		d.Fields = append(d.Fields, readValType(r))
+	}
+	switch t := r.byte(); t {
+	case 0x00:
+		d.Elem, d.HasElem = readValType(r), true
+	case 0x01:
+		if r.byte() != 0x00 {
+			r.fail("named function results are not supported")
+		}
+	default:
+		r.fail("bad function result tag %#x", t)
+	}
 }
 
 func optFunc(r *reader) (uint32, bool) {

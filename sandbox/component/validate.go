@@ -57,15 +57,15 @@ func validate(b *Binary, w World) (*plan, error) {
 	}
 	cf := b.CoreFuncs[lift.CoreFunc]
 	if cf.Canon >= 0 {
-		return nil, unsupported("the %s export lifts a host function", w.Export)
+		return nil, unsupported("the %s export lifts a host function", w.Export())
 	}
 	inst, ok := index(b.CoreInstances, cf.Alias.Instance)
 	if !ok || inst.Module < 0 {
-		return nil, unsupported("the %s export does not come from an instantiated core module", w.Export)
+		return nil, unsupported("the %s export does not come from an instantiated core module", w.Export())
 	}
 	p := &plan{main: inst.Module, run: cf.Alias.Name}
-	if p.run != w.Export+"#run" {
-		return nil, unsupported("the world's run is core export %q, want %q", p.run, w.Export+"#run")
+	if p.run != w.Export()+"#run" {
+		return nil, unsupported("the world's run is core export %q, want %q", p.run, w.Export()+"#run")
 	}
 	if lift.PostReturn >= 0 {
 		pr, ok := index(b.CoreFuncs, uint32(lift.PostReturn))
@@ -98,7 +98,7 @@ func index[T any](s []T, i uint32) (T, bool) {
 func findLift(b *Binary, w World) (Canon, error) {
 	var exp *Export
 	for i := range b.Exports {
-		if b.Exports[i].Name == w.Export {
+		if b.Exports[i].Name == w.Export() {
 			exp = &b.Exports[i]
 		}
 	}
@@ -107,14 +107,14 @@ func findLift(b *Binary, w World) (Canon, error) {
 		for _, e := range b.Exports {
 			names = append(names, e.Name)
 		}
-		return Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.Export, w.Name, strings.Join(names, ", "))
+		return Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.Export(), w.Name(), strings.Join(names, ", "))
 	}
 	if exp.Sort != sortInstance {
-		return Canon{}, unsupported("export %s is not an instance", w.Export)
+		return Canon{}, unsupported("export %s is not an instance", w.Export())
 	}
 	in, ok := index(b.Instances, exp.Index)
 	if !ok {
-		return Canon{}, malformed(0, "export %s names instance %d which does not exist", w.Export, exp.Index)
+		return Canon{}, malformed(0, "export %s names instance %d which does not exist", w.Export(), exp.Index)
 	}
 	var args []Arg
 	switch {
@@ -123,7 +123,7 @@ func findLift(b *Binary, w World) (Canon, error) {
 	case in.Component == -1 && in.Import == "":
 		args = in.Exports
 	default:
-		return Canon{}, unsupported("export %s is not built from a lifted function", w.Export)
+		return Canon{}, unsupported("export %s is not built from a lifted function", w.Export())
 	}
 	var fn int64 = -1
 	for _, a := range args {
@@ -132,11 +132,11 @@ func findLift(b *Binary, w World) (Canon, error) {
 		}
 	}
 	if fn < 0 {
-		return Canon{}, unsupported("export %s has no run function", w.Export)
+		return Canon{}, unsupported("export %s has no run function", w.Export())
 	}
 	f, ok := index(b.Funcs, uint32(fn))
 	if !ok || f.Canon < 0 {
-		return Canon{}, unsupported("export %s's run is not a canon lift", w.Export)
+		return Canon{}, unsupported("export %s's run is not a canon lift", w.Export())
 	}
 	lift := b.Canons[f.Canon]
 	if _, ok := index(b.CoreFuncs, lift.CoreFunc); !ok {
@@ -243,7 +243,7 @@ func checkRunType(b *Binary, ti uint32, w World) error {
 	if ft == nil || ft.Kind != tFunc {
 		return unsupported("the run export's type is not a function")
 	}
-	if w.Export == WorldCapsule.Export {
+	if w.Export() == WorldCapsule.Export() {
 		if len(ft.Fields) != 0 || ft.HasElem {
 			return unsupported("murmur:capsule/run's run must be func()")
 		}

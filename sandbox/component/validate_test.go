@@ -31,7 +31,7 @@ func TestAllowedImport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if _, ok := tt.w.allowedImport(tt.name); ok != tt.ok {
-			t.Errorf("%s in %s: got allowed %v, want %v", tt.name, tt.w.Name, ok, tt.ok)
+			t.Errorf("%s in %s: got allowed %v, want %v", tt.name, tt.w.Name(), ok, tt.ok)
 		}
 	}
 }

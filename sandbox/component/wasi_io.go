@@ -130,6 +130,13 @@ func addIO(all map[string]iface) {
 		"[method]output-stream.splice":                          {sig(i32, i32, i64, i32), nil, splice},
 		"[method]output-stream.blocking-splice":                 {sig(i32, i32, i64, i32), nil, splice},
 	}
+	addPoll(all)
+	addError(all)
+}
+
+// addPoll adds wasi:io/poll. Only clock pollables ever wait; every other
+// pollable is ready at once.
+func addPoll(all map[string]iface) {
 	all["wasi:io/poll"] = iface{
 		"[resource-drop]pollable": {sig(i32), nil, dropFn[*pollable]("pollable")},
 		"[method]pollable.ready": {sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
@@ -143,7 +150,13 @@ func addIO(all map[string]iface) {
 			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
 			waitUntil(ctx, p.deadline)
 		}},
-		"poll": {sig(i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+		"poll": {sig(i32, i32, i32), nil, poll},
+	}
+}
+
+// poll blocks until the first of a list of pollables is ready and returns
+// the indices of the ready ones.
+func poll(ctx context.Context, s *state, st []uint64) {
 			list := s.read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
 			var ps []*pollable
 			for i := 0; i+4 <= len(list); i += 4 {
@@ -173,8 +186,10 @@ func addIO(all map[string]iface) {
 			ret := uint32(st[2])
 			s.u32(ret, ptr)
 			s.u32(ret+4, uint32(len(idx)))
-		}},
-	}
+}
+
+// addError adds wasi:io/error.
+func addError(all map[string]iface) {
 	all["wasi:io/error"] = iface{
 		"[resource-drop]error": {sig(i32), nil, dropFn[*ioErr]("error")},
 		"[method]error.to-debug-string": {sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {

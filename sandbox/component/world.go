@@ -5,33 +5,69 @@ import (
 )
 
 // World is the murmur world an artifact must implement: what it must
-// export and which murmur interfaces it may import.
-type World struct {
-	Name    string
-	Export  string   // the one exported interface, e.g. "murmur:tool/run@0.1.0"
-	Imports []string // murmur interfaces it may import, versioned
-}
+// export and which murmur interfaces it may import (murmur-session.md §8).
+type World int
 
-// The worlds of murmur's runtime-guest package (murmur-session.md §8).
-var (
-	WorldTool   = World{Name: "tool", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:task/task@0.1.0", "murmur:text/chunks@0.1.0"}}
-	WorldDriver = World{Name: "driver", Export: "murmur:tool/run@0.1.0", Imports: []string{"murmur:text/chunks@0.1.0"}}
-	// A capsule imports murmur:tool/run for the types tool-registry uses;
-	// it has no functions for the host to provide.
-	WorldCapsule = World{Name: "capsule", Export: "murmur:capsule/run@0.1.0", Imports: []string{"murmur:tool-registry/invoke@0.1.0", "murmur:tool/run@0.1.0"}}
+const (
+	// WorldTool is murmur:runtime-guest's tool world.
+	WorldTool World = iota
+	// WorldDriver is the driver world: a tool that may not ask for input.
+	WorldDriver
+	// WorldCapsule is the script capsule world.
+	WorldCapsule
 )
 
-// wasiInterfaces are the WASI 0.2 interfaces a component may import.
-// Sockets are not among them.
-var wasiInterfaces = map[string]bool{
-	"wasi:cli/environment": true, "wasi:cli/exit": true, "wasi:cli/stdin": true, "wasi:cli/stdout": true,
-	"wasi:cli/stderr": true, "wasi:cli/terminal-input": true, "wasi:cli/terminal-output": true,
-	"wasi:cli/terminal-stdin": true, "wasi:cli/terminal-stdout": true, "wasi:cli/terminal-stderr": true,
-	"wasi:io/error": true, "wasi:io/poll": true, "wasi:io/streams": true,
-	"wasi:clocks/wall-clock": true, "wasi:clocks/monotonic-clock": true,
-	"wasi:random/random": true, "wasi:random/insecure": true, "wasi:random/insecure-seed": true,
-	"wasi:filesystem/types": true, "wasi:filesystem/preopens": true,
-	"wasi:http/types": true, "wasi:http/outgoing-handler": true,
+// Name is the world's name in murmur's WIT.
+func (w World) Name() string {
+	switch w {
+	case WorldTool:
+		return "tool"
+	case WorldDriver:
+		return "driver"
+	case WorldCapsule:
+		return "capsule"
+	}
+	return "unknown"
+}
+
+// Export is the one interface the world exports.
+func (w World) Export() string {
+	if w == WorldCapsule {
+		return "murmur:capsule/run@0.1.0"
+	}
+	return "murmur:tool/run@0.1.0"
+}
+
+// imports are the murmur interfaces the world may import, versioned. A
+// capsule imports murmur:tool/run for the types tool-registry uses; it has
+// no functions for the host to provide.
+func (w World) imports() []string {
+	switch w {
+	case WorldTool:
+		return []string{"murmur:task/task@0.1.0", "murmur:text/chunks@0.1.0"}
+	case WorldDriver:
+		return []string{"murmur:text/chunks@0.1.0"}
+	case WorldCapsule:
+		return []string{"murmur:tool-registry/invoke@0.1.0", "murmur:tool/run@0.1.0"}
+	}
+	return nil
+}
+
+// isWASIInterface reports whether base (no version) is a WASI 0.2
+// interface this host provides. Sockets are not among them.
+func isWASIInterface(base string) bool {
+	switch base {
+	case "wasi:cli/environment", "wasi:cli/exit", "wasi:cli/stdin", "wasi:cli/stdout",
+		"wasi:cli/stderr", "wasi:cli/terminal-input", "wasi:cli/terminal-output",
+		"wasi:cli/terminal-stdin", "wasi:cli/terminal-stdout", "wasi:cli/terminal-stderr",
+		"wasi:io/error", "wasi:io/poll", "wasi:io/streams",
+		"wasi:clocks/wall-clock", "wasi:clocks/monotonic-clock",
+		"wasi:random/random", "wasi:random/insecure", "wasi:random/insecure-seed",
+		"wasi:filesystem/types", "wasi:filesystem/preopens",
+		"wasi:http/types", "wasi:http/outgoing-handler":
+		return true
+	}
+	return false
 }
 
 // allowedImport says whether an instance import name is one this world may
@@ -48,15 +84,15 @@ func (w World) allowedImport(name string) (string, bool) {
 		if strings.HasPrefix(base, "wasi:sockets/") {
 			return "import " + name + ": sockets are not available to components", false
 		}
-		if !wasiInterfaces[base] {
+		if !isWASIInterface(base) {
 			return "import " + name + " is not a WASI interface this host provides", false
 		}
 		return "", true
 	}
-	for _, m := range w.Imports {
+	for _, m := range w.imports() {
 		if m == name {
 			return "", true
 		}
 	}
-	return "import " + name + " is not part of murmur's " + w.Name + " world", false
+	return "import " + name + " is not part of murmur's " + w.Name() + " world", false
 }
