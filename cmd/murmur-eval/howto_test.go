@@ -732,14 +732,11 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 			if len(reqs[0].Tools) != 1 || reqs[0].Tools[0].Name != "bash" {
 				t.Fatalf("case %q: tools %+v, want bash alone", id, reqs[0].Tools)
 			}
-			var schema struct {
-				Type       string                     `json:"type"`
-				Properties map[string]json.RawMessage `json:"properties"`
-				Required   []string                   `json:"required"`
+			if d := reqs[0].Tools[0].Description; d != "Run a shell command via bash in the capsule workdir. The `command` field is passed to bash via -c." {
+				t.Errorf("case %q: bash description %q, want murmur's (shell.rs)", id, d)
 			}
-			if err := json.Unmarshal(reqs[0].Tools[0].InputSchema, &schema); err != nil || schema.Type != "object" || schema.Properties["command"] == nil || !slices.Equal(schema.Required, []string{"command"}) {
-				t.Errorf("case %q: bash input_schema %s, want murmur's object requiring a string command", id, reqs[0].Tools[0].InputSchema)
-			}
+			wantJSON(t, id+" bash input_schema", reqs[0].Tools[0].InputSchema, map[string]any{
+				"type": "object", "properties": map[string]any{"command": map[string]any{"type": "string"}}, "required": []string{"command"}})
 		}
 		text, isErr := v.requests["run-checks"][1].toolResult(t)
 		want := "$ echo '[ $((2 + 2)) -eq 5 ] || { echo \"FAIL: 2 + 2 is not 5\"; exit 1; }' > check.sh && bash check.sh\nExit code: 1\nStdout:\nFAIL: 2 + 2 is not 5\n\nStderr:\n"
@@ -782,8 +779,9 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 		wantJSON(t, "effective_grants.shell_allow", grants["shell_allow"], []string{"git", "jq"})
 		md := s.file(t, "MURMUR.md")
 		for _, want := range []string{
-			"- **git** (v0.0.0, tool) — ",
-			"- **jq** (v0.0.0, tool) — ",
+			// murmur's generic description (shell.rs), backticks dropped as murmur_md.rs does.
+			"- **git** (v0.0.0, tool) — Run git in the capsule workdir. The command field is the argument list — omit the binary name itself (pass -s http://example.com, not git -s http://example.com).\n",
+			"- **jq** (v0.0.0, tool) — Run jq in the capsule workdir. The command field is the argument list — omit the binary name itself (pass -s http://example.com, not jq -s http://example.com).\n",
 			"Direct binaries exposed as tools: git, jq. Each appears as a named tool in the Installed Tools section above. Call it directly — put the arguments (not the binary name) in the `command` field.\n",
 		} {
 			if !strings.Contains(md, want) {
