@@ -38,12 +38,12 @@ const howtoRoot = "cmd/murmur-eval/testdata/howto"
 
 // howtoEnv is the environment of a murmur user who exported their key
 // (api_key: ${ANTHROPIC_API_KEY} in every page's manifest).
-var howtoEnv = []string{"ANTHROPIC_API_KEY=sk-ant-howto-test-key"}
+func howtoEnv() []string { return []string{"ANTHROPIC_API_KEY=sk-ant-howto-test-key"} }
 
 // componentBytes is an empty WebAssembly component (preamble version 0x0d, layer 1): the
 // shape of every artifact murmur publishes (tools, drivers, hooks), used as the payload of
 // the driver and component-tool fixtures.
-var componentBytes = []byte("\x00asm\x0d\x00\x01\x00")
+const componentBytes = "\x00asm\x0d\x00\x01\x00"
 
 // murmur's notices after the [Capsule] block (capsule-runtime agent.rs), which murmur
 // sends whatever the manifest's prompt.
@@ -61,9 +61,11 @@ func murmurSystem(name, version, workdir, prompt string) string {
 // murmurGrantKeys are session_start.effective_grants' keys in murmur's order (trace.rs);
 // murmur-eval's additions come after them (docs/murmur-compatibility.md, "murmur-eval's
 // additions").
-var murmurGrantKeys = []string{"declared_containment", "achieved_containment", "floor_met", "enforcement_tier",
-	"filesystem_scope", "workdir_exec", "network_allow", "unix_sockets", "shell_allow", "spawn_allow", "env_allow",
-	"interpreter_runtime_grants", "staged_runtime_grants"}
+func murmurGrantKeys() []string {
+	return []string{"declared_containment", "achieved_containment", "floor_met", "enforcement_tier",
+		"filesystem_scope", "workdir_exec", "network_allow", "unix_sockets", "shell_allow", "spawn_allow", "env_allow",
+		"interpreter_runtime_grants", "staged_runtime_grants"}
+}
 
 // howtoProject copies the page's project into a temporary folder and installs what
 // `mur install` would put in its project store: the driver the manifest declares, and the
@@ -84,7 +86,7 @@ func howtoProject(t *testing.T, page string, install ...howtoArtifact) string {
 // packed as it is.
 type howtoArtifact struct {
 	name, version, runtime string
-	payload                []byte
+	payload                string
 	src                    string
 }
 
@@ -99,7 +101,7 @@ func (a howtoArtifact) pack(t *testing.T, capsuleDir string) {
 		file := a.name + ".wasm"
 		manifest := "name: " + a.name + "\nversion: " + a.version + "\nruntime: " + a.runtime + "\nrequires_files:\n  - " + file + "\n"
 		writeFile(t, filepath.Join(dir, "murmur.yaml"), manifest)
-		writeFile(t, filepath.Join(dir, file), string(a.payload))
+		writeFile(t, filepath.Join(dir, file), a.payload)
 	}
 	r := runBinary(t, "pack", dir, "--store", filepath.Join(capsuleDir, ".murmur", "artifacts"))
 	if r.code != 0 {
@@ -191,7 +193,7 @@ func replayProject(t *testing.T, dir string, env []string, extra ...string) howt
 	t.Helper()
 	out := filepath.Join(reachableTempDir(t), "run")
 	args := append([]string{"--replay", "recordings", "--out", out, "--progress", "none"}, extra...)
-	r := runInProject(t, dir, append(slices.Clone(howtoEnv), env...), args...)
+	r := runInProject(t, dir, append(howtoEnv(), env...), args...)
 	run := howtoRun{out: out, r: r}
 	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err == nil {
 		run.rows = rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
@@ -347,9 +349,9 @@ func checkSessionStart(t *testing.T, s session, name string, tools, capabilities
 		wantJSON(t, "session_start.system_prompt_source", st["system_prompt_source"], "manifest")
 		wantJSON(t, "session_start.system_prompt_sha256", st["system_prompt_sha256"], hex.EncodeToString(sum[:]))
 	}
-	keys := objectKeys(t, st["effective_grants"])
-	if len(keys) < len(murmurGrantKeys) || !slices.Equal(keys[:len(murmurGrantKeys)], murmurGrantKeys) {
-		t.Errorf("effective_grants keys %v, want murmur's %v first", keys, murmurGrantKeys)
+	keys, murmurKeys := objectKeys(t, st["effective_grants"]), murmurGrantKeys()
+	if len(keys) < len(murmurKeys) || !slices.Equal(keys[:len(murmurKeys)], murmurKeys) {
+		t.Errorf("effective_grants keys %v, want murmur's %v first", keys, murmurKeys)
 	}
 	var grants map[string]json.RawMessage
 	if err := json.Unmarshal(st["effective_grants"], &grants); err != nil {
@@ -486,7 +488,7 @@ func recordProject(t *testing.T, dir string, env []string) modelView {
 
 	rec := filepath.Join(t.TempDir(), "recorded")
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runInProject(t, dir, append(slices.Clone(howtoEnv), env...), "--record", rec, "--out", out, "--progress", "none")
+	r := runInProject(t, dir, append(howtoEnv(), env...), "--record", rec, "--out", out, "--progress", "none")
 	view := modelView{run: howtoRun{out: out, r: r}, requests: map[string][]modelRequest{}, recorded: rec}
 	view.run.rows = rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
 	for _, req := range srv.Requests() {
@@ -937,7 +939,7 @@ func TestMurmurHowTo_capsule_system_prompt(t *testing.T) {
 		t.Parallel()
 		dir := howtoProject(t, page)
 		editManifest(t, dir, "  system_prompt_file: conventions.md\n", "  system_prompt_file: conventions.md\n  system_prompt: You are terse.\n")
-		r := runInProject(t, dir, howtoEnv, "--replay", "recordings", "--out", filepath.Join(t.TempDir(), "run"))
+		r := runInProject(t, dir, howtoEnv(), "--replay", "recordings", "--out", filepath.Join(t.TempDir(), "run"))
 		// murmur: E-MAN-003 naming the three fields; murmur-eval exits 2 and puts the place
 		// first (RATIONALE "Why do murmur-eval's errors name the location first, and exit 2?").
 		if r.code != 2 || !strings.Contains(r.stderr, "error["+errcode.ManifestInvalid+"]") ||
