@@ -17,6 +17,12 @@ type CaseKey struct {
 	Epoch  int32  `json:"epoch"`
 }
 
+// Key is the row's case and epoch.
+func (r ResultRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch} }
+
+// Key is the row's case and epoch.
+func (r ScoreRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch} }
+
 func (k CaseKey) compare(o CaseKey) int {
 	return cmp.Or(strings.Compare(k.CaseID, o.CaseID), cmp.Compare(k.Epoch, o.Epoch))
 }

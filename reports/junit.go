@@ -58,7 +58,7 @@ type junitCase struct {
 
 // Add records one case.
 func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
-	c := junitCase{key: CaseKey{row.CaseID, row.Epoch}, status: row.Status, seconds: row.DurationMS / 1000,
+	c := junitCase{key: row.Key(), status: row.Status, seconds: row.DurationMS / 1000,
 		code: deref(row.ErrorCode), stage: deref(row.ErrorStage), message: deref(row.ErrorMessage)}
 	if len(scores) > 0 {
 		c.scores = make([]string, 0, len(scores))

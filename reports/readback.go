@@ -141,11 +141,11 @@ func (r *RunData) ref() RunRef {
 func (r *RunData) caseKeys() map[CaseKey]bool {
 	keys := map[CaseKey]bool{}
 	for _, row := range r.Results {
-		keys[CaseKey{row.CaseID, row.Epoch}] = true
+		keys[row.Key()] = true
 	}
 	if r.Results == nil {
 		for _, s := range r.Scores {
-			keys[CaseKey{s.CaseID, s.Epoch}] = true
+			keys[s.Key()] = true
 		}
 	}
 	return keys
@@ -166,19 +166,19 @@ func (r *RunData) outcomes() map[string]map[CaseKey]bool {
 			m = map[CaseKey]bool{}
 			out[name] = m
 		}
-		m[CaseKey{s.CaseID, s.Epoch}] = s.Passed()
+		m[s.Key()] = s.Passed()
 	}
 	overall := out[OverallScorer]
 	if r.Results != nil {
 		for _, row := range r.Results {
 			if row.Status == StatusPassed || row.Status == StatusFailed {
-				overall[CaseKey{row.CaseID, row.Epoch}] = row.Status == StatusPassed
+				overall[row.Key()] = row.Status == StatusPassed
 			}
 		}
 		return out
 	}
 	for _, s := range r.Scores {
-		k := CaseKey{s.CaseID, s.Epoch}
+		k := s.Key()
 		prev, seen := overall[k]
 		overall[k] = (prev || !seen) && s.Passed()
 	}
@@ -190,12 +190,12 @@ func (r *RunData) outcomes() map[string]map[CaseKey]bool {
 func (r *RunData) Summary() *Summary {
 	byCase := map[CaseKey][]ScoreRow{}
 	for _, s := range r.Scores {
-		k := CaseKey{s.CaseID, s.Epoch}
+		k := s.Key()
 		byCase[k] = append(byCase[k], s)
 	}
 	var s Summary
 	for _, row := range r.Results {
-		s.AddCase(row, byCase[CaseKey{row.CaseID, row.Epoch}])
+		s.AddCase(row, byCase[row.Key()])
 	}
 	return &s
 }

@@ -186,8 +186,7 @@ func combineShards(shards []shardRun) ([]caseRecord, error) {
 				WithHint("merge only the shards of one run: same capsule, dataset, recordings and flags")
 		}
 		for _, r := range s.records {
-			f := r.final().Result
-			k := journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}
+			k := r.key()
 			if prev, dup := owner[k]; dup {
 				return nil, errcode.New(errcode.Usage, "merge: case %q epoch %d is in both %s and %s", k.CaseID, k.Epoch, prev, s.dir).
 					WithHint("shards must not overlap: run each --shard I/N once, and merge each shard folder once")
@@ -233,8 +232,7 @@ func missingPairs(shards []shardRun, records []caseRecord) (missing []string, pl
 	limit, _ := strconv.Atoi(in["limit"])
 	have := map[journal.Key]bool{}
 	for _, r := range records {
-		f := r.final().Result
-		have[journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}] = true
+		have[r.key()] = true
 	}
 	for i := range max(1, shard.Count) {
 		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}

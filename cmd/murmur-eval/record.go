@@ -28,6 +28,12 @@ type attemptRows struct {
 // final is the attempt that counts.
 func (r caseRecord) final() attemptRows { return r.Attempts[len(r.Attempts)-1] }
 
+// key is the record's (case, epoch) in the journal's terms.
+func (r caseRecord) key() journal.Key {
+	f := r.final().Result
+	return journal.Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}
+}
+
 // recordFromCase turns a finished case and its earlier attempts into rows.
 func recordFromCase(c *pipeline.Case, outDir string) caseRecord {
 	var rec caseRecord

@@ -118,14 +118,14 @@ func recordedCompleteness(path string, d *reports.Digest) {
 func lastAttempts(rows []reports.ResultRow) []reports.ResultRow {
 	last := map[reports.CaseKey]int{}
 	for i, row := range rows {
-		k := reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch}
+		k := row.Key()
 		if j, ok := last[k]; !ok || row.Attempt > rows[j].Attempt {
 			last[k] = i
 		}
 	}
 	out := make([]reports.ResultRow, 0, len(last))
 	for i, row := range rows {
-		if last[reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch}] == i {
+		if last[row.Key()] == i {
 			out = append(out, row)
 		}
 	}

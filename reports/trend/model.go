@@ -155,7 +155,7 @@ func grid(runs []*Run) []GridRow {
 	rows := map[reports.CaseKey]*GridRow{}
 	for i, run := range runs {
 		for _, res := range run.Results {
-			k := reports.CaseKey{CaseID: res.CaseID, Epoch: res.Epoch}
+			k := res.Key()
 			g := rows[k]
 			if g == nil {
 				g = &GridRow{Key: k, Cells: make([]string, len(runs))}
@@ -219,7 +219,7 @@ func quantile(sorted []float64, q float64) float64 {
 func tokens(rows []reports.ResultRow) []CaseTokens {
 	out := make([]CaseTokens, 0, len(rows))
 	for _, row := range rows {
-		out = append(out, CaseTokens{Key: reports.CaseKey{CaseID: row.CaseID, Epoch: row.Epoch},
+		out = append(out, CaseTokens{Key: row.Key(),
 			Status: row.Status, Input: row.InputTokens, Output: row.OutputTokens})
 	}
 	slices.SortFunc(out, func(a, b CaseTokens) int {
