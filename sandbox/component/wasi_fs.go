@@ -37,19 +37,20 @@ type dirStream struct {
 
 // wasi:filesystem error-code cases this host reports.
 const (
-	ecAccess       = 0
-	ecExist        = 7
-	ecInvalid      = 12
-	ecIO           = 13
-	ecIsDirectory  = 14
-	ecLoop         = 15
-	ecNameTooLong  = 18
-	ecNoEntry      = 20
-	ecNotDirectory = 24
-	ecNotEmpty     = 25
-	ecUnsupported  = 27
-	ecNotPermitted = 31
-	ecReadOnly     = 33
+	ecAccess        = 0
+	ecBadDescriptor = 3
+	ecExist         = 7
+	ecInvalid       = 12
+	ecIO            = 13
+	ecIsDirectory   = 14
+	ecLoop          = 15
+	ecNameTooLong   = 18
+	ecNoEntry       = 20
+	ecNotDirectory  = 24
+	ecNotEmpty      = 25
+	ecUnsupported   = 27
+	ecNotPermitted  = 31
+	ecReadOnly      = 33
 )
 
 // errorCode maps a host error to a wasi:filesystem error-code.

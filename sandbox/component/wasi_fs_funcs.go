@@ -128,7 +128,8 @@ func fsFail(s *state, ret, off uint32, ec byte) { s.u8(ret, 1); s.u8(ret+off, ec
 // stream opens a read, write or append stream on file descriptor d.
 func stream(ctx context.Context, s *state, d *descriptor, ret uint32, write, appendMode bool, off uint64) {
 	if d.f == nil {
-		fsFail(s, ret, 4, ecIsDirectory)
+		// wasmtime answers bad-descriptor for a stream on a directory.
+		fsFail(s, ret, 4, ecBadDescriptor)
 		return
 	}
 	if write {
