@@ -7,24 +7,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/pipeline"
-	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
-	"github.com/murmur-nexus/murmur-eval/telemetry"
-	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // runEval is the run command: parse, validate, run every selected case
 // (and epoch) not yet journaled, write the outputs, apply the gates, print
-// the summary.
+// the summary. Each phase is a function of its own (runphases.go).
 func runEval(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
 	o, code, ok := parseRunFlags(args, env, stderr)
 	if !ok {
@@ -39,36 +33,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer stopProfile()
-	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside}.Load(o.dataset)
+	in, err := loadInputs(o, env, stderr)
 	if err != nil {
 		return usageError(stderr, err)
-	}
-	cases := o.batch.selection().Apply(ds.Cases)
-	if err := checkSelection(ds, o.batch, cases, stderr); err != nil {
-		return usageError(stderr, err)
-	}
-	warn := &configWarnings{w: stderr}
-	if ids := ds.FromWorkingDir(); len(ids) > 0 {
-		warn.add("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
-			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", "))
-	}
-	plan, err := scoringPlan(o, env, ds, warn)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	warnMurmurRefusals(o, env, warn)
-	if err := warn.strict(); err != nil && o.strict {
-		return usageError(stderr, err)
-	}
-	readLim, err := readLimits(env)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	var baseline *reports.RunData
-	if o.gates.baseline != "" {
-		if baseline, err = reports.ReadRunLimited(o.gates.baseline, readLim); err != nil {
-			return usageError(stderr, err)
-		}
 	}
 	// The run's context: an interrupt, a failed sink or an unreachable
 	// model endpoint stops it with its cause.
@@ -85,13 +52,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer folder.unlock()
-	runID := folder.runID
 	outAbs, err := filepath.Abs(o.out)
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
 	}
-
-	if needsCommands(plan, cases) {
+	if needsCommands(in.plan, in.cases) {
 		if err := datasetcmd.Reachable(outAbs); err != nil {
 			if folder.prev == nil {
 				clearRunDir(o.out) // nothing ran: the same --out can be used again
@@ -99,114 +64,19 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 			return usageError(stderr, err)
 		}
 	}
-
-	w := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source, plan: plan}
-	graph, verifier, closeStages, err := w.graph()
+	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source, plan: in.plan}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
-	defer closeStages()
-
-	// The run-wide work (manifest, lock, artifact hashes, WASM compilation)
-	// is done before the first case, so no case's --timeout pays for it. A
-	// failure refuses the capsule: it is printed once, every case records it
-	// in its row (no case does any work of its own), and the run exits with
-	// the configuration code.
-	took, prepErr := graph.Prepare(ctx)
-	// An unreachable endpoint is printed once, at the end, for the run.
-	printed := map[string]bool{errcode.EndpointUnreachable: true}
-	if prepErr != nil && ctx.Err() == nil {
-		fmt.Fprintln(stderr, errcode.Format(prepErr))
-		printed[errcode.Code(prepErr)] = true
-	} else if prepErr == nil {
-		for _, w := range verifier.Warnings() {
-			fmt.Fprintln(stderr, w)
-		}
-		for _, u := range verifier.UnknownKeys() {
-			warn.add("%s", u)
-		}
-		if err := warn.strict(); err != nil && o.strict {
-			if folder.prev == nil {
-				clearRunDir(o.out) // nothing ran: the same --out can be used again
-			}
-			return usageError(stderr, err)
-		}
-		fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
+	defer st.close()
+	prep, code, ok := prepare(ctx, st, o, folder, in.warn, stderr)
+	if !ok {
+		return code
 	}
-	jw, records, done, err := openJournal(o, env, ds.Cases, folder, outAbs, stderr)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	defer jw.Close()
-	jobs := planJobs(cases, o.batch.epochs, done)
-
-	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	defer shutdownTelemetry(tel, stderr)
-	ctx, runSpan := startRunSpan(ctx, tel, runID, o, len(jobs))
-
-	scores, err := newScoreSink(outAbs)
-	if err != nil {
-		fmt.Fprintln(stderr, errcode.Format(err))
-		return exitFailure
-	}
-	sinks, err := openSinks(outAbs, stopRun)
-	if err != nil {
-		_ = scores.sink.Abort()
-		fmt.Fprintln(stderr, errcode.Format(err))
-		return exitFailure
-	}
-	scores.start(stopRun)
-	runner := &pipeline.Runner{
-		Graph: graph, Workers: o.workers, Timeout: o.timeout,
-		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
-		Tracer: tel.Tracer(),
-		NewCase: func(j pipeline.Job) *pipeline.Case {
-			sid := trace.NewID("ses_")
-			return &pipeline.Case{RunID: runID, ID: j.ID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
-				SessionDir: filepath.Join(outAbs, "sessions", sid)}
-		},
-	}
-	if !tel.Enabled() {
-		runner.Tracer = nil
-	}
-
-	start := time.Now()
-	verb := "case"
-	if folder.prev != nil {
-		verb = fmt.Sprintf("case to resume (%d finished)", len(records))
-	}
-	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", runID, len(jobs), pluralWord(len(jobs), verb), o.dataset, plural(o.workers, "worker"), o.out)
-	summary := &reports.Summary{}
-	summary.SetPassAt(o.batch.passAt)
-	col := &collector{outDir: outAbs, sinks: sinks, scores: scores, summary: summary, junit: &reports.JUnit{},
-		stderr: stderr, printed: printed, journal: jw, keep: o.batch.keepSessions, onFail: stopRun,
-		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), len(jobs))}
-	for _, r := range records {
-		col.emit(r)
-	}
-	// A worker hands its finished case over and goes on to the next while
-	// the collector waits on the journal's fsync.
-	doneCh := make(chan *pipeline.Case, o.workers)
-	var collectWG sync.WaitGroup
-	collectWG.Go(func() { col.run(doneCh) })
-	runErr := runner.Run(ctx, jobs, doneCh)
-	close(doneCh)
-	collectWG.Wait()
-	if err := heapProfile(); err != nil {
-		fmt.Fprintln(stderr, errcode.Format(err))
-	}
-	col.progress.Close()
-	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
-	endRunSpan(runSpan, col.summary)
-
-	end := runEnd{opts: o, outAbs: outAbs, start: start, wall: time.Since(start), baseline: baseline, readLimits: readLim,
-		runErr: runErr, prepErr: prepErr, sinkErr: sinkErr, traceID: traceID(runSpan),
-		planned: len(cases) * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(folder, outAbs)}
-	return end.finish(col, stdout, stderr)
+	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
+		stopRun: stopRun, heapProfile: heapProfile}
+	return r.run(ctx, stdout, stderr)
 }
 
 // runEnd is what is known when the last case has finished.

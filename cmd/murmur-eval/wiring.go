@@ -31,19 +31,26 @@ type wiring struct {
 	plan       *scoring.Plan // the run's scoring plan, for Report
 }
 
-// graph builds the run's stage table: the seven stages, the result each
+// runStages is the run's stage graph, its Verify stage, whose security
+// warnings and artifact manifests' unknown keys are read once
+// Graph.Prepare succeeded, and close, which releases what the stages hold
+// (the WASM engine, the launchers).
+type runStages struct {
+	graph    *pipeline.Graph
+	verifier *verify.Stage
+	close    func()
+}
+
+// stages builds the run's stage table: the seven stages, the result each
 // produces, the stages whose results each reads (its package's Requires:
-// the real data edges), and Report running despite failures. It also returns the Verify stage, whose
-// security warnings and artifact manifests' unknown keys are read once
-// Graph.Prepare succeeded, and a func that releases
-// what the stages hold (the WASM engine, the launchers).
-func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
+// the real data edges), and Report running despite failures.
+func (w wiring) stages() (runStages, error) {
 	lookup := func(k string) (string, bool) { v, ok := w.env[k]; return v, ok }
 	cmds := datasetcmd.NewLauncher(w.outDir) // checks and setup commands share one launcher copy
 	rep := report.NewWith(cmds)
 	stageOpts, err := w.stagingOptions(cmds)
 	if err != nil {
-		return nil, nil, nil, err
+		return runStages{}, err
 	}
 	stageOpts.StagedDir = filepath.Join(w.outDir, ".staged")
 	ver := verify.New(verify.Options{RunDir: w.outDir, CacheDir: w.cacheDir})
@@ -57,9 +64,9 @@ func (w wiring) graph() (*pipeline.Graph, *verify.Stage, func(), error) {
 		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires()},
 		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	)
-	closeFn := func() { _ = ver.Close(context.Background()); _ = rep.Close() }
+	st := runStages{graph: g, verifier: ver, close: func() { _ = ver.Close(context.Background()); _ = rep.Close() }}
 	if err == nil {
 		err = reports.CheckStageColumns(g.Names()) // a stage without its <stage>_ms column is a bug
 	}
-	return g, ver, closeFn, err
+	return st, err
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/progress"
+	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/telemetry"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+// inputs are what a run reads before it touches its folder: the dataset
+// and the selected cases, the scoring plan, the limits for reading runs
+// back, the --baseline run, and the configuration warnings so far.
+type inputs struct {
+	ds       *datasets.Dataset
+	cases    []datasets.Case
+	plan     *scoring.Plan
+	readLim  reports.ReadLimits
+	baseline *reports.RunData
+	warn     *configWarnings
+}
+
+// loadInputs loads and checks the run's inputs; any error is a usage
+// error (exit 2).
+func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, error) {
+	var in inputs
+	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside}.Load(o.dataset)
+	if err != nil {
+		return in, err
+	}
+	in.ds = ds
+	in.cases = o.batch.selection().Apply(ds.Cases)
+	if err := checkSelection(ds, o.batch, in.cases, stderr); err != nil {
+		return in, err
+	}
+	in.warn = &configWarnings{w: stderr}
+	if ids := ds.FromWorkingDir(); len(ids) > 0 {
+		in.warn.add("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
+			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", "))
+	}
+	if in.plan, err = scoringPlan(o, env, ds, in.warn); err != nil {
+		return in, err
+	}
+	warnMurmurRefusals(o, env, in.warn)
+	if err := in.warn.strict(); err != nil && o.strict {
+		return in, err
+	}
+	if in.readLim, err = readLimits(env); err != nil {
+		return in, err
+	}
+	if o.gates.baseline != "" {
+		if in.baseline, err = reports.ReadRunLimited(o.gates.baseline, in.readLim); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// preparation is how the run-wide work went: its failure (nil when the
+// capsule is ready), and the error codes already printed.
+type preparation struct {
+	err     error
+	printed map[string]bool
+}
+
+// prepare does the run-wide work (manifest, lock, artifact hashes, WASM
+// compilation) before the first case, so no case's --timeout pays for it.
+// A failure refuses the capsule: it is printed once, every case records it
+// in its row (no case does any work of its own), and the run exits with
+// the configuration code. ok is false, with the exit code, when the run
+// must stop here (--strict and a warning).
+func prepare(ctx context.Context, st runStages, o options, folder runFolder, warn *configWarnings, stderr io.Writer) (p preparation, code int, ok bool) {
+	took, prepErr := st.graph.Prepare(ctx)
+	// An unreachable endpoint is printed once, at the end, for the run.
+	p = preparation{err: prepErr, printed: map[string]bool{errcode.EndpointUnreachable: true}}
+	if prepErr != nil {
+		if ctx.Err() == nil {
+			fmt.Fprintln(stderr, errcode.Format(prepErr))
+			p.printed[errcode.Code(prepErr)] = true
+		}
+		return p, 0, true
+	}
+	for _, w := range st.verifier.Warnings() {
+		fmt.Fprintln(stderr, w)
+	}
+	for _, u := range st.verifier.UnknownKeys() {
+		warn.add("%s", u)
+	}
+	if err := warn.strict(); err != nil && o.strict {
+		if folder.prev == nil {
+			clearRunDir(o.out) // nothing ran: the same --out can be used again
+		}
+		return p, usageError(stderr, err), false
+	}
+	fmt.Fprintf(stderr, "capsule prepared in %s\n", took.Round(time.Millisecond))
+	return p, 0, true
+}
+
+// preparedRun is a run whose capsule is prepared, about to run its cases.
+type preparedRun struct {
+	o           options
+	env         map[string]string
+	in          inputs
+	folder      runFolder
+	outAbs      string
+	graph       *pipeline.Graph
+	prep        preparation
+	stopRun     context.CancelCauseFunc
+	heapProfile func() error
+}
+
+// run opens the journal, the telemetry and the sinks, runs the cases not
+// yet journaled through the collector, and finishes the run.
+func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
+	o := r.o
+	jw, records, done, err := openJournal(o, r.env, r.in.ds.Cases, r.folder, r.outAbs, stderr)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer jw.Close()
+	jobs := planJobs(r.in.cases, o.batch.epochs, done)
+	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer shutdownTelemetry(tel, stderr)
+	ctx, runSpan := startRunSpan(ctx, tel, r.folder.runID, o, len(jobs))
+	scores, err := newScoreSink(r.outAbs)
+	if err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	sinks, err := openSinks(r.outAbs, r.stopRun)
+	if err != nil {
+		_ = scores.sink.Abort()
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return exitFailure
+	}
+	scores.start(r.stopRun)
+	runner := r.runner(tel)
+	start := time.Now()
+	verb := "case"
+	if r.folder.prev != nil {
+		verb = fmt.Sprintf("case to resume (%d finished)", len(records))
+	}
+	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.runID, len(jobs), pluralWord(len(jobs), verb), o.dataset, plural(o.workers, "worker"), o.out)
+	summary := &reports.Summary{}
+	summary.SetPassAt(o.batch.passAt)
+	col := &collector{outDir: r.outAbs, sinks: sinks, scores: scores, summary: summary, junit: &reports.JUnit{},
+		stderr: stderr, printed: r.prep.printed, journal: jw, keep: o.batch.keepSessions, onFail: r.stopRun,
+		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), len(jobs))}
+	for _, rec := range records {
+		col.emit(rec)
+	}
+	// A worker hands its finished case over and goes on to the next while
+	// the collector waits on the journal's fsync.
+	doneCh := make(chan *pipeline.Case, o.workers)
+	var collectWG sync.WaitGroup
+	collectWG.Go(func() { col.run(doneCh) })
+	runErr := runner.Run(ctx, jobs, doneCh)
+	close(doneCh)
+	collectWG.Wait()
+	if err := r.heapProfile(); err != nil {
+		fmt.Fprintln(stderr, errcode.Format(err))
+	}
+	col.progress.Close()
+	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
+	endRunSpan(runSpan, col.summary)
+	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
+		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: traceID(runSpan),
+		planned: len(r.in.cases) * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs)}
+	return end.finish(col, stdout, stderr)
+}
+
+// runner is the run's case runner: each case gets a fresh session id and
+// folder, and a span when telemetry is on.
+func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
+	o := r.o
+	runner := &pipeline.Runner{
+		Graph: r.graph, Workers: o.workers, Timeout: o.timeout,
+		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
+		Tracer: tel.Tracer(),
+		NewCase: func(j pipeline.Job) *pipeline.Case {
+			sid := trace.NewID("ses_")
+			return &pipeline.Case{RunID: r.folder.runID, ID: j.ID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
+				SessionDir: filepath.Join(r.outAbs, "sessions", sid)}
+		},
+	}
+	if !tel.Enabled() {
+		runner.Tracer = nil
+	}
+	return runner
+}
