@@ -55,6 +55,14 @@ func buildFixture(t testing.TB, name, world string) []byte {
 	return bin
 }
 
+// haveFixtureTools reports whether wat2wasm, node and jco are installed.
+func haveFixtureTools() bool {
+	_, err1 := exec.LookPath("wat2wasm")
+	_, err2 := exec.LookPath("node")
+	_, err3 := os.Stat("testdata/node_modules/@bytecodealliance/jco")
+	return err1 == nil && err2 == nil && err3 == nil
+}
+
 var fixtureCache sync.Map
 
 // fixture returns the built component, building each once per test binary.

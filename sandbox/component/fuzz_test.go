@@ -1,7 +1,6 @@
 package component
 
 import (
-	"os"
 	"testing"
 )
 
@@ -12,8 +11,12 @@ func FuzzDecode(f *testing.F) {
 	f.Add(append([]byte(preamble), 7, 5, 1, 0x72, 1, 0, 0x73))
 	f.Add(append([]byte(preamble), 1, 0xff, 0xff, 0xff, 0xff, 0x0f))
 	f.Add(append([]byte(preamble), 2, 3, 0xff, 0xff, 0xff))
-	if b, err := os.ReadFile("testdata/fuzz-seed.wasm"); err == nil {
-		f.Add(b)
+	// The built fixtures, when the tools to build them are here, let the
+	// fuzzer start from real components.
+	if haveFixtureTools() {
+		for _, n := range [][2]string{{"tool", "tool"}, {"capsule", "capsule"}, {"p1tool", "tool"}} {
+			f.Add(fixture(f, n[0], n[1]))
+		}
 	}
 	f.Fuzz(func(t *testing.T, bin []byte) {
 		b, err := Decode(bin)
