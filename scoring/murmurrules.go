@@ -7,9 +7,10 @@ import "github.com/murmur-nexus/murmur-eval/errcode"
 // keys are stable: they are the murmur_difference column's values and
 // summary.json's murmur_differences reasons (docs/murmur-compatibility.md).
 const (
-	// DiffNoScores: no scorer applied to the case. murmur writes no
-	// eval.jsonl and reports no_scores; murmur-eval scores it by exit_ok
-	// alone (RATIONALE.md, "Why is a case with no scorer scored by exit_ok?").
+	// DiffNoScores: the manifest configures no scorer. murmur writes no
+	// eval.jsonl and reports no_scores; murmur-eval scores the case by the
+	// dataset line's expected value, or by exit_ok alone when it has none
+	// (RATIONALE.md, "Why is a case with no scorer scored by exit_ok?").
 	DiffNoScores = "no_scores"
 	// DiffExitOK: exit_ok failed a session that ended failed or
 	// max_turns_reached, and that decided the verdict. murmur's hook sees
@@ -22,6 +23,11 @@ const (
 	// error, out of the pass rate (RATIONALE.md, "Why are errors and
 	// timeouts left out of the pass rate ...?").
 	DiffModelTurnError = "model_turn_error"
+	// DiffExpected: the manifest's scorers pass the case, and a scorer of
+	// the dataset line's expected value (result_*, a file, the check)
+	// failed it. murmur ignores expected (eval.rs); murmur-eval scores it
+	// (docs/expected.md).
+	DiffExpected = "expected_scorers"
 )
 
 // MurmurOutcome is what murmur-eval decided for one case, as the murmur
@@ -61,14 +67,14 @@ func CompareWithMurmur(o MurmurOutcome) MurmurView {
 	if o.Passed {
 		ours = OverallPass
 	}
-	var theirs []Score
-	flipped := false
+	var theirs, unflipped []Score
 	for _, s := range o.Scores {
-		if s.Implicit {
+		if s.Implicit || s.Expected {
 			continue // murmur would not have scored it
 		}
+		unflipped = append(unflipped, s)
 		if s.Type == TypeExitOK && !s.Pass && hookSeesOK(o) {
-			s.Pass, flipped = true, true
+			s.Pass = true
 		}
 		theirs = append(theirs, s)
 	}
@@ -77,8 +83,10 @@ func CompareWithMurmur(o MurmurOutcome) MurmurView {
 	case view.Overall == ours:
 	case view.Overall == OverallNoScores:
 		view.Difference = DiffNoScores
-	case flipped:
+	case Overall(unflipped) == ours:
 		view.Difference = DiffExitOK
+	default:
+		view.Difference = DiffExpected
 	}
 	return view
 }

@@ -10,7 +10,12 @@ func TestCompareWithMurmur(t *testing.T) {
 	exitOK := func(pass bool, status string) Score {
 		return passFail("exit_ok", TypeExitOK, pass, "exit_status="+status)
 	}
-	contains := func(pass bool) Score { return passFail("result_contains", "result_contains", pass, "") }
+	turns := func(pass bool) Score { return passFail("turns", TypeMaxTurns, pass, "") }
+	contains := func(pass bool) Score {
+		s := passFail("result_contains", "result_contains", pass, "")
+		s.Expected = true
+		return s
+	}
 	implicit := func(pass bool, status string) Score {
 		s := exitOK(pass, status)
 		s.Implicit = true
@@ -23,8 +28,12 @@ func TestCompareWithMurmur(t *testing.T) {
 	}{
 		{"both pass", MurmurOutcome{Scored: true, Passed: true, ExitStatus: "ok",
 			Scores: []Score{exitOK(true, "ok"), contains(true)}}, MurmurView{Overall: OverallPass}},
-		{"both fail on a result scorer", MurmurOutcome{Scored: true, ExitStatus: "ok",
-			Scores: []Score{exitOK(true, "ok"), contains(false)}}, MurmurView{Overall: OverallFail}},
+		{"both fail on a manifest scorer", MurmurOutcome{Scored: true, ExitStatus: "ok",
+			Scores: []Score{exitOK(true, "ok"), turns(false), contains(true)}}, MurmurView{Overall: OverallFail}},
+		{"an expected scorer fails: murmur ignores expected", MurmurOutcome{Scored: true, ExitStatus: "ok",
+			Scores: []Score{exitOK(true, "ok"), contains(false)}}, MurmurView{Overall: OverallPass, Difference: DiffExpected}},
+		{"only expected scorers: murmur reports no_scores", MurmurOutcome{Scored: true, Passed: true, ExitStatus: "ok",
+			Scores: []Score{contains(true)}}, MurmurView{Overall: OverallNoScores, Difference: DiffNoScores}},
 		{"no scorer: murmur reports no_scores", MurmurOutcome{Scored: true, Passed: true, ExitStatus: "ok",
 			Scores: []Score{implicit(true, "ok")}}, MurmurView{Overall: OverallNoScores, Difference: DiffNoScores}},
 		{"no scorer, failed session", MurmurOutcome{Scored: true, ExitStatus: "failed",
@@ -33,8 +42,10 @@ func TestCompareWithMurmur(t *testing.T) {
 			Scores: []Score{exitOK(false, "max_turns_reached"), contains(true)}}, MurmurView{Overall: OverallPass, Difference: DiffExitOK}},
 		{"exit_ok on failed passes in murmur's hook", MurmurOutcome{Scored: true, ExitStatus: "failed",
 			Scores: []Score{exitOK(false, "failed")}}, MurmurView{Overall: OverallPass, Difference: DiffExitOK}},
-		{"exit_ok flipped but another scorer fails: same verdict", MurmurOutcome{Scored: true, ExitStatus: "failed",
-			Scores: []Score{exitOK(false, "failed"), contains(false)}}, MurmurView{Overall: OverallFail}},
+		{"exit_ok flipped but another manifest scorer fails: same verdict", MurmurOutcome{Scored: true, ExitStatus: "failed",
+			Scores: []Score{exitOK(false, "failed"), turns(false)}}, MurmurView{Overall: OverallFail}},
+		{"exit_ok flipped and an expected scorer fails: exit_ok decides", MurmurOutcome{Scored: true, ExitStatus: "failed",
+			Scores: []Score{exitOK(false, "failed"), contains(false)}}, MurmurView{Overall: OverallPass, Difference: DiffExitOK}},
 		{"reopen budget exhausted fails in murmur too", MurmurOutcome{Scored: true, ExitStatus: "ok", TaskExit: TaskReopenBudgetExhausted,
 			Scores: []Score{exitOK(false, TaskReopenBudgetExhausted)}}, MurmurView{Overall: OverallFail}},
 		{"reopen budget exhausted on a failed session", MurmurOutcome{Scored: true, ExitStatus: "failed", TaskExit: TaskReopenBudgetExhausted,

@@ -67,28 +67,13 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 			scores = append(scores, s)
 		}
 	}
-	e, _, err := p.Expected(in.Expected)
-	if err != nil {
-		return scores, err // validated when the dataset loaded; only a bug gets here
+	expected, err := p.expectedScores(ctx, in)
+	for i := range expected {
+		expected[i].Expected = true
 	}
-	if e != nil {
-		scores = append(scores, e.resultScores(in.ResultText)...)
-		files, err := e.fileScores(in.SessionDir)
-		scores = append(scores, files...)
-		if err != nil {
-			return scores, err
-		}
-		if e.Check != nil {
-			s, err := runCheck(ctx, *e.Check, checkEnv{
-				dir: in.SessionDir, caseID: in.CaseID, sessionID: in.SessionID,
-				path: cmp.Or(p.PATH, DefaultPATH), timeout: cmp.Or(p.CheckTimeout, DefaultCheckTimeout),
-				runner: in.Checks,
-			})
-			if err != nil {
-				return scores, err
-			}
-			scores = append(scores, s)
-		}
+	scores = append(scores, expected...)
+	if err != nil {
+		return scores, err
 	}
 	if len(scores) == 0 {
 		s, _ := Builtin(ScorerSpec{Type: TypeExitOK, Name: TypeExitOK}, in.Trace)
@@ -96,4 +81,28 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 		scores = append(scores, s)
 	}
 	return scores, nil
+}
+
+// expectedScores runs the scorers of the case's expected value, in order:
+// result_*, files by path, check. On an error it returns the scores it has.
+func (p *Plan) expectedScores(ctx context.Context, in Input) ([]Score, error) {
+	e, _, err := p.Expected(in.Expected)
+	if err != nil || e == nil {
+		return nil, err // an error was caught when the dataset loaded; only a bug gets here
+	}
+	scores := e.resultScores(in.ResultText)
+	files, err := e.fileScores(in.SessionDir)
+	scores = append(scores, files...)
+	if err != nil || e.Check == nil {
+		return scores, err
+	}
+	s, err := runCheck(ctx, *e.Check, checkEnv{
+		dir: in.SessionDir, caseID: in.CaseID, sessionID: in.SessionID,
+		path: cmp.Or(p.PATH, DefaultPATH), timeout: cmp.Or(p.CheckTimeout, DefaultCheckTimeout),
+		runner: in.Checks,
+	})
+	if err != nil {
+		return scores, err
+	}
+	return append(scores, s), nil
 }

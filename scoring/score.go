@@ -21,8 +21,11 @@ type Score struct {
 	Value  float64 // in [0, 1]: 1 or 0, or the fraction met (tool_sequence, lists)
 	Reason string  // why, in murmur's words where murmur has a scorer
 	// Implicit marks the exit_ok score a case gets when no scorer applied
-	// to it: murmur would report no_scores (CompareWithMurmur).
+	// to it; Expected marks the scores of the dataset line's expected
+	// value. murmur scores neither: only the manifest's scorers
+	// (CompareWithMurmur).
 	Implicit bool
+	Expected bool
 }
 
 // Result returns "pass" or "fail".

@@ -379,12 +379,6 @@ func checkNoDivergence(t *testing.T, run howtoRun) {
 	}
 }
 
-// murmurUnknown skips checkRow's murmur verdict: murmur-eval's comparison counts a case's
-// `expected` scorers as murmur's, where murmur ignores `expected` (eval.rs reads it into a
-// dead field), so for a case with `expected` and no manifest scorer murmur's overall is
-// no_scores and murmur-eval reports pass. A finding, reported; not asserted either way.
-const murmurUnknown = "?"
-
 // checkRow asserts a case's results row: its status, murmur's verdict for it, and the
 // documented reason when they differ.
 func checkRow(t *testing.T, run howtoRun, caseID, status string, murmurOverall, difference any) {
@@ -395,9 +389,6 @@ func checkRow(t *testing.T, run howtoRun, caseID, status string, murmurOverall, 
 	}
 	if row["status"] != status {
 		t.Errorf("case %q: status %v, want %s (%v: %v)", caseID, row["status"], status, row["error_code"], row["error_message"])
-	}
-	if murmurOverall == murmurUnknown {
-		return
 	}
 	if row["murmur_overall"] != murmurOverall || row["murmur_difference"] != difference {
 		t.Errorf("case %q: murmur_overall %v, murmur_difference %v; want %v, %v", caseID, row["murmur_overall"], row["murmur_difference"], murmurOverall, difference)
@@ -968,9 +959,9 @@ func TestMurmurHowTo_capsule_system_prompt(t *testing.T) {
 		t.Errorf("clean-change result %q, want LGTM", got)
 	}
 	// persona has no scorer (murmur: no_scores; murmur-eval: exit_ok); clean-change has an
-	// expected result, murmur-eval's addition (see murmurUnknown).
+	// expected result, murmur-eval's addition, which murmur ignores: no_scores too.
 	checkRow(t, run, "persona", "passed", "no_scores", "no_scores")
-	checkRow(t, run, "clean-change", "passed", murmurUnknown, nil)
+	checkRow(t, run, "clean-change", "passed", "no_scores", "no_scores")
 }
 
 // TestMurmurHowTo_package_skill_artifact: murmur's skill page, step 4 — a PR reviewer that
@@ -1061,8 +1052,8 @@ func TestMurmurHowTo_package_skill_artifact(t *testing.T) {
 	if got := s.file(t, "tools/code-review-conventions/skill.md"); got != skill {
 		t.Errorf("tools/code-review-conventions/skill.md = %q, want the skill's", got)
 	}
-	// The expected result is murmur-eval's addition (see murmurUnknown).
-	checkRow(t, run, "review-find-user", "passed", murmurUnknown, nil)
+	// The expected result is murmur-eval's addition, which murmur ignores: no_scores.
+	checkRow(t, run, "review-find-user", "passed", "no_scores", "no_scores")
 }
 
 // stripRequestHashes drops request_sha256 from the project's recordings, for a variant
