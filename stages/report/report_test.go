@@ -71,7 +71,7 @@ func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
 	}
 	want := []scoring.Score{
 		{Name: "turns", Type: scoring.TypeMaxTurns, Pass: false, Value: 0, Reason: "turns=2 max=1"},
-		{Name: "result_contains", Type: scoring.TypeResultContains, Pass: true, Value: 1, Reason: `result contains "42"`},
+		{Name: "result_contains", Type: scoring.TypeResultContains, Pass: true, Value: 1, Reason: `result contains "42"`, Expected: true},
 	}
 	if diff := cmp.Diff(want, scoresOf(c)); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
