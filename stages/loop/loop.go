@@ -60,8 +60,10 @@ type Stage struct {
 // Name returns "loop".
 func (Stage) Name() string { return Name }
 
-// Run runs the loop. The session's ending (ok, failed, max_turns_reached)
-// is the outcome, not an error: Run returns an error only when the loop
+// Run runs the loop on the task Stage staged (the text itself: task.md is
+// for the tools and hooks, not read back) and stores its Outcome. The
+// session's ending (ok, failed, max_turns_reached) is the outcome, not an
+// error: Run returns an error only when the loop
 // cannot go on (the model provider failed, the case's context ended, the
 // trace cannot be written), as murmur's loop returns Err.
 func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
@@ -73,13 +75,12 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	task := staged.Task
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process,
 		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens}
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
 	}
-	outcome, err := l.launch(ctx, task)
+	outcome, err := l.launch(ctx, staged.Task)
 	pipeline.Store(c, Result, &outcome)
 	if _, ok := errors.AsType[*agentEnded](err); ok {
 		return nil // the model's failure, scored from the trace
