@@ -69,6 +69,7 @@ inference:
 // judge that asks the model through run-inference reopens once.
 func TestE2EReopenHook(t *testing.T) {
 	e2eBinary(t)
+	t.Parallel()
 	answer := `{"stop_reason":"end_turn","content":[{"type":"text","text":"42"}],"usage":{"input_tokens":20,"output_tokens":3}}`
 	judgeNo := `{"stop_reason":"end_turn","content":[{"type":"text","text":"no: show the working"}],"usage":{"input_tokens":9,"output_tokens":5}}`
 	judgeYes := `{"stop_reason":"end_turn","content":[{"type":"text","text":"yes"}],"usage":{"input_tokens":9,"output_tokens":1}}`
@@ -90,6 +91,7 @@ func TestE2EReopenHook(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.hook, func(t *testing.T) {
+			t.Parallel()
 			dir := hookCapsule(t, tt.hook, tt.recorded)
 			out, r := evalRun(t, dir)
 			if r.code != 0 {

@@ -123,9 +123,16 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 	dir, args := killedRun(t, qs, n, 10)
 
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var exited []int // the order the two processes ended in
 	res := make([]result, 2)
 	for i := range res {
-		wg.Go(func() { res[i] = runBinary(t, args(dir, "--resume")...) })
+		wg.Go(func() {
+			res[i] = runBinary(t, args(dir, "--resume")...)
+			mu.Lock()
+			exited = append(exited, i)
+			mu.Unlock()
+		})
 	}
 	wg.Wait()
 	won, lost := res[0], res[1]
@@ -138,8 +145,10 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 	if lost.code != exitUsage || !codeIn(lost.stderr, errcode.RunFolderLocked) || !strings.Contains(lost.stderr, "pid ") {
 		t.Errorf("the second resume: exit %d, want %d with %s naming the holder's pid\nstderr:\n%s", lost.code, exitUsage, errcode.RunFolderLocked, lost.stderr)
 	}
-	if lost.elapsed > 20*time.Second || lost.elapsed >= won.elapsed {
-		t.Errorf("the refused resume took %s (the other %s): want it refused at once", lost.elapsed, won.elapsed)
+	// Refused at once: it ended while the other still held the lock and
+	// ran its cases (an order of events, not a time limit).
+	if res[exited[0]].code == exitOK {
+		t.Errorf("the refused resume ended after the one that ran (it took %s, the other %s): want it refused at once", lost.elapsed, won.elapsed)
 	}
 	if entries := journal.Latest(wholeJournal(t, dir)); len(entries) != n {
 		t.Errorf("journal holds %d (case, epoch) pairs, want %d", len(entries), n)

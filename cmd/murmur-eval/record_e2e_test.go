@@ -26,6 +26,7 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 		t.Skip("--record is not wired into the run command yet")
 	}
 	dir := quickstart(t)
+	t.Parallel()
 	srv := anthropicFromRecordings(t, dir, nil)
 	manifest := filepath.Join(dir, "murmur.yaml")
 	yaml, err := os.ReadFile(manifest)

@@ -19,6 +19,7 @@ import (
 func TestTerminalOutputEscapesControlCharacters(t *testing.T) {
 	const hostile = "evil\x1b[2J\rpassed\u202egnp"
 	dir := quickstart(t)
+	t.Parallel()
 	lines := []map[string]any{
 		{"case_id": hostile, "task": "what does max_turns limit?", "expected": map[string]any{"result_contains": "not in the answer"}},
 		{"case_id": "direct-answer", "task": "what does max_turns limit?", "expected": map[string]any{"result_contains": "turns"}},
