@@ -908,12 +908,9 @@ func TestMurmurHowTo_capsule_system_prompt(t *testing.T) {
 			t.Fatalf("exit %d\n%s", run.r.code, run.r.stderr)
 		}
 		s := run.session(t, "persona")
-		// skill.md is the prompt. murmur also takes the skill out of the model's inventory
-		// (inventory.rs skips the system_prompt_artifact): tools_declared []. murmur-eval
-		// keeps it callable, a difference not yet in docs/murmur-compatibility.md (reported,
-		// issue 17): this asserts today's value, so the fix shows here. MURMUR.md already
-		// treats it as murmur does (below).
-		checkSessionStart(t, s, "my-agent", []string{"code-review-conventions"}, []string{"network"}, &skill)
+		// skill.md is the prompt, and, as murmur's inventory.rs does, the skill is left out
+		// of the model's tools: tools_declared [].
+		checkSessionStart(t, s, "my-agent", []string{}, []string{"network"}, &skill)
 		wantJSON(t, "session_start.system_prompt", s.one(t, "session_start")["system_prompt"], skill)
 		md := s.file(t, "MURMUR.md")
 		for _, want := range []string{

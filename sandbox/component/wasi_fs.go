@@ -206,8 +206,8 @@ func (s *state) putStat(b uint32, fi fs.FileInfo) {
 }
 
 func linkCount(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
+	if n, _, _, ok := statIdentity(fi); ok {
+		return n
 	}
 	return 1
 }
@@ -215,11 +215,11 @@ func linkCount(fi fs.FileInfo) uint64 {
 // metaHash is a stable hash of a file's identity (device and inode).
 func metaHash(fi fs.FileInfo) (uint64, uint64) {
 	h := fnv.New128a()
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+	if _, dev, ino, ok := statIdentity(fi); ok {
 		var b [16]byte
 		for i := 0; i < 8; i++ {
-			b[i] = byte(uint64(st.Dev) >> (8 * i))
-			b[8+i] = byte(uint64(st.Ino) >> (8 * i))
+			b[i] = byte(dev >> (8 * i))
+			b[8+i] = byte(ino >> (8 * i))
 		}
 		h.Write(b[:])
 	} else {

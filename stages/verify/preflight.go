@@ -11,13 +11,17 @@ import (
 
 // preflight is murmur's pre-staging order (murmur-formats.md §5.2), run
 // once per run before any artifact is read, compiled or written: every
-// filesystem scope (E-CAP-002), the host probe, the containment floor
+// network.allow entry (E-CAP-001) and filesystem scope (E-CAP-002), the
+// host probe, the containment floor
 // (E-CAP-003), then a network namespace for a capsule that can spawn
 // (E-CAP-005). It returns the probe and the scopes of the artifacts that
 // declare one.
 func preflight(ctx context.Context, m *capsule.Manifest) (sandbox.Host, map[string]string, error) {
 	caps := m.Capabilities
 	scopes := map[string]string{}
+	if err := m.CheckNetworkAllow(); err != nil {
+		return sandbox.Host{}, nil, err
+	}
 	if err := sandbox.ValidateScope(caps.Filesystem.Scope); caps.Filesystem.Scope != "" && err != nil {
 		return sandbox.Host{}, nil, err
 	}
@@ -80,6 +84,7 @@ func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
 			add("W-SEC-009", "shell.interpreter_runtime grant for '"+g.Binary+"': "+d.Path+" is readable and executable by every shell and native tool of the capsule (this couples the capsule to the host's layout)")
 		}
 	}
+	out = append(out, m.NetworkWarnings()...)
 	if caps.Filesystem.WorkdirExec {
 		add("W-SEC-011", "filesystem.workdir_exec is true: tools may execute files they write; containment is capped at advisory")
 	}

@@ -57,11 +57,9 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 			if err != nil {
 				return nil, err
 			}
-			mod, err := e.Compile(ctx, a.Name, a.Archive.Payload)
-			if err != nil {
+			if err := t.compileWasm(ctx, e, a.Archive.Payload); err != nil {
 				return nil, err
 			}
-			t.Module = mod
 			t.add(path.Base(a.Archive.PayloadEntry), a.Archive.Payload, 0o444)
 		case capsule.ExecutionNative:
 			// Installed as tools/<name>/<name>, executable (§3.2).
@@ -71,6 +69,9 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s has an unknown packaging type %q", a.Name, a.Version, a.Archive.Packaging)
 		}
 		ts.Tools[a.Name] = t
+		if role == capsule.RuntimeSkill && m.Inference != nil && m.Inference.SystemPromptArtifact == a.Name {
+			continue // bound as the system prompt: murmur leaves it out of the model's tool list
+		}
 		ts.Inventory = append(ts.Inventory, inventoryEntry(a.Name, a.Archive, role))
 	}
 	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
