@@ -7,7 +7,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 FUZZTIME ?= 10s
 # make test fuzzes every target this long (make fuzz: FUZZTIME), two at a
 # time (scripts/fuzz.sh).
-TEST_FUZZTIME ?= 4s
+TEST_FUZZTIME ?= 3s
 
 # The linter, pinned: make lint installs this version with go install when
 # the one on disk is another (.ci/run installs it first: make lint-install).
