@@ -38,6 +38,7 @@ fuzz_one() {
 			echo "fuzz: $pkg $target: the coordinator timed out with no failing input; trying once more"
 			continue
 		fi
+		break
 	done
 	{
 		echo "fuzz: $pkg $target FAILED:"
