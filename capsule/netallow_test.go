@@ -215,7 +215,7 @@ func FuzzParseAllowEntry(f *testing.F) {
 			t.Fatalf("rule %+v of %q does not cover itself", r, entry)
 		}
 		if r.Scheme != "" && r.Port != AnyPort {
-			target := Target{Scheme: r.Scheme, Host: r.Host, Port: r.Port}
+			target := Target(r)
 			if back, ok := TargetOf(target.Entry() + "/v1"); ok && !r.Matches(back) {
 				t.Fatalf("rule %+v of %q does not admit %s", r, entry, target.Entry())
 			}
