@@ -183,4 +183,3 @@ func TestMurmur_bootstrap_missing_driver_artifact_fails_before_launch(t *testing
 		t.Fatalf("ResolveAll = %v, want %s naming the driver", err, errcode.RegistryNotFound)
 	}
 }
-

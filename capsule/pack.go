@@ -67,12 +67,7 @@ func pack(dir string, exclude []string) ([]byte, *ArtifactManifest, []string, er
 		return nil, nil, nil, errcode.New(errcode.BuildName, "invalid artifact name '%s': %s", am.Name, msg).At(manPath)
 	}
 
-	type member struct {
-		name string
-		data []byte
-		mode fs.FileMode
-	}
-	members := []member{{name: ManifestFile, data: text, mode: 0o644}}
+	members := []packMember{{name: ManifestFile, data: text, mode: 0o644}}
 	owner := map[string]string{ManifestFile: ManifestFile}
 	var warnings []string
 	for _, f := range am.RequiresFiles {
@@ -113,7 +108,7 @@ func pack(dir string, exclude []string) ([]byte, *ArtifactManifest, []string, er
 		if info.Mode()&0o111 != 0 {
 			mode = 0o755
 		}
-		members = append(members, member{name: name, data: data, mode: mode})
+		members = append(members, packMember{name: name, data: data, mode: mode})
 	}
 	names := make([]string, len(members))
 	for i, m := range members {
@@ -126,7 +121,23 @@ func pack(dir string, exclude []string) ([]byte, *ArtifactManifest, []string, er
 		}
 	}
 	warnings = append(warnings, buildLints(am, names)...)
+	archive, err := zipMembers(members)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return archive, am, warnings, nil
+}
 
+// packMember is one file of an artifact archive.
+type packMember struct {
+	name string
+	data []byte
+	mode fs.FileMode
+}
+
+// zipMembers writes members, in order, into a zip archive whose bytes
+// depend only on them (every entry is dated packTime).
+func zipMembers(members []packMember) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, m := range members {
@@ -137,13 +148,13 @@ func pack(dir string, exclude []string) ([]byte, *ArtifactManifest, []string, er
 			_, err = w.Write(m.data)
 		}
 		if err != nil {
-			return nil, nil, nil, errcode.Wrap(errcode.IO, err, "failed to write archive entry '%s'", m.name)
+			return nil, errcode.Wrap(errcode.IO, err, "failed to write archive entry '%s'", m.name)
 		}
 	}
 	if err := zw.Close(); err != nil {
-		return nil, nil, nil, errcode.Wrap(errcode.IO, err, "failed to finish archive")
+		return nil, errcode.Wrap(errcode.IO, err, "failed to finish archive")
 	}
-	return buf.Bytes(), am, warnings, nil
+	return buf.Bytes(), nil
 }
 
 // checkArtifactName applies `mur build`'s rule: 1–100 characters of [a-z0-9-],
