@@ -42,41 +42,57 @@ func (s *Summary) WriteText(w io.Writer, resultsPath, eventsPath string, wall ti
 // (those with a path). A write failure is returned with code errcode.IO.
 func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s in %s", plural(d.Cases, "case"), formatDuration(msDuration(d.WallMS)))
+	d.writeHeadline(&b)
+	d.writeSections(&b)
+	writeFiles(&b, files)
+	if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
+		return errcode.Wrap(errcode.IO, err, "write run summary")
+	}
+	return nil
+}
+
+// writeHeadline writes the summary's first lines: the counts by status,
+// completeness, resumption, the pass rate, pass@k and the totals.
+func (d *Digest) writeHeadline(b *strings.Builder) {
+	fmt.Fprintf(b, "%s in %s", plural(d.Cases, "case"), formatDuration(msDuration(d.WallMS)))
 	sep := ": "
 	for _, st := range d.statuses() {
-		fmt.Fprintf(&b, "%s%d %s", sep, d.Statuses[st], clean(st))
+		fmt.Fprintf(b, "%s%d %s", sep, d.Statuses[st], clean(st))
 		sep = ", "
 	}
 	b.WriteString("\n")
 	if line := d.completenessLine(); line != "" {
-		fmt.Fprintf(&b, "%s\n", strings.ToUpper(line[:1])+line[1:])
+		fmt.Fprintf(b, "%s\n", strings.ToUpper(line[:1])+line[1:])
 	}
 	if d.Resumed > 0 {
-		fmt.Fprintf(&b, "resumed: %d of the %s came from the journal of an earlier invocation\n", d.Resumed, plural(d.Cases, "case"))
+		fmt.Fprintf(b, "resumed: %d of the %s came from the journal of an earlier invocation\n", d.Resumed, plural(d.Cases, "case"))
 	}
 	if line := d.divergenceLine(); line != "" {
-		fmt.Fprintf(&b, "%s\n", line)
+		fmt.Fprintf(b, "%s\n", line)
 	}
 	if line := d.murmurLine(); line != "" {
-		fmt.Fprintf(&b, "%s\n", line)
+		fmt.Fprintf(b, "%s\n", line)
 	}
 	for _, line := range d.missingToolLines() {
-		fmt.Fprintf(&b, "%s\n", line)
+		fmt.Fprintf(b, "%s\n", line)
 	}
 	if d.Cases > 0 {
-		fmt.Fprintf(&b, "pass rate: %s\n", d.passRateLine())
+		fmt.Fprintf(b, "pass rate: %s\n", d.passRateLine())
 	}
 	for _, p := range d.PassAtK {
-		fmt.Fprintf(&b, "pass@%d: %s over %s", p.K, percent(p.Value), plural(p.Cases, "case"))
+		fmt.Fprintf(b, "pass@%d: %s over %s", p.K, percent(p.Value), plural(p.Cases, "case"))
 		if p.Excluded > 0 {
-			fmt.Fprintf(&b, " (%d with fewer than %d scored epochs left out)", p.Excluded, p.K)
+			fmt.Fprintf(b, " (%d with fewer than %d scored epochs left out)", p.Excluded, p.K)
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "totals: %s, %s, %d input tokens, %d output tokens\n",
+	fmt.Fprintf(b, "totals: %s, %s, %d input tokens, %d output tokens\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
+}
 
+// writeSections writes the summary's sections that have content: the
+// scorers, the failed cases, the errors, the slowest cases, the gates.
+func (d *Digest) writeSections(b *strings.Builder) {
 	if len(d.Scorers) > 0 {
 		b.WriteString("\nscorers:\n")
 		var nameW, countW int
@@ -86,24 +102,24 @@ func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 		}
 		for _, sc := range d.Scorers {
 			name := clean(sc.Name)
-			fmt.Fprintf(&b, "  %s%s  %*s  %6s  %s\n", name, strings.Repeat(" ", nameW-utf8.RuneCountInString(name)),
+			fmt.Fprintf(b, "  %s%s  %*s  %6s  %s\n", name, strings.Repeat(" ", nameW-utf8.RuneCountInString(name)),
 				countW, fmt.Sprintf("%d/%d", sc.Passed, sc.Total), percent(sc.Rate.Rate), interval(sc.Rate))
 		}
 	}
 	if len(d.Failed) > 0 {
 		b.WriteString("\nfailed:\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, c := range d.Failed[:min(len(d.Failed), failedShown)] {
 			fmt.Fprintf(tw, "  %s\t%s\n", d.name(c), truncate(clean(strings.Join(c.Reasons, "; ")), reasonWidth))
 		}
 		tw.Flush()
 		if more := d.FailedAll - min(len(d.Failed), failedShown); more > 0 {
-			fmt.Fprintf(&b, "  ... and %d more\n", more)
+			fmt.Fprintf(b, "  ... and %d more\n", more)
 		}
 	}
 	if len(d.Errors) > 0 {
 		b.WriteString("\nerrors:\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, e := range d.Errors {
 			fmt.Fprintf(tw, "  %s\t%d\tfirst %s\t%s\t%s\n", clean(e.Code), e.Count,
 				d.name(e.First), clean(e.First.Stage), truncate(clean(e.First.Message), messageWidth))
@@ -117,22 +133,17 @@ func (d *Digest) WriteText(w io.Writer, files []OutputFile) error {
 			width = max(width, utf8.RuneCountInString(formatDuration(msDuration(c.DurationMS))))
 		}
 		for _, c := range d.Slowest {
-			fmt.Fprintf(&b, "  %*s  %s\n", width, formatDuration(msDuration(c.DurationMS)), d.name(c))
+			fmt.Fprintf(b, "  %*s  %s\n", width, formatDuration(msDuration(c.DurationMS)), d.name(c))
 		}
 	}
 	if len(d.Gates) > 0 {
 		b.WriteString("\ngates:\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, g := range d.Gates {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Gate, passedWord(g.Passed), clean(g.Detail))
 		}
 		tw.Flush()
 	}
-	writeFiles(&b, files)
-	if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write run summary")
-	}
-	return nil
 }
 
 // passRateLine reads "83.3% [55.2–95.3%] of 12 scored; 75.0% of 16 run;
