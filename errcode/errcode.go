@@ -23,6 +23,7 @@ const (
 	RunCapsule           = "E-RUN-001"  // guest trap, compile failure, deadline or memory limit
 	RunWASIImport        = "E-RUN-002"  // missing WASI import
 	RunLock              = "E-RUN-003"  // lock entry missing or mismatched, invalid lockfile
+	RunScriptWasm        = "E-RUN-004"  // script capsule's component not found, or ambiguous, in the project folder
 	RunDriverMissing     = "E-RUN-005"  // inference driver not configured
 	RunDriverAbsent      = "E-RUN-006"  // driver not installed; a process command not on PATH
 	RunAgentLoop         = "E-RUN-007"  // agent loop failed at runtime

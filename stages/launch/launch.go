@@ -77,24 +77,33 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	m := cap.Manifest
+	tools := &toolbox{set: ts, policy: pol}
+	var (
+		cfg     session.LoopConfig
+		model   inference.Provider
+		process *session.ProcessCLI
+		script  session.ScriptRunner
+	)
 	if m.Inference == nil {
-		return errcode.New(errcode.RunDriverMissing, "the capsule has no inference block: script capsules are not evaluated").
-			WithHint("add an inference: block to murmur.yaml")
-	}
-	cfg, err := loopConfig(m, c, pol)
-	if err != nil {
-		return err
-	}
-	if err := taskConfig(m, &cfg); err != nil {
-		return err
-	}
-	model, err := s.models.ForCase(ctx, inference.Case{ID: c.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)})
-	if err != nil {
-		return err
-	}
-	process, err := s.setupAgent(ctx, m, model)
-	if err != nil {
-		return err
+		if ts.Script == nil {
+			return errcode.New(errcode.RunScriptWasm, "the capsule has no inference block and no script capsule component was compiled")
+		}
+		var run *scriptRunner
+		cfg, run = newScript(m, c, pol, tools)
+		script = run
+	} else {
+		if cfg, err = loopConfig(m, c, pol); err != nil {
+			return err
+		}
+		if err := taskConfig(m, &cfg); err != nil {
+			return err
+		}
+		if model, err = s.models.ForCase(ctx, inference.Case{ID: c.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)}); err != nil {
+			return err
+		}
+		if process, err = s.setupAgent(ctx, m, model); err != nil {
+			return err
+		}
 	}
 	tr, err := trace.Create(filepath.Join(c.SessionDir, "trace.jsonl"), c.SessionID, s.now)
 	if err != nil {
@@ -103,10 +112,11 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	ses := &session.Session{
 		Trace:   tr,
 		Model:   model,
-		Tools:   &toolbox{set: ts, policy: pol},
+		Tools:   tools,
 		Config:  cfg,
 		Process: process,
 		Hooks:   s.openHooks(c, ts),
+		Script:  script,
 	}
 	// Stored at once: Report closes the trace whatever fails below.
 	pipeline.Store(c, Result, ses)

@@ -39,8 +39,8 @@ type toolInput struct {
 }
 
 // Call dispatches in murmur's order (murmur-session.md §1.5): a native
-// tool, a shell binary, a skill's guidance, a WASM tool in a fresh
-// instance. Every failure of the tool itself becomes an error reply the
+// tool, a shell binary, a skill's guidance, a WASM tool (a preview-1
+// module or a component, component.go) in a fresh instance. Every failure of the tool itself becomes an error reply the
 // model sees; the case stops only when its context ends or its session dir
 // has grown past workdir_max_bytes (E-RUN-013), which is checked after
 // every shell or native call, and after a WASM call when the last check is
@@ -54,7 +54,7 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		}
 		return session.ToolReply{Text: "tool '" + name + "' is not declared in manifest allowlist", IsError: true, Code: errcode.ToolNotProvided}, nil
 	}
-	if tool.Module == nil && !tool.Native && !tool.Shell {
+	if tool.Module == nil && tool.Component == nil && !tool.Native && !tool.Shell {
 		return session.ToolReply{Text: tool.Skill, Skill: true}, nil
 	}
 	var reply session.ToolReply
@@ -64,6 +64,8 @@ func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) 
 		reply, err = t.native(ctx, name, input)
 	case tool.Shell:
 		reply, err = t.shell(ctx, name, input)
+	case tool.Component != nil:
+		reply, err = t.component(ctx, tool, input)
 	default:
 		reply, err = t.wasm(ctx, tool, input)
 	}
@@ -100,15 +102,7 @@ func (t *toolbox) guard() error {
 // wasm runs a WASM tool; a tool with its own filesystem.scope sees only
 // that folder of the session (created if missing).
 func (t *toolbox) wasm(ctx context.Context, tool *verify.Tool, input json.RawMessage) (session.ToolReply, error) {
-	stdin, _ := json.Marshal(toolInput{Data: string(input)})
-	out, err := t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
-		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
-		Session:  t.policy.Root,
-		Env:      t.policy.Env,
-		Stdin:    stdin,
-		Deadline: t.policy.Deadline,
-		Args:     []string{tool.Name},
-	})
+	out, err := t.runModule(ctx, tool, string(input), t.policy.Env)
 	if err != nil {
 		if ctx.Err() != nil {
 			return session.ToolReply{}, err
@@ -116,6 +110,20 @@ func (t *toolbox) wasm(ctx context.Context, tool *verify.Tool, input json.RawMes
 		return session.ToolReply{Text: err.Error(), IsError: true, Code: errcode.Code(err)}, nil
 	}
 	return resultReply(sandbox.ParseToolResult(tool.Name, out)), nil
+}
+
+// runModule runs a preview-1 WASM tool with data as murmur's stdin
+// tool input and env as its environment.
+func (t *toolbox) runModule(ctx context.Context, tool *verify.Tool, data string, env []string) (*sandbox.Output, error) {
+	stdin, _ := json.Marshal(toolInput{Data: data})
+	return t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
+		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
+		Session:  t.policy.Root,
+		Env:      env,
+		Stdin:    stdin,
+		Deadline: t.policy.Deadline,
+		Args:     []string{tool.Name},
+	})
 }
 
 // resultReply is the reply of a tool that returned murmur's ToolResult,

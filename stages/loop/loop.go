@@ -1,5 +1,5 @@
 // Package loop is the Loop stage: murmur's agent loop for the http transport
-// (murmur-session.md §1.4). Each turn sends the conversation and the tool
+// (murmur-session.md §1.4), or a script capsule's one run (script.go). Each turn sends the conversation and the tool
 // inventory to the model; tool_call blocks are dispatched in order and
 // answered with tool messages; end_turn ends the session ok; running out of
 // max_turns ends it max_turns_reached. Around the loop are murmur's
@@ -80,7 +80,12 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
 	}
-	outcome, err := l.launch(ctx, staged.Task)
+	var outcome Outcome
+	if s.Script != nil {
+		outcome, err = l.script(ctx, s.Script)
+	} else {
+		outcome, err = l.launch(ctx, staged.Task)
+	}
 	pipeline.Store(c, Result, &outcome)
 	if _, ok := errors.AsType[*agentEnded](err); ok {
 		return nil // the model's failure, scored from the trace

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -28,6 +29,11 @@ type project struct {
 
 func newProject(t *testing.T, manifest string) project {
 	t.Helper()
+	if !strings.Contains(manifest, "inference:") {
+		// An agent capsule: without the block it is a script capsule, whose
+		// component Resolve looks for (script_test.go).
+		manifest += "inference: {endpoint: https://e, model: m, driver: {artifact: d}}\n"
+	}
 	p := project{dir: filepath.Join(t.TempDir(), "capsule"), out: t.TempDir()}
 	write(t, filepath.Join(p.dir, capsule.ManifestFile), manifest)
 	return p

@@ -23,6 +23,10 @@ var Result = pipeline.NewKey[*Capsule](Name) //nolint:gochecknoglobals // a cons
 type Capsule struct {
 	Manifest *capsule.Manifest
 	Pins     []capsule.Pinned
+	// Script is the script capsule's component (capsule.wasm, else the one
+	// root *.wasm of the project) when the manifest has no inference
+	// block; "" for an agent capsule.
+	Script string
 }
 
 // Options locate the capsule project and the environment it is read with.
@@ -79,5 +83,11 @@ func (s *Stage) resolve(context.Context) (*Capsule, error) {
 	if _, err := capsule.ReadLocalSkills(m); err != nil {
 		return nil, err
 	}
-	return &Capsule{Manifest: m, Pins: pins}, nil
+	var script string
+	if m.Inference == nil {
+		if script, err = scriptWasm(m.Dir); err != nil {
+			return nil, err
+		}
+	}
+	return &Capsule{Manifest: m, Pins: pins, Script: script}, nil
 }

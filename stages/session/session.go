@@ -30,6 +30,23 @@ type Session struct {
 	// Hooks delivers the case's lifecycle events to the capsule's hooks;
 	// nil when it has none (every event is then a no-op).
 	Hooks *hooks.Dispatcher
+	// Script is set instead of Model for a script capsule (no inference
+	// block): Loop runs it once instead of the agent loop.
+	Script ScriptRunner
+}
+
+// ScriptRunner runs a script capsule's component once in the case's
+// session (murmur:capsule/run), its registry serving the capsule's
+// allowlisted WASM tools. The error is the capsule's own failure (a trap,
+// its deadline, its memory limit) or the case's context ending.
+type ScriptRunner interface {
+	RunScript(ctx context.Context) (ScriptOutput, error)
+}
+
+// ScriptOutput is what a script run left besides its files: its stdout and
+// stderr, as logged.
+type ScriptOutput struct {
+	Stdout, Stderr []byte
 }
 
 // SpanAttributes are the session's counters for the case's span

@@ -57,11 +57,9 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 			if err != nil {
 				return nil, err
 			}
-			mod, err := e.Compile(ctx, a.Name, a.Archive.Payload)
-			if err != nil {
+			if err := t.compileWasm(ctx, e, a.Archive.Payload); err != nil {
 				return nil, err
 			}
-			t.Module = mod
 			t.add(path.Base(a.Archive.PayloadEntry), a.Archive.Payload, 0o444)
 		case capsule.ExecutionNative:
 			// Installed as tools/<name>/<name>, executable (§3.2).

@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 )
 
@@ -52,6 +53,9 @@ type Toolset struct {
 	// Hooks are the capsule's hook artifacts, compiled and checked once;
 	// nil when it declares none.
 	Hooks *hooks.Set
+	// Script is a script capsule's component (world capsule), compiled
+	// once; nil for an agent capsule.
+	Script *component.Component
 	// Warnings are murmur's W-SEC warnings for this capsule on this host,
 	// as "warning[W-SEC-NNN]: text" lines: the run prints them once.
 	Warnings []string
@@ -68,10 +72,13 @@ type ToolFile struct {
 // Tool is one staged, model-visible artifact.
 type Tool struct {
 	Name   string
-	Module *sandbox.Module // WASM tools; nil for skills
-	Skill  string          // skill.md text of skills
-	Native bool            // a native tool: tools/<name>/<name> in the session
-	Shell  bool            // a capabilities.shell.allow binary
+	Module *sandbox.Module // WASM preview-1 tools; nil for skills
+	// Component is a WASM tool that is a component (world tool), compiled
+	// once for the run; Module is then nil.
+	Component *component.Component
+	Skill     string // skill.md text of skills
+	Native    bool   // a native tool: tools/<name>/<name> in the session
+	Shell     bool   // a capabilities.shell.allow binary
 	// Scope is the artifact's own filesystem.scope ("" for the whole
 	// session dir), validated before any case runs.
 	Scope string
@@ -124,6 +131,11 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		}
 		if err != nil {
 			return ts, err
+		}
+		if cap.Script != "" {
+			if err := ts.prepareScript(ctx, cap.Script, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes}); err != nil {
+				return ts, err
+			}
 		}
 		err = finish(ts, cap.Manifest, host, scopes, s.opts.RunDir)
 		return ts, err

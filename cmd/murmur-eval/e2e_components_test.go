@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
+)
+
+// The component tests: WASM tools and script capsules that are components
+// (sandbox/component) run through the real binary, built from the WAT
+// fixtures in testdata/components as sandbox/component's tests build
+// theirs (componenttest: wat2wasm + jco).
+
+// ctoolManifest is the component tool's own murmur.yaml.
+const ctoolManifest = `name: ctool
+version: 0.1.0
+runtime: tool
+description: A component tool; op picks what it does.
+input_schema:
+  type: object
+  properties:
+    op: {type: string}
+requires_files: [ctool.wasm]
+`
+
+// packComponentTool writes tools/<name>/ with its manifest and component
+// and packs it into the capsule's project store, as installTool does for
+// preview-1 tools.
+func packComponentTool(t *testing.T, capsuleDir, name, manifest string, wasm []byte) {
+	t.Helper()
+	dir := filepath.Join(capsuleDir, "tools", name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, capsuleManifestFile), manifest)
+	if err := os.WriteFile(filepath.Join(dir, name+".wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, "pack", dir, "--store", filepath.Join(capsuleDir, ".murmur", "artifacts"))
+	if r.code != 0 {
+		t.Fatalf("murmur-eval pack %s: exit %d\nstderr:\n%s", dir, r.code, r.stderr)
+	}
+}
+
+const capsuleManifestFile = "murmur.yaml"
+
+// componentCalls returns a session's tool_call events, as maps.
+func componentCalls(t *testing.T, sessionDir string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range readLines(t, filepath.Join(sessionDir, "trace.jsonl")) {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev["event_type"] == "tool_call" {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// caseSession is the session folder of caseID in run folder out, from its
+// results row.
+func caseSession(t *testing.T, out, caseID string) string {
+	t.Helper()
+	row, ok := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))[caseID]
+	if !ok {
+		t.Fatalf("no results row for case %q", caseID)
+	}
+	return filepath.Join(out, row["session_dir"].(string))
+}
+
+// TestComponentToolsInTheAgentLoop: the quickstart's preview-1 tools and a
+// component tool in one capsule, the model's turns replayed. Each
+// component call's result is the one the component gives (data, summary,
+// status, metadata, chunks), a spinning call stops at the artifact's
+// deadline and a ballooning one at the memory limit, both recorded with
+// their reason, and every case of the run passes.
+func TestComponentToolsInTheAgentLoop(t *testing.T) {
+	componenttest.Available(t)
+	dir := quickstart(t)
+	packComponentTool(t, dir, "ctool", ctoolManifest, componenttest.Build(t, "testdata/components/ctool.wat", "tool", false))
+	editManifest(t, dir, "  - name: notes\n", "  - name: ctool\n    runtime: tool\n    version: 0.1.0\n  - name: notes\n")
+	editManifest(t, dir, "deadline_seconds: 10", "deadline_seconds: 1")
+	writeFile(t, filepath.Join(dir, capsuleManifestFile), readFileT(t, filepath.Join(dir, capsuleManifestFile))+"\ntrace:\n  include_tool_output: true\n")
+	ct := func(op string) toolUse { return toolUse{"ctool", map[string]any{"op": op}} }
+	writeScripted(t, dir, []scripted{
+		{id: "mixed", calls: []toolUse{ct("e"), {"calc", map[string]any{"expression": "6*7"}}}},
+		{id: "chunk", calls: []toolUse{ct("c")}},
+		{id: "refused", calls: []toolUse{ct("x")}},
+		{id: "spin", calls: []toolUse{ct("s")}},
+		{id: "balloon", calls: []toolUse{ct("m")}},
+	})
+	out, r := evalRun(t, dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	for _, id := range []string{"mixed", "chunk", "refused", "spin", "balloon"} {
+		if rows[id]["status"] != "passed" {
+			t.Errorf("case %s: status %v (%v %v), want passed", id, rows[id]["status"], rows[id]["error_code"], rows[id]["error_message"])
+		}
+	}
+	type want struct {
+		status, output, code, stateEffect string
+		contains                          bool
+	}
+	for id, w := range map[string][]want{
+		"mixed":   {{"ok", `{"op":"e"}`, "", "read", false}, {"ok", "42", "", "", false}},
+		"chunk":   {{"ok", "chunked", "", "", false}},
+		"refused": {{"error", "refused", "", "", false}},
+		"spin":    {{"error", "exceeded its 1s execution deadline", errcode.RunCapsule, "", true}},
+		"balloon": {{"error", "exceeds capabilities.limits.memory_bytes (67108864)", errcode.RunCapsule, "", true}},
+	} {
+		calls := componentCalls(t, caseSession(t, out, id))
+		if len(calls) != len(w) {
+			t.Errorf("case %s: %d tool_call events, want %d", id, len(calls), len(w))
+			continue
+		}
+		for i, ev := range calls {
+			got, _ := ev["output"].(string)
+			okOut := got == w[i].output || (w[i].contains && strings.Contains(got, w[i].output))
+			code, _ := ev["error_code"].(string)
+			se, _ := ev["state_effect"].(string)
+			if ev["status"] != w[i].status || !okOut || code != w[i].code || se != w[i].stateEffect {
+				t.Errorf("case %s call %d: status %v output %q code %q state_effect %q, want %s %q %q %q",
+					id, i, ev["status"], got, code, se, w[i].status, w[i].output, w[i].code, w[i].stateEffect)
+			}
+		}
+	}
+	logs := readFileT(t, filepath.Join(caseSession(t, out, "chunk"), "logs", "components.jsonl"))
+	if want := `{"tool":"ctool","kind":"chunk","text":"{\"op\":\"c\"}"}` + "\n"; logs != want {
+		t.Errorf("chunk: logs/components.jsonl = %q, want %q", logs, want)
+	}
+}
+
+// scriptProject is a script capsule project (no inference block) with the
+// component tool ctool, capsule.wasm built from wat, and cases.
+func scriptProject(t *testing.T, wat, cases string) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, capsuleManifestFile), `name: script-demo
+version: 0.1.0
+artifacts:
+  - name: ctool
+    runtime: tool
+    version: 0.1.0
+capabilities:
+  limits:
+    memory_bytes: 67108864
+    deadline_seconds: 5
+`)
+	packComponentTool(t, dir, "ctool", ctoolManifest, componenttest.Build(t, "testdata/components/ctool.wat", "tool", false))
+	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Build(t, wat, "capsule", false), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "cases.jsonl"), cases)
+	if err := os.MkdirAll(filepath.Join(dir, "recordings"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestScriptCapsuleComponent: a capsule with no inference block runs its
+// capsule.wasm once per case (task.md in its session, no model); the
+// capsule invokes a component tool through the registry and writes
+// out/result.txt, which the expected-output scorers score; murmur writes
+// no trace event for a script run.
+func TestScriptCapsuleComponent(t *testing.T) {
+	componenttest.Available(t)
+	e2eBinary(t)
+	dir := scriptProject(t, "testdata/components/script.wat",
+		`{"case_id":"writes","task":"Echo seven.","expected":{"result_equals":"{\"op\":\"e\",\"n\":7}"}}`+"\n"+
+			`{"case_id":"wrong","task":"Echo eight.","expected":{"result_contains":"\"n\":8"}}`+"\n")
+	out, r := evalRun(t, dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	if rows["writes"]["status"] != "passed" || rows["wrong"]["status"] != "failed" {
+		t.Errorf("statuses writes=%v (%v) wrong=%v (%v), want passed and failed", rows["writes"]["status"], rows["writes"]["error_message"],
+			rows["wrong"]["status"], rows["wrong"]["error_message"])
+	}
+	s := caseSession(t, out, "writes")
+	for name, want := range map[string]string{"out/result.txt": `{"op":"e","n":7}`, "task.md": "Echo seven."} {
+		if got := readFileT(t, filepath.Join(s, name)); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if lines := readLines(t, filepath.Join(s, "trace.jsonl")); len(lines) != 0 {
+		t.Errorf("trace.jsonl has %d events, want none (murmur writes none for a script run): %v", len(lines), lines)
+	}
+}
+
+// TestScriptCapsuleRegistryAllowlist: a tool the manifest does not declare
+// is the capsule's err with murmur's text.
+func TestScriptCapsuleRegistryAllowlist(t *testing.T) {
+	componenttest.Available(t)
+	e2eBinary(t)
+	src := readFileT(t, "testdata/components/script.wat")
+	ghost := filepath.Join(t.TempDir(), "ghost.wat")
+	writeFile(t, ghost, strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "ghost")`, 1))
+	want := "tool 'ghost' is not declared in manifest allowlist"
+	dir := scriptProject(t, ghost, `{"case_id":"ghost","task":"Call a ghost.","expected":{"result_equals":"`+want+`"}}`+"\n")
+	out, r := evalRun(t, dir)
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if got := readFileT(t, filepath.Join(caseSession(t, out, "ghost"), "out", "result.txt")); got != want {
+		t.Errorf("out/result.txt = %q, want %q", got, want)
+	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
