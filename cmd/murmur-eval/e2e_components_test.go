@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -85,7 +86,7 @@ func caseSession(t *testing.T, out, caseID string) string {
 func TestComponentToolsInTheAgentLoop(t *testing.T) {
 	componenttest.Available(t)
 	dir := quickstart(t)
-	packComponentTool(t, dir, "ctool", ctoolManifest, componenttest.Build(t, "testdata/components/ctool.wat", "tool", false))
+	packComponentTool(t, dir, "ctool", ctoolManifest, ctoolComponent(t))
 	editManifest(t, dir, "  - name: notes\n", "  - name: ctool\n    runtime: tool\n    version: 0.1.0\n  - name: notes\n")
 	editManifest(t, dir, "deadline_seconds: 10", "deadline_seconds: 1")
 	writeFile(t, filepath.Join(dir, capsuleManifestFile), readFileT(t, filepath.Join(dir, capsuleManifestFile))+"\ntrace:\n  include_tool_output: true\n")
@@ -156,7 +157,7 @@ capabilities:
     memory_bytes: 67108864
     deadline_seconds: 5
 `)
-	packComponentTool(t, dir, "ctool", ctoolManifest, componenttest.Build(t, "testdata/components/ctool.wat", "tool", false))
+	packComponentTool(t, dir, "ctool", ctoolManifest, ctoolComponent(t))
 	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Build(t, wat, "capsule", false), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -224,4 +225,22 @@ func readFileT(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+var (
+	ctoolOnce sync.Once
+	ctoolWasm []byte
+)
+
+// ctoolComponent is testdata/components/ctool.wat built as a component of
+// the tool world, once per test binary (skipping the test without the
+// tools).
+func ctoolComponent(t *testing.T) []byte {
+	t.Helper()
+	componenttest.Available(t)
+	ctoolOnce.Do(func() { ctoolWasm = componenttest.Build(t, "testdata/components/ctool.wat", "tool", false) })
+	if ctoolWasm == nil {
+		t.Fatal("ctool component: the first build failed")
+	}
+	return ctoolWasm
 }

@@ -703,7 +703,7 @@ func TestMurmurHowTo_getting_started(t *testing.T) {
 }
 
 // TestMurmurHowTo_lock_down_capsule: steps 1–3 of murmur's lock-down page — bash, the repo/
-// scope, strip_env and baseline_env — run; step 4's WASM tools are components (issue 15).
+// scope, strip_env and baseline_env — run; step 4's WASM tools are components, and run too.
 func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 	t.Parallel()
 	const page = "lock-down-capsule"
@@ -786,14 +786,32 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 		}
 	})
 
-	t.Run("step 4 needs components", func(t *testing.T) {
+	t.Run("step 4", func(t *testing.T) {
 		t.Parallel()
-		// murmur-tool-git and murmur-tool-editor are components, as every murmur artifact.
+		// murmur-tool-git and murmur-tool-editor are components, as every murmur artifact:
+		// a test component (testdata/components/ctool.wat) stands in for each, packed as
+		// `mur install` leaves them, and the case runs.
+		tool := string(ctoolComponent(t))
+		dir := howtoProject(t, page+"/step-4",
+			howtoArtifact{name: "murmur-tool-git", version: "0.2.0", runtime: "tool", payload: tool},
+			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: tool})
+		run := replayProject(t, dir, nil)
+		if run.r.code != 0 {
+			t.Fatalf("exit %d\n%s", run.r.code, run.r.stderr)
+		}
+		s := run.session(t, "clone-and-test")
+		checkSessionStart(t, s, "coding-agent", []string{"bash", "murmur-tool-editor", "murmur-tool-git"}, []string{"network", "filesystem", "shell"}, nil)
+		checkRow(t, run, "clone-and-test", "passed", "no_scores", "no_scores")
+	})
+
+	t.Run("step 4 with an empty component", func(t *testing.T) {
+		t.Parallel()
+		// An empty component (no main module) is no tool: refused at Verify, naming it.
 		dir := howtoProject(t, page+"/step-4",
 			howtoArtifact{name: "murmur-tool-git", version: "0.2.0", runtime: "tool", payload: componentBytes},
 			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: componentBytes})
 		run := replayProject(t, dir, nil)
-		checkComponentRefusal(t, run, "clone-and-test", "murmur-tool-git")
+		checkComponentRefusal(t, run, "clone-and-test", "tool 'murmur-tool-git'", "unsupported component")
 	})
 
 	run := replayProject(t, howtoProject(t, page), env)
@@ -834,21 +852,21 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 	}
 }
 
-// checkComponentRefusal asserts today's answer to a project with a murmur component: the
-// case is an error E-RUN-001 at verify naming the component. Issue 15 (components on
-// wazero) turns this into a run; the test then asserts the run instead.
-func checkComponentRefusal(t *testing.T, run howtoRun, caseID, component string) {
+// checkComponentRefusal asserts the answer to a project with a component murmur-eval does
+// not run (an empty one, or a hook: component hooks are not supported yet): the case is an
+// error E-RUN-001 at verify naming the artifact (what, e.g. "tool 'x'") and the reason.
+func checkComponentRefusal(t *testing.T, run howtoRun, caseID, what, reason string) {
 	t.Helper()
 	row := run.rows[caseID]
 	if row == nil {
 		t.Fatalf("no results row for %q (exit %d)\n%s", caseID, run.r.code, run.r.stderr)
 	}
 	if row["status"] != "error" || row["error_code"] != errcode.RunCapsule || row["error_stage"] != "verify" {
-		t.Errorf("case %q: %v %v at %v, want error %s at verify (components: issue 15)", caseID, row["status"], row["error_code"], row["error_stage"], errcode.RunCapsule)
+		t.Errorf("case %q: %v %v at %v, want error %s at verify", caseID, row["status"], row["error_code"], row["error_stage"], errcode.RunCapsule)
 	}
 	msg, _ := row["error_message"].(string)
-	if !strings.Contains(msg, "'"+component+"' is a WebAssembly component") || !strings.Contains(msg, "components are not supported") {
-		t.Errorf("case %q: error %q, want the component refusal naming %s", caseID, msg, component)
+	if !strings.Contains(msg, what) || !strings.Contains(msg, reason) {
+		t.Errorf("case %q: error %q, want the refusal naming %s: %s", caseID, msg, what, reason)
 	}
 }
 
@@ -1080,7 +1098,8 @@ func stripRequestHashes(t *testing.T, dir string) {
 }
 
 // TestMurmurHowTo_agent_eval_score: murmur's eval page. Its murmur-hook-eval and
-// murmur-tool-editor are components: the project as written is refused today (issue 15).
+// murmur-tool-editor are components: the tool runs, the hook is refused (component hooks
+// are not supported yet, issue 15).
 // Its core, the four scorers, runs without the hook (murmur-eval scores itself) with a
 // preview-1 stand-in for the editor.
 func TestMurmurHowTo_agent_eval_score(t *testing.T) {
@@ -1088,14 +1107,16 @@ func TestMurmurHowTo_agent_eval_score(t *testing.T) {
 	const page = "agent-eval-score"
 	ids := []string{"exit-check", "turns-check", "size-check", "tool-check"}
 
-	t.Run("as written needs components", func(t *testing.T) {
+	t.Run("as written needs component hooks", func(t *testing.T) {
 		t.Parallel()
+		// The editor component runs (a test component stands in for it); the hook
+		// murmur-hook-eval is a component too, and component hooks are not supported yet.
 		dir := howtoProject(t, page,
 			howtoArtifact{name: "murmur-hook-eval", version: "0.3.0", runtime: "hook", payload: componentBytes},
-			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: componentBytes})
+			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: string(ctoolComponent(t))})
 		run := replayProject(t, dir, nil)
 		for _, id := range ids {
-			checkComponentRefusal(t, run, id, "murmur-tool-editor")
+			checkComponentRefusal(t, run, id, "hook 'murmur-hook-eval'", "component hooks (murmur:runtime/hook) are not supported yet")
 		}
 		// The page's capabilities.filesystem.allow is no key of murmur's: murmur ignores it
 		// silently, murmur-eval warns (and --strict refuses).

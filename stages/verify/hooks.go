@@ -24,6 +24,10 @@ func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts
 			return nil, errcode.New(errcode.RunCapsule, "hook %s@%s is not a WASM module (packaging %q)", a.Name, a.Version, a.Archive.Packaging).
 				WithHint("build the hook as a WASI preview 1 command module (docs/hooks.md)")
 		}
+		if sandbox.IsComponent(a.Archive.Payload) {
+			return nil, errcode.New(errcode.RunCapsule, "hook '%s' is a WebAssembly component: component hooks (murmur:runtime/hook) are not supported yet; WASM tools and script capsules may be components", a.Name).
+				WithHint("build the hook as a WASI preview 1 command module (docs/hooks.md)")
+		}
 		mod, err := e.Compile(ctx, a.Name, a.Archive.Payload)
 		if err != nil {
 			return nil, err
