@@ -106,15 +106,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if l.value == "" {
 			continue
 		}
-		*l.dst = nil
-		for _, f := range strings.Split(l.value, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				fmt.Fprintf(stderr, "murmur-bench: %s %q: want positive counts such as 1,8,64\n", l.flag, l.value)
-				return 2
-			}
-			*l.dst = append(*l.dst, n)
+		counts, ok := parseCounts(l.value)
+		if !ok {
+			fmt.Fprintf(stderr, "murmur-bench: %s %q: want positive counts such as 1,8,64\n", l.flag, l.value)
+			return 2
 		}
+		*l.dst = counts
 	}
 	if *jsonOut == "" {
 		*jsonOut = filepath.Join("out", "bench-"+sz.Name+".json")
@@ -125,32 +122,75 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	h := &harness{bin: *bin, work: work, keep: *keep, log: stderr}
-	if *profile != "" {
-		if h.profileDir, err = filepath.Abs(*profile); err == nil {
-			err = os.MkdirAll(h.profileDir, 0o755)
-		}
-		if err != nil {
-			fmt.Fprintln(stderr, "murmur-bench:", err)
-			return 1
-		}
-	}
 	if !*keep {
 		defer os.RemoveAll(work)
 	} else {
 		fmt.Fprintln(stderr, "murmur-bench: work folder", work)
 	}
-	if h.bin == "" {
-		h.bin = filepath.Join(work, "murmur-eval")
-		fmt.Fprintln(stderr, "murmur-bench: building murmur-eval")
-		build := exec.Command("go", "build", "-o", h.bin, "./cmd/murmur-eval")
-		build.Stdout, build.Stderr = stderr, stderr
-		if err := build.Run(); err != nil {
-			fmt.Fprintln(stderr, "murmur-bench: go build ./cmd/murmur-eval (run from the module root):", err)
-			return 1
-		}
+	if err := h.prepare(*profile); err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 1
 	}
 	rep := &report{Machine: machine(), Size: sz, Started: time.Now().UTC(), WorkDir: work}
-	for _, s := range strings.Split(*suites, ",") {
+	if err := h.runSuites(ctx, rep, strings.Split(*suites, ",")); err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 1
+	}
+	rep.Finished = time.Now().UTC()
+	rep.Targets = rep.judge()
+	rep.print(stdout)
+	if err := writeFigures(rep, *jsonOut); err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, "figures written to", *jsonOut)
+	return 0
+}
+
+// prepare makes the profile folder (when profile is set) and, without
+// -bin, builds murmur-eval into the work folder.
+func (h *harness) prepare(profile string) error {
+	if profile != "" {
+		dir, err := filepath.Abs(profile)
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return err
+		}
+		h.profileDir = dir
+	}
+	if h.bin != "" {
+		return nil
+	}
+	h.bin = filepath.Join(h.work, "murmur-eval")
+	fmt.Fprintln(h.log, "murmur-bench: building murmur-eval")
+	build := exec.Command("go", "build", "-o", h.bin, "./cmd/murmur-eval")
+	build.Stdout, build.Stderr = h.log, h.log
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build ./cmd/murmur-eval (run from the module root): %w", err)
+	}
+	return nil
+}
+
+// parseCounts reads a comma-separated list of positive counts.
+func parseCounts(value string) ([]int, bool) {
+	var counts []int
+	for _, f := range strings.Split(value, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, false
+		}
+		counts = append(counts, n)
+	}
+	return counts, true
+}
+
+// runSuites runs the named suites in order into rep, at rep.Size; the
+// first that fails stops the run, its error naming it.
+func (h *harness) runSuites(ctx context.Context, rep *report, suites []string) error {
+	sz := rep.Size
+	for _, s := range suites {
 		var err error
 		switch strings.TrimSpace(s) {
 		case "overhead":
@@ -167,28 +207,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			err = fmt.Errorf("unknown suite %q", s)
 		}
 		if err != nil {
-			fmt.Fprintln(stderr, "murmur-bench:", s+":", err)
-			return 1
+			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
-	rep.Finished = time.Now().UTC()
-	rep.Targets = rep.judge()
-	rep.print(stdout)
-	// One err for every step: a failed write of the figures must fail
-	// the run (a shadowed err here once hid it).
+	return nil
+}
+
+// writeFigures writes rep as indented JSON to path, making its folder.
+// One err for every step: a failed write of the figures must fail the
+// run (a shadowed err here once hid it).
+func writeFigures(rep *report, path string) error {
 	raw, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {
-		err = os.MkdirAll(filepath.Dir(*jsonOut), 0o755)
+		err = os.MkdirAll(filepath.Dir(path), 0o755)
 	}
 	if err == nil {
-		err = os.WriteFile(*jsonOut, append(raw, '\n'), 0o644)
+		err = os.WriteFile(path, append(raw, '\n'), 0o644)
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, "murmur-bench:", err)
-		return 1
-	}
-	fmt.Fprintln(stdout, "figures written to", *jsonOut)
-	return 0
+	return err
 }
 
 // machineInfo is what the figures were taken on.
