@@ -227,6 +227,52 @@ func readFileT(t *testing.T, path string) string {
 	return string(b)
 }
 
+// TestScriptCapsuleRegistryKinds: the registry serves each kind of WASM
+// tool a capsule may mix: a component, a component of the preview-1
+// adapter shape (jco new --wasi-reactor), and a preview-1 module; each
+// result is the tool's own.
+func TestScriptCapsuleRegistryKinds(t *testing.T) {
+	componenttest.Available(t)
+	e2eBinary(t)
+	src := readFileT(t, "testdata/components/script.wat")
+	ptool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/p1tool.wat"), "tool", true)
+	for _, tc := range []struct{ tool, data, want string }{
+		{"ctool", `{"op":"e","n":7}`, `{"op":"e","n":7}`},
+		{"ptool", "ehello, adapter", "hello, adapter"},
+		{"calc1", `{"expression":"6*7"}`, "42"},
+	} {
+		t.Run(tc.tool, func(t *testing.T) {
+			wat := strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "`+tc.tool+`")`, 1)
+			wat = strings.Replace(wat, `(data (i32.const 410) "{\"op\":\"e\",\"n\":7}")`, `(data (i32.const 410) "`+strings.ReplaceAll(tc.data, `"`, `\"`)+`")`, 1)
+			wat = strings.Replace(wat, "(i32.const 410) (i32.const 16)", "(i32.const 410) (i32.const "+itoa(len(tc.data))+")", 1)
+			path := filepath.Join(t.TempDir(), "script.wat")
+			writeFile(t, path, wat)
+			dir := scriptProject(t, path, `{"case_id":"kind","task":"Call it.","expected":{"result_equals":`+itoa0(tc.want)+`}}`+"\n")
+			packComponentTool(t, dir, "ptool", strings.ReplaceAll(ctoolManifest, "ctool", "ptool"), ptool)
+			calc := filepath.Join(dir, "tools", "calc1")
+			if err := os.MkdirAll(calc, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, filepath.Join(calc, capsuleManifestFile), "name: calc1\nversion: 0.1.0\nruntime: tool\nrequires_files: [calc1.wasm]\n")
+			installTool(t, dir, "calc1", "./examples/quickstart/tools/calc")
+			editManifest(t, dir, "artifacts:\n", "artifacts:\n  - {name: ptool, runtime: tool, version: 0.1.0}\n  - {name: calc1, runtime: tool, version: 0.1.0}\n")
+			out, r := evalRun(t, dir)
+			if r.code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+			if got := readFileT(t, filepath.Join(caseSession(t, out, "kind"), "out", "result.txt")); got != tc.want {
+				t.Errorf("out/result.txt = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// itoa0 is s as a JSON string.
+func itoa0(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
 var (
 	ctoolOnce sync.Once
 	ctoolWasm []byte
