@@ -105,23 +105,8 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 		return usageError(stderr, err)
 	}
 	missing, planned := missingPairs(shards, records)
-	level := "error"
-	if allowMissing {
-		level = "warning"
-	}
-	for _, m := range missing[:min(len(missing), 20)] {
-		fmt.Fprintf(stderr, "murmur-eval merge: %s: missing %s\n", level, m)
-	}
-	if len(missing) > 20 {
-		fmt.Fprintf(stderr, "murmur-eval merge: %s: ... and %d more missing\n", level, len(missing)-20)
-	}
-	if len(missing) > 0 && !allowMissing {
-		what := fmt.Sprintf("%d of the run's %d (case, epoch) pairs were run by no shard", len(missing), planned)
-		if planned < 0 {
-			what = "whether the shards cover the run cannot be checked"
-		}
-		return usageError(stderr, errcode.New(errcode.MergeIncomplete, "merge: %s; nothing was written", what).
-			WithHint("merge every shard's folder (a shard that failed can be finished with --resume), or pass --allow-missing to write an incomplete run"))
+	if err := checkMissing(stderr, missing, planned, allowMissing); err != nil {
+		return usageError(stderr, err)
 	}
 	if err := createRunDir(out); err != nil {
 		return usageError(stderr, err)
@@ -210,6 +195,31 @@ func withoutShard(parts map[string]string) map[string]string {
 		}
 	}
 	return m
+}
+
+// checkMissing prints the (case, epoch) pairs no shard ran (the first
+// 20), as warnings with allowMissing, and otherwise refuses them with
+// errcode.MergeIncomplete.
+func checkMissing(stderr io.Writer, missing []string, planned int, allowMissing bool) error {
+	level := "error"
+	if allowMissing {
+		level = "warning"
+	}
+	for _, m := range missing[:min(len(missing), 20)] {
+		fmt.Fprintf(stderr, "murmur-eval merge: %s: missing %s\n", level, m)
+	}
+	if len(missing) > 20 {
+		fmt.Fprintf(stderr, "murmur-eval merge: %s: ... and %d more missing\n", level, len(missing)-20)
+	}
+	if len(missing) == 0 || allowMissing {
+		return nil
+	}
+	what := fmt.Sprintf("%d of the run's %d (case, epoch) pairs were run by no shard", len(missing), planned)
+	if planned < 0 {
+		what = "whether the shards cover the run cannot be checked"
+	}
+	return errcode.New(errcode.MergeIncomplete, "merge: %s; nothing was written", what).
+		WithHint("merge every shard's folder (a shard that failed can be finished with --resume), or pass --allow-missing to write an incomplete run")
 }
 
 // missingPairs lists the (case, epoch) pairs of the run's selection that no
