@@ -152,51 +152,8 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 
 	switch inf.Transport {
 	case TransportHTTP:
-		required := func(s scalar, key string) (string, error) {
-			if s.blank() {
-				return "", invalid(s.node, "inference."+key, "missing required field")
-			}
-			return s.trimmed(), nil
-		}
-		if inf.Endpoint, err = required(r.endpoint, "endpoint"); err != nil {
+		if err := lowerHTTPInference(d, r, inf, invalid, lookupEnv); err != nil {
 			return nil, err
-		}
-		if msg := checkEndpoint(inf.Endpoint); msg != "" {
-			return nil, invalid(r.endpoint.node, "inference.endpoint", "%s", msg)
-		}
-		if inf.Model, err = required(r.model, "model"); err != nil {
-			return nil, err
-		}
-		if key := r.apiKey.trimmed(); key != "" {
-			if inf.APIKey, err = resolveAPIKey(d, r.apiKey.node, key, lookupEnv); err != nil {
-				return nil, err
-			}
-		}
-		drv := r.driver
-		if drv == nil {
-			drv = r.provider
-		}
-		if drv == nil {
-			return nil, invalid(nil, "inference.driver", "missing required field")
-		}
-		if drv.artifact.blank() {
-			return nil, invalid(orNode(drv.artifact.node, drv.node), "inference.driver.artifact", "missing required field")
-		}
-		inf.DriverArtifact = drv.artifact.trimmed()
-		if drv.config != nil {
-			if drv.config.Kind != yaml.MappingNode {
-				return nil, invalid(drv.config, "inference.driver.config", "expected mapping/object")
-			}
-			if inf.DriverConfig, err = yamlToJSON(drv.config); err != nil {
-				return nil, invalid(drv.config, "inference.driver.config", "failed to convert to JSON: %v", err)
-			}
-		}
-		if r.maxTokens.node != nil && r.maxTokens.val == 0 {
-			return nil, invalid(r.maxTokens.node, "inference.max_tokens", "must be greater than 0")
-		}
-		inf.MaxTokens = DefaultMaxTokens
-		if r.maxTokens.node != nil {
-			inf.MaxTokens = uint32(r.maxTokens.val)
 		}
 		return done()
 
@@ -223,6 +180,60 @@ func lowerInference(d *decoder, r *rawInference, lookupEnv func(string) (string,
 		return done()
 	}
 	return nil, invalid(r.transport.node, "inference.transport", "unknown value '%s'", inf.Transport)
+}
+
+// lowerHTTPInference fills in inf the fields of the http transport
+// (endpoint, model, API key, driver, max_tokens), refusing what is
+// missing or invalid with invalid's error.
+func lowerHTTPInference(d *decoder, r *rawInference, inf *Inference, invalid func(n *yaml.Node, field, format string, args ...any) error, lookupEnv func(string) (string, bool)) error {
+	var err error
+	required := func(s scalar, key string) (string, error) {
+		if s.blank() {
+			return "", invalid(s.node, "inference."+key, "missing required field")
+		}
+		return s.trimmed(), nil
+	}
+	if inf.Endpoint, err = required(r.endpoint, "endpoint"); err != nil {
+		return err
+	}
+	if msg := checkEndpoint(inf.Endpoint); msg != "" {
+		return invalid(r.endpoint.node, "inference.endpoint", "%s", msg)
+	}
+	if inf.Model, err = required(r.model, "model"); err != nil {
+		return err
+	}
+	if key := r.apiKey.trimmed(); key != "" {
+		if inf.APIKey, err = resolveAPIKey(d, r.apiKey.node, key, lookupEnv); err != nil {
+			return err
+		}
+	}
+	drv := r.driver
+	if drv == nil {
+		drv = r.provider
+	}
+	if drv == nil {
+		return invalid(nil, "inference.driver", "missing required field")
+	}
+	if drv.artifact.blank() {
+		return invalid(orNode(drv.artifact.node, drv.node), "inference.driver.artifact", "missing required field")
+	}
+	inf.DriverArtifact = drv.artifact.trimmed()
+	if drv.config != nil {
+		if drv.config.Kind != yaml.MappingNode {
+			return invalid(drv.config, "inference.driver.config", "expected mapping/object")
+		}
+		if inf.DriverConfig, err = yamlToJSON(drv.config); err != nil {
+			return invalid(drv.config, "inference.driver.config", "failed to convert to JSON: %v", err)
+		}
+	}
+	if r.maxTokens.node != nil && r.maxTokens.val == 0 {
+		return invalid(r.maxTokens.node, "inference.max_tokens", "must be greater than 0")
+	}
+	inf.MaxTokens = DefaultMaxTokens
+	if r.maxTokens.node != nil {
+		inf.MaxTokens = uint32(r.maxTokens.val)
+	}
+	return nil
 }
 
 func orNode(a, b *yaml.Node) *yaml.Node {
