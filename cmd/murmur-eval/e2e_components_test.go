@@ -230,18 +230,25 @@ func readFileT(t *testing.T, path string) string {
 // TestScriptCapsuleRegistryKinds: the registry serves each kind of WASM
 // tool a capsule may mix: a component, a component of the preview-1
 // adapter shape (jco new --wasi-reactor), and a preview-1 module; each
-// result is the tool's own.
+// result is the tool's own. A component with a filesystem.scope sees that
+// folder as "." and cannot climb out of it.
 func TestScriptCapsuleRegistryKinds(t *testing.T) {
 	componenttest.Available(t)
 	e2eBinary(t)
 	src := readFileT(t, "testdata/components/script.wat")
 	ptool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/p1tool.wat"), "tool", true)
+	// sandbox/component's tool fixture: "f<path>" reads <path> through its "." preopen,
+	// or fails with 'A' + the error code ('`' is not-permitted).
+	stool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/tool.wat"), "tool", false)
 	for _, tc := range []struct{ tool, data, want string }{
 		{"ctool", `{"op":"e","n":7}`, `{"op":"e","n":7}`},
 		{"ptool", "ehello, adapter", "hello, adapter"},
 		{"calc1", `{"expression":"6*7"}`, "42"},
+		// stool's filesystem.scope is tools/: "." is that folder of the session.
+		{"stool", "fctool/murmur.yaml", ctoolManifest},
+		{"stool", "f../task.md", "`"},
 	} {
-		t.Run(tc.tool, func(t *testing.T) {
+		t.Run(tc.tool+" "+tc.data, func(t *testing.T) {
 			wat := strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "`+tc.tool+`")`, 1)
 			wat = strings.Replace(wat, `(data (i32.const 410) "{\"op\":\"e\",\"n\":7}")`, `(data (i32.const 410) "`+strings.ReplaceAll(tc.data, `"`, `\"`)+`")`, 1)
 			wat = strings.Replace(wat, "(i32.const 410) (i32.const 16)", "(i32.const 410) (i32.const "+itoa(len(tc.data))+")", 1)
@@ -249,13 +256,14 @@ func TestScriptCapsuleRegistryKinds(t *testing.T) {
 			writeFile(t, path, wat)
 			dir := scriptProject(t, path, `{"case_id":"kind","task":"Call it.","expected":{"result_equals":`+itoa0(tc.want)+`}}`+"\n")
 			packComponentTool(t, dir, "ptool", strings.ReplaceAll(ctoolManifest, "ctool", "ptool"), ptool)
+			packComponentTool(t, dir, "stool", strings.ReplaceAll(ctoolManifest, "ctool", "stool"), stool)
 			calc := filepath.Join(dir, "tools", "calc1")
 			if err := os.MkdirAll(calc, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			writeFile(t, filepath.Join(calc, capsuleManifestFile), "name: calc1\nversion: 0.1.0\nruntime: tool\nrequires_files: [calc1.wasm]\n")
 			installTool(t, dir, "calc1", "./examples/quickstart/tools/calc")
-			editManifest(t, dir, "artifacts:\n", "artifacts:\n  - {name: ptool, runtime: tool, version: 0.1.0}\n  - {name: calc1, runtime: tool, version: 0.1.0}\n")
+			editManifest(t, dir, "artifacts:\n", "artifacts:\n  - {name: ptool, runtime: tool, version: 0.1.0}\n  - {name: stool, runtime: tool, version: 0.1.0, capabilities: {filesystem: {scope: tools}}}\n  - {name: calc1, runtime: tool, version: 0.1.0}\n")
 			out, r := evalRun(t, dir)
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
