@@ -153,6 +153,8 @@ artifacts:
     runtime: tool
     version: 0.1.0
 capabilities:
+  env:
+    allow: [COMPONENT_TEST_VAR]
   limits:
     memory_bytes: 67108864
     deadline_seconds: 5
@@ -240,9 +242,12 @@ func TestScriptCapsuleRegistryKinds(t *testing.T) {
 	// sandbox/component's tool fixture: "f<path>" reads <path> through its "." preopen,
 	// or fails with 'A' + the error code ('`' is not-permitted).
 	stool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/tool.wat"), "tool", false)
+	t.Setenv("COMPONENT_TEST_VAR", "visible")
 	for _, tc := range []struct{ tool, data, want string }{
 		{"ctool", `{"op":"e","n":7}`, `{"op":"e","n":7}`},
 		{"ptool", "ehello, adapter", "hello, adapter"},
+		// capabilities.env.allow reaches a tool invoked by the registry.
+		{"ptool", "v", "COMPONENT_TEST_VAR=visible"},
 		{"calc1", `{"expression":"6*7"}`, "42"},
 		// stool's filesystem.scope is tools/: "." is that folder of the session.
 		{"stool", "fctool/murmur.yaml", ctoolManifest},
