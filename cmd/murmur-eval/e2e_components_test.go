@@ -135,6 +135,31 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 			}
 		}
 	}
+	// Each result is the one jco transpile + preview2-shim gives for the same input (the
+	// reference of sandbox/component's differential test).
+	var inputs []*string
+	ids := []string{"mixed", "chunk", "refused"}
+	for _, op := range []string{"e", "c", "x"} {
+		in := `{"op":"` + op + `"}`
+		inputs = append(inputs, &in)
+	}
+	for i, ref := range componenttest.Reference(t, ctoolComponent(t), t.TempDir(), inputs) {
+		ev := componentCalls(t, caseSession(t, out, ids[i]))[0]
+		status := "ok"
+		if ref.Status != "passed" {
+			status = "error"
+		}
+		se := ""
+		if len(ref.Metadata) > 0 && ref.Metadata[0][0] == "state_effect" {
+			se = ref.Metadata[0][1]
+		}
+		got, _ := ev["output"].(string)
+		gotSE, _ := ev["state_effect"].(string)
+		if ref.Trap || got != ref.Text() || ev["status"] != status || gotSE != se {
+			t.Errorf("case %s: output %q status %v state_effect %q; the reference gives %q %s %q (trap %v)",
+				ids[i], got, ev["status"], gotSE, ref.Text(), status, se, ref.Trap)
+		}
+	}
 	logs := readFileT(t, filepath.Join(caseSession(t, out, "chunk"), "logs", "components.jsonl"))
 	if want := `{"tool":"ctool","kind":"chunk","text":"{\"op\":\"c\"}"}` + "\n"; logs != want {
 		t.Errorf("chunk: logs/components.jsonl = %q, want %q", logs, want)
