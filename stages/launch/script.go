@@ -49,6 +49,7 @@ func newScript(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy, tools
 // values (a script capsule and its tools get none, murmur-formats.md
 // §1.12), murmur's 600 s deadline, the run's memory limit, and the
 // registry. Its stdout, stderr and chunks go to logs/components.jsonl.
+// A session folder grown past workdir_max_bytes by the run is E-RUN-013.
 func (s *scriptRunner) RunScript(ctx context.Context) (session.ScriptOutput, error) {
 	t := s.tools
 	root, err := openScope(t.policy.Root, "")
@@ -67,6 +68,10 @@ func (s *scriptRunner) RunScript(ctx context.Context) (session.ScriptOutput, err
 		Registry:         registry{s},
 	})
 	logComponent(t.policy.Root, "capsule", out.Chunks, out.Stdout, out.Stderr)
+	if err == nil {
+		// The workdir guard, once the run is over (E-RUN-013).
+		err = t.guard()
+	}
 	return session.ScriptOutput{Stdout: out.Stdout, Stderr: out.Stderr}, err
 }
 
