@@ -281,7 +281,7 @@ func TestScriptCapsuleRegistryKinds(t *testing.T) {
 		t.Run(tc.tool+" "+tc.data, func(t *testing.T) {
 			wat := strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "`+tc.tool+`")`, 1)
 			wat = strings.Replace(wat, `(data (i32.const 410) "{\"op\":\"e\",\"n\":7}")`, `(data (i32.const 410) "`+strings.ReplaceAll(tc.data, `"`, `\"`)+`")`, 1)
-			wat = strings.Replace(wat, "(i32.const 410) (i32.const 16)", "(i32.const 410) (i32.const "+itoa(len(tc.data))+")", 1)
+			wat = strings.ReplaceAll(wat, "(i32.const 410) (i32.const 16)", "(i32.const 410) (i32.const "+itoa(len(tc.data))+")") // both invokes
 			path := filepath.Join(t.TempDir(), "script.wat")
 			writeFile(t, path, wat)
 			dir := scriptProject(t, path, `{"case_id":"kind","task":"Call it.","expected":{"result_equals":`+itoa0(tc.want)+`}}`+"\n")

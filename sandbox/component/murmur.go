@@ -54,15 +54,17 @@ func (e registryError) Error() string { return string(e) }
 
 const errNoRegistry = registryError("no tools are available to this capsule")
 
-// liftOptionArg lifts a flattened option<string> parameter.
+// liftOptionArg lifts a flattened option<string> parameter. Each is an
+// i32: only the low 32 bits of the stack slot are the value (wazero may
+// leave others above them).
 func (s *state) liftOptionArg(disc, ptr, n uint64) *string {
-	switch disc {
+	switch uint32(disc) {
 	case 0:
 		return nil
 	case 1:
 		v := s.str(uint32(ptr), uint32(n))
 		return &v
 	}
-	trapf("option tag %d is not 0 or 1", disc)
+	trapf("option tag %d is not 0 or 1", uint32(disc))
 	return nil
 }

@@ -54,7 +54,7 @@ func addCLI(all map[string]iface) {
 	all["wasi:cli/exit"] = iface{
 		"exit": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
 			code := uint32(0)
-			if st[0] != 0 {
+			if uint32(st[0]) != 0 { // result<_, _>'s tag, an i32
 				code = 1
 			}
 			panic(&exitCode{code: code})

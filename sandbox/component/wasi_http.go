@@ -58,7 +58,7 @@ func addHTTP(all map[string]iface) {
 		})},
 		"[static]outgoing-body.finish": {sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 			dropAs[*httpRes](&s.h, uint32(st[0]), "outgoing-body")
-			if st[1] == 1 {
+			if uint32(st[1]) == 1 { // an option's tag, an i32
 				dropAs[*httpRes](&s.h, uint32(st[2]), "trailers")
 			}
 			s.u8(uint32(st[3]), 0)
@@ -73,7 +73,7 @@ func addHTTP(all map[string]iface) {
 	all["wasi:http/outgoing-handler"] = iface{
 		"handle": {sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 			dropAs[*httpRes](&s.h, uint32(st[0]), "outgoing-request")
-			if st[1] == 1 {
+			if uint32(st[1]) == 1 { // an option's tag, an i32
 				dropAs[*httpRes](&s.h, uint32(st[2]), "request-options")
 			}
 			ret := uint32(st[3])

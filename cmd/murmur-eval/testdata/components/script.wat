@@ -1,7 +1,8 @@
 ;; A script capsule for the tests (world capsule of
 ;; sandbox/component/testdata/fixtures.wit), lowered by hand: run invokes
-;; the tool "ctool" through murmur:tool-registry with {"op":"e","n":7} and
-;; writes the tool's data, or the registry's error text, to out/result.txt.
+;; the tool "ctool" through murmur:tool-registry with {"op":"e","n":7}
+;; twice (a registry serves a capsule more than once) and writes the second
+;; call's data, or the registry's error text, to out/result.txt.
 ;; The tests make a variant invoking "ghost" by replacing the name (same
 ;; length).
 (module
@@ -47,6 +48,9 @@
     (call $drop_out (local.get $h)))
 
   (func (export "murmur:capsule/run@0.1.0#run")
+    ;; a first invoke, its result (at 512) left unread
+    (call $invoke (i32.const 400) (i32.const 5) (i32.const 1) (i32.const 410) (i32.const 16)
+      (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 512))
     ;; invoke("ctool", {data: some(input), log-path: none}) -> result at 256
     (call $invoke (i32.const 400) (i32.const 5) (i32.const 1) (i32.const 410) (i32.const 16)
       (i32.const 0) (i32.const 0) (i32.const 0) (i32.const 256))
