@@ -54,9 +54,14 @@ func (s *state) lowerInput(ctx context.Context, in ToolInput) []uint64 {
 
 // liftError is a result the guest laid out wrongly: a tool error, not a
 // host failure.
-type liftError struct{ text string }
+type liftError struct{ text, what string }
 
-func (e *liftError) Error() string { return "invalid tool-result: " + e.text }
+func (e *liftError) Error() string {
+	if e.what == "" {
+		e.what = "tool-result"
+	}
+	return "invalid " + e.what + ": " + e.text
+}
 
 func liftFail(format string, args ...any) error {
 	return &liftError{text: fmt.Sprintf(format, args...)}

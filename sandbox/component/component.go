@@ -61,14 +61,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 			return nil, err
 		}
 	}
-	exp := cm.ExportedFunctions()
-	if f := exp[p.run]; f == nil {
-		return nil, unsupported("main module does not export %s", p.run)
-	}
-	if _, ok := cm.ExportedMemories()["memory"]; !ok {
-		return nil, unsupported("main module does not export its memory")
-	}
-	if err := checkRunSig(exp[p.run], w); err != nil {
+	if err := checkExports(cm, p, w); err != nil {
 		_ = cm.Close(ctx)
 		return nil, err
 	}
@@ -77,6 +70,22 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	// a third of a call's CPU.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").WithRandSource(rand.Reader)
 	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward}, nil
+}
+
+// checkExports checks the main module's memory and the core signatures of
+// the world's functions.
+func checkExports(cm wazero.CompiledModule, p *plan, w World) error {
+	if _, ok := cm.ExportedMemories()["memory"]; !ok {
+		return unsupported("main module does not export its memory")
+	}
+	exp := cm.ExportedFunctions()
+	if w == WorldHook {
+		return checkHookSigs(exp, p)
+	}
+	if f := exp[p.run]; f == nil {
+		return unsupported("main module does not export %s", p.run)
+	}
+	return checkRunSig(exp[p.run], w)
 }
 
 func checkRunSig(f api.FunctionDefinition, w World) error {
@@ -155,64 +164,106 @@ func (c *Component) Close(ctx context.Context) error {
 	return c.main.Close(ctx)
 }
 
-// call runs fn against a fresh instance with env's limits.
-func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, s *state, m api.Module) error) (*state, error) {
+// instance is one instantiated main module (and adapter) with its state.
+type instance struct {
+	s     *state
+	m     api.Module
+	alloc *limitAllocator
+}
+
+// newState is a fresh host-side state for env, with env's defaults filled.
+func newState(env *Env) *state {
 	if env.Name == "" {
 		env.Name = "component"
 	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
-	if env.Deadline > 0 {
-		callCtx, cancel = context.WithTimeoutCause(ctx, env.Deadline, sandbox.ErrDeadline)
-	}
-	defer cancel()
 	maxOut := env.MaxOutputBytes
 	if maxOut <= 0 {
 		maxOut = sandbox.DefaultMaxOutputBytes
 	}
-	s := &state{env: env, stdout: &capped{max: maxOut}, stderr: &capped{max: maxOut}, start: time.Now()}
-	callCtx = context.WithValue(callCtx, stateKey{}, s)
-	var alloc *limitAllocator
-	if env.MemoryLimitBytes > 0 {
-		alloc = &limitAllocator{limit: env.MemoryLimitBytes}
-		callCtx = experimental.WithMemoryAllocator(callCtx, alloc)
+	return &state{env: env, stdout: &capped{max: maxOut}, stderr: &capped{max: maxOut}, start: time.Now()}
+}
+
+// instantiate makes a fresh instance for s with env's memory limit;
+// callCtx must carry s (stateKey).
+func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
+	in := &instance{s: s}
+	if s.env.MemoryLimitBytes > 0 {
+		in.alloc = &limitAllocator{limit: s.env.MemoryLimitBytes}
+		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
 	}
-	var m api.Module
 	var err error
 	if c.adapter != nil {
-		m, err = c.instantiateWithAdapter(callCtx, s)
+		in.m, err = c.instantiateWithAdapter(callCtx, s)
 	} else {
-		m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
+		in.m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
 		if err == nil {
-			s.setMain(m)
+			s.setMain(in.m)
 		}
 	}
 	if err == nil {
 		s.realloc = s.mainRealloc
-		err = guard(func() error { return fn(callCtx, s, m) })
 	}
+	return in, err
+}
+
+// close releases the instance and every handle its state holds.
+func (in *instance) close(ctx context.Context) {
+	s := in.s
 	if s.adapter != nil {
 		_ = s.adapter.Close(context.WithoutCancel(ctx))
 	}
-	if m != nil {
-		_ = m.Close(context.WithoutCancel(ctx))
+	if in.m != nil {
+		_ = in.m.Close(context.WithoutCancel(ctx))
 	}
 	for i := range s.h.items {
 		if cl, ok := s.h.items[i].(interface{ close() }); ok {
 			cl.close()
 		}
 	}
+}
+
+// refused is the memory growth the limit refused, 0 if none.
+func (in *instance) refused() uint64 {
+	if in.alloc == nil {
+		return 0
+	}
+	return in.alloc.refused.Load()
+}
+
+// failure classifies a failed call: an invalid result, or callError's
+// trap, deadline or memory limit.
+func failure(ctx, callCtx context.Context, env *Env, refused uint64, err error) error {
+	var le *liftError
+	if errors.As(err, &le) {
+		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
+	}
+	return callError(ctx, callCtx, env.Name, env.Deadline, refused, env.MemoryLimitBytes, err)
+}
+
+// withDeadline is ctx bounded by d (none when d is 0), its cause
+// sandbox.ErrDeadline.
+func withDeadline(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithTimeoutCause(ctx, d, sandbox.ErrDeadline)
+	}
+	return ctx, func() {}
+}
+
+// call runs fn against a fresh instance with env's limits.
+func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, s *state, m api.Module) error) (*state, error) {
+	s := newState(env)
+	callCtx, cancel := withDeadline(ctx, env.Deadline)
+	defer cancel()
+	callCtx = context.WithValue(callCtx, stateKey{}, s)
+	in, err := c.instantiate(callCtx, s)
+	if err == nil {
+		err = guard(func() error { return fn(callCtx, s, in.m) })
+	}
+	in.close(ctx)
 	if err == nil {
 		return s, nil
 	}
-	var le *liftError
-	if errors.As(err, &le) {
-		return s, errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
-	}
-	var refused uint64
-	if alloc != nil {
-		refused = alloc.refused.Load()
-	}
-	return s, callError(ctx, callCtx, env.Name, env.Deadline, refused, env.MemoryLimitBytes, err)
+	return s, failure(ctx, callCtx, env, in.refused(), err)
 }
 
 // RunTool calls murmur:tool/run's run with input on a fresh instance:
@@ -221,7 +272,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 // sandbox.ErrTrap, ErrDeadline or ErrMemory; the returned result still
 // carries stdout, stderr and chunks.
 func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (ToolResult, error) {
-	if c.world == WorldCapsule {
+	if c.world == WorldCapsule || c.world == WorldHook {
 		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.Name())
 	}
 	var res ToolResult

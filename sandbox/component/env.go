@@ -33,6 +33,9 @@ type Env struct {
 	// Registry serves murmur:tool-registry/invoke for script capsules; nil
 	// makes every invoke fail.
 	Registry Registry
+	// Inference serves a hook's murmur:runtime/inference run-inference;
+	// nil answers murmur's "not configured" error.
+	Inference Inference
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -42,6 +45,26 @@ type Env struct {
 // with the error's text. It is called on the guest's goroutine.
 type Registry interface {
 	Invoke(ctx context.Context, name string, input ToolInput) (ToolResult, error)
+}
+
+// Inference is the model a hook may call through run-inference. An error
+// becomes the guest's err(string) with the error's text. It is called on
+// the guest's goroutine.
+type Inference interface {
+	RunInference(ctx context.Context, req InferenceRequest) (InferenceResponse, error)
+}
+
+// InferenceRequest is murmur:runtime/inference's inference-request.
+type InferenceRequest struct {
+	Messages     []Message
+	SystemPrompt *string
+	Model        *string
+}
+
+// InferenceResponse is murmur:runtime/inference's inference-response.
+type InferenceResponse struct {
+	Text, ModelUsed           string
+	InputTokens, OutputTokens uint64
 }
 
 // Chunk is one murmur:text/chunks emission.

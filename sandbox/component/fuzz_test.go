@@ -14,7 +14,7 @@ func FuzzDecode(f *testing.F) {
 	// The built fixtures, when the tools to build them are here, let the
 	// fuzzer start from real components.
 	if haveFixtureTools() {
-		for _, n := range [][2]string{{"tool", "tool"}, {"capsule", "capsule"}, {"p1tool", "tool"}} {
+		for _, n := range [][2]string{{"tool", "tool"}, {"capsule", "capsule"}, {"p1tool", "tool"}, {"hook", "hook"}} {
 			f.Add(fixture(f, n[0], n[1]))
 		}
 	}
@@ -25,6 +25,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		_, _ = validate(b, WorldTool)
 		_, _ = validate(b, WorldCapsule)
+		_, _ = validate(b, WorldHook)
 	})
 }
 
@@ -45,5 +46,16 @@ func FuzzLiftResult(f *testing.F) {
 	f.Add(append([]byte{1, 0, 0, 0, 1, 0, 0, 0, 60, 0, 0, 0, 4}, make([]byte, 100)...), uint32(0))
 	f.Fuzz(func(t *testing.T, mem []byte, ptr uint32) {
 		_, _ = liftResult(fakeMem(mem), ptr)
+	})
+}
+
+// FuzzLiftHookResult lifts result<hook-output, string> from arbitrary
+// guest memory: errors, never panics.
+func FuzzLiftHookResult(f *testing.F) {
+	f.Add(make([]byte, 64), uint32(0))
+	f.Add(append([]byte{0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0, 1, 0, 0, 0}, make([]byte, 48)...), uint32(0))
+	f.Add(append([]byte{0, 0, 0, 0, 4, 0, 0, 0, 16, 0, 0, 0, 2, 0, 0, 0, 'o', 'k'}, make([]byte, 8)...), uint32(0))
+	f.Fuzz(func(t *testing.T, mem []byte, ptr uint32) {
+		_, _, _ = liftHookResult(fakeMem(mem), ptr)
 	})
 }

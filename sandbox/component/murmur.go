@@ -22,6 +22,9 @@ func addMurmur(all map[string]iface) {
 			trapf("request-input is not available outside an A2A task context")
 		}},
 	}
+	all["murmur:runtime/inference"] = iface{
+		"run-inference": {sig(i32, i32, i32, i32, i32, i32, i32, i32, i32), nil, runInference},
+	}
 	all["murmur:tool-registry/invoke"] = iface{
 		"invoke": {sig(i32, i32, i32, i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 			name := s.str(uint32(st[0]), uint32(st[1]))
@@ -67,4 +70,59 @@ func (s *state) liftOptionArg(disc, ptr, n uint64) *string {
 	}
 	trapf("option tag %d is not 0 or 1", uint32(disc))
 	return nil
+}
+
+// errNoInference is murmur's run-inference answer without a driver.
+const errNoInference = registryError("inference driver is not configured; add inference.driver.artifact to murmur.yaml")
+
+// runInference is murmur:runtime/inference's run-inference:
+// (messages ptr, len, system-prompt option, model option, result pointer).
+// The result<inference-response, string> is laid out with align 8: the tag
+// at 0; ok: text at 8, model-used at 16, input-tokens at 24, output-tokens
+// at 32; err: the string at 8.
+func runInference(ctx context.Context, s *state, st []uint64) {
+	req := InferenceRequest{Messages: s.liftMessagesArg(uint32(st[0]), uint32(st[1])),
+		SystemPrompt: s.liftOptionArg(st[2], st[3], st[4]), Model: s.liftOptionArg(st[5], st[6], st[7])}
+	ret := uint32(st[8])
+	if ret%8 != 0 {
+		trapf("run-inference result pointer %#x is not 8-byte aligned", ret)
+	}
+	var res InferenceResponse
+	var err error = errNoInference
+	if s.env.Inference != nil {
+		res, err = s.env.Inference.RunInference(ctx, req)
+	}
+	if err != nil {
+		p, n := s.putString(ctx, err.Error())
+		s.u8(ret, 1)
+		s.u32(ret+8, p)
+		s.u32(ret+12, n)
+		return
+	}
+	tp, tn := s.putString(ctx, res.Text)
+	mp, mn := s.putString(ctx, res.ModelUsed)
+	s.u8(ret, 0)
+	s.u32(ret+8, tp)
+	s.u32(ret+12, tn)
+	s.u32(ret+16, mp)
+	s.u32(ret+20, mn)
+	s.u64(ret+24, res.InputTokens)
+	s.u64(ret+32, res.OutputTokens)
+}
+
+// liftMessagesArg lifts a list<message> parameter (16 bytes a message).
+func (s *state) liftMessagesArg(ptr, n uint32) []Message {
+	if ptr%4 != 0 {
+		trapf("message list pointer %#x is not 4-byte aligned", ptr)
+	}
+	if uint64(n)*16 > uint64(s.mem.Size()) {
+		trapf("message list of %d entries exceeds linear memory", n)
+	}
+	list := append([]byte(nil), s.read(ptr, n*16)...)
+	out := make([]Message, 0, n)
+	for i := uint32(0); i < n; i++ {
+		e := list[16*i:]
+		out = append(out, Message{Role: s.str(le32(e), le32(e[4:])), Content: s.str(le32(e[8:]), le32(e[12:]))})
+	}
+	return out
 }

@@ -38,8 +38,16 @@ const (
 
 	pBool   = 0x7f
 	pString = 0x73
+	pS32    = 0x7a
+	pU32    = 0x79
+	pU64    = 0x77
+	pF64    = 0x75
 	pErrCtx = 0x64
 )
+
+// NoPayload is the Index of a variant case's ValType when the case has no
+// payload.
+const NoPayload = ^uint32(0)
 
 // TypeDef is a defined type. Only what the world check needs is kept:
 // fields or cases with their types, element types, labels, and for
@@ -48,7 +56,7 @@ const (
 type TypeDef struct {
 	Kind    byte
 	Labels  []string
-	Fields  []ValType // record fields, variant cases (Prim 0 = no payload), tuple elements, func params
+	Fields  []ValType // record fields, variant cases (Index NoPayload = no payload), tuple elements, func params
 	Elem    ValType   // list, option, result ok, own/borrow resource, func result
 	Err     ValType   // result error
 	HasElem bool
@@ -105,7 +113,7 @@ func readDefType(r *reader, depth int) *TypeDef {
 			d.Labels = append(d.Labels, r.name())
 			t, ok := optValType(r)
 			if !ok {
-				t = ValType{}
+				t = ValType{Index: NoPayload}
 			}
 			d.Fields = append(d.Fields, t)
 			if r.byte() != 0x00 {

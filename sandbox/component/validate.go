@@ -13,6 +13,9 @@ type plan struct {
 	adapter    int    // the preview-1 adapter module, or -1
 	run        string // core export lifted as the world's run
 	postReturn string // "" if none
+	// hook is the hook world's lifecycle functions the main module
+	// exports, by name (run is "" then).
+	hook map[string]hookFn
 }
 
 // validate checks b against murmur's shape and world w: only lift, lower
@@ -22,34 +25,11 @@ type plan struct {
 // imports) and fixup (imports only from ""), and type-only nested
 // components.
 func validate(b *Binary, w World) (*plan, error) {
-	if b.HasStart {
-		return nil, unsupported("a component start function")
+	if err := checkCommon(b, w); err != nil {
+		return nil, err
 	}
-	if len(b.OtherSorts) > 0 {
-		return nil, unsupported("%s", b.OtherSorts[0])
-	}
-	for _, c := range b.Canons {
-		switch {
-		case c.Op != canonLift && c.Op != canonLower && c.Op != canonResourceDrop:
-			return nil, unsupported("canon opcode %#x (only lift, lower and resource.drop)", c.Op)
-		case c.Async || c.Callback:
-			return nil, unsupported("async canonical options")
-		case c.Encoding != 0:
-			return nil, unsupported("string encoding other than UTF-8")
-		}
-	}
-	for _, im := range b.Imports {
-		if im.Desc.Sort != sortInstance {
-			return nil, unsupported("import %s is not an interface instance", im.Name)
-		}
-		if why, ok := w.allowedImport(im.Name); !ok {
-			return nil, unsupported("%s", why)
-		}
-	}
-	for _, c := range b.Components {
-		if c == nil || len(c.Modules) > 0 || len(c.Canons) > 0 || len(c.Components) > 0 {
-			return nil, unsupported("a nested component with code (only wit-component's type-export wrappers are supported)")
-		}
+	if w == WorldHook {
+		return validateHook(b)
 	}
 	lift, err := findLift(b, w)
 	if err != nil {
@@ -86,6 +66,49 @@ func validate(b *Binary, w World) (*plan, error) {
 	return p, nil
 }
 
+// checkCommon checks what every world shares: no start function or other
+// sorts, only lift, lower and resource.drop with UTF-8 and no async,
+// imports limited to WASI 0.2.x and the world's murmur interfaces, and
+// type-only nested components.
+func checkCommon(b *Binary, w World) error {
+	if b.HasStart {
+		return unsupported("a component start function")
+	}
+	if len(b.OtherSorts) > 0 {
+		return unsupported("%s", b.OtherSorts[0])
+	}
+	for _, c := range b.Canons {
+		switch {
+		case c.Op != canonLift && c.Op != canonLower && c.Op != canonResourceDrop:
+			return unsupported("canon opcode %#x (only lift, lower and resource.drop)", c.Op)
+		case c.Async || c.Callback:
+			return unsupported("async canonical options")
+		case c.Encoding != 0:
+			return unsupported("string encoding other than UTF-8")
+		}
+	}
+	for _, im := range b.Imports {
+		if im.Desc.Sort != sortInstance {
+			return unsupported("import %s is not an interface instance", im.Name)
+		}
+		if why, ok := w.allowedImport(im.Name); !ok {
+			return unsupported("%s", why)
+		}
+	}
+	for _, c := range b.Components {
+		if c == nil || len(c.Modules) > 0 || len(c.Canons) > 0 || len(c.Components) > 0 {
+			return unsupported("a nested component with code (only wit-component's type-export wrappers are supported)")
+		}
+	}
+	return nil
+}
+
+// noFuncError is an export without the function asked for.
+type noFuncError struct{ err error }
+
+func (e *noFuncError) Error() string { return e.err.Error() }
+func (e *noFuncError) Unwrap() error { return e.err }
+
 func index[T any](s []T, i uint32) (T, bool) {
 	if int64(i) >= int64(len(s)) {
 		var zero T
@@ -96,6 +119,12 @@ func index[T any](s []T, i uint32) (T, bool) {
 
 // findLift follows the world's export to the canon lift of its run.
 func findLift(b *Binary, w World) (Canon, error) {
+	return findLiftFunc(b, w, "run")
+}
+
+// findLiftFunc follows the world's export to the canon lift of its
+// function fn. A function the export does not have is errNoFunc.
+func findLiftFunc(b *Binary, w World, fn string) (Canon, error) {
 	var exp *Export
 	for i := range b.Exports {
 		if b.Exports[i].Name == w.Export() {
@@ -106,6 +135,11 @@ func findLift(b *Binary, w World) (Canon, error) {
 		var names []string
 		for _, e := range b.Exports {
 			names = append(names, e.Name)
+		}
+		for _, n := range names {
+			if base, _, _ := strings.Cut(n, "@"); base == unversioned(w.Export()) {
+				return Canon{}, unsupported("component exports %s: only %s is accepted (murmur's %s world)", n, w.Export(), w.Name())
+			}
 		}
 		return Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.Export(), w.Name(), strings.Join(names, ", "))
 	}
@@ -125,18 +159,18 @@ func findLift(b *Binary, w World) (Canon, error) {
 	default:
 		return Canon{}, unsupported("export %s is not built from a lifted function", w.Export())
 	}
-	var fn int64 = -1
+	var fi int64 = -1
 	for _, a := range args {
-		if a.Sort == sortFunc && (a.Name == "run" || a.Name == "import-func-run") {
-			fn = int64(a.Index)
+		if a.Sort == sortFunc && (a.Name == fn || a.Name == "import-func-"+fn) {
+			fi = int64(a.Index)
 		}
 	}
-	if fn < 0 {
-		return Canon{}, unsupported("export %s has no run function", w.Export())
+	if fi < 0 {
+		return Canon{}, &noFuncError{unsupported("export %s has no %s function", w.Export(), fn)}
 	}
-	f, ok := index(b.Funcs, uint32(fn))
+	f, ok := index(b.Funcs, uint32(fi))
 	if !ok || f.Canon < 0 {
-		return Canon{}, unsupported("export %s's run is not a canon lift", w.Export())
+		return Canon{}, unsupported("export %s's %s is not a canon lift", w.Export(), fn)
 	}
 	lift := b.Canons[f.Canon]
 	if _, ok := index(b.CoreFuncs, lift.CoreFunc); !ok {
@@ -297,6 +331,14 @@ func shape(b *Binary, v ValType, depth int) string {
 			return "bool"
 		case pString:
 			return "string"
+		case pS32:
+			return "s32"
+		case pU32:
+			return "u32"
+		case pU64:
+			return "u64"
+		case pF64:
+			return "f64"
 		}
 		return fmt.Sprintf("prim%#x", v.Prim)
 	}
@@ -313,6 +355,24 @@ func shape(b *Binary, v ValType, depth int) string {
 		return "record{" + strings.Join(parts, ",") + "}"
 	case tEnum:
 		return "enum{" + strings.Join(d.Labels, ",") + "}"
+	case tVariant:
+		for i, l := range d.Labels {
+			if d.Fields[i].Prim == 0 && d.Fields[i].Index == NoPayload {
+				parts = append(parts, l)
+				continue
+			}
+			parts = append(parts, l+":"+shape(b, d.Fields[i], depth+1))
+		}
+		return "variant{" + strings.Join(parts, ",") + "}"
+	case tResult:
+		ok, e := "_", "_"
+		if d.HasElem {
+			ok = shape(b, d.Elem, depth+1)
+		}
+		if d.HasErr {
+			e = shape(b, d.Err, depth+1)
+		}
+		return "result<" + ok + "," + e + ">"
 	case tOption:
 		return "option<" + shape(b, d.Elem, depth+1) + ">"
 	case tList:

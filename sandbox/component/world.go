@@ -15,6 +15,10 @@ const (
 	WorldDriver
 	// WorldCapsule is the script capsule world.
 	WorldCapsule
+	// WorldHook is murmur:runtime/hook@0.2.0's hook world: it exports
+	// murmur:hook/lifecycle@0.5.0 and may import
+	// murmur:runtime/inference@0.2.0.
+	WorldHook
 )
 
 // Name is the world's name in murmur's WIT.
@@ -26,17 +30,25 @@ func (w World) Name() string {
 		return "driver"
 	case WorldCapsule:
 		return "capsule"
+	case WorldHook:
+		return "hook"
 	}
 	return "unknown"
 }
 
 // Export is the one interface the world exports.
 func (w World) Export() string {
-	if w == WorldCapsule {
+	switch w {
+	case WorldCapsule:
 		return "murmur:capsule/run@0.1.0"
+	case WorldHook:
+		return hookInterface
 	}
 	return "murmur:tool/run@0.1.0"
 }
+
+// hookInterface is the one lifecycle interface version murmur accepts.
+const hookInterface = "murmur:hook/lifecycle@0.5.0"
 
 // imports are the murmur interfaces the world may import, versioned. A
 // capsule imports murmur:tool/run for the types tool-registry uses; it has
@@ -49,6 +61,10 @@ func (w World) imports() []string {
 		return []string{"murmur:text/chunks@0.1.0"}
 	case WorldCapsule:
 		return []string{"murmur:tool-registry/invoke@0.1.0", "murmur:tool/run@0.1.0"}
+	case WorldHook:
+		// inference uses lifecycle's message record, so a hook imports
+		// lifecycle for its types too (no functions).
+		return []string{"murmur:runtime/inference@0.2.0", hookInterface}
 	}
 	return nil
 }

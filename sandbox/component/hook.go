@@ -1,0 +1,407 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sync"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// Value is one field of a lifecycle event record; make it with Str, U32,
+// U64, S32, F64, OptStr, Strs or Msgs.
+type Value struct {
+	kind Kind
+	s    string
+	n    uint64
+	f    float64
+	opt  *string
+	strs []string
+	msgs []Message
+}
+
+// Str is a string field.
+func Str(v string) Value { return Value{kind: KString, s: v} }
+
+// U32 is a u32 field.
+func U32(v uint32) Value { return Value{kind: KU32, n: uint64(v)} }
+
+// U64 is a u64 field.
+func U64(v uint64) Value { return Value{kind: KU64, n: v} }
+
+// S32 is an s32 field.
+func S32(v int32) Value { return Value{kind: KS32, n: uint64(uint32(v))} }
+
+// F64 is an f64 field.
+func F64(v float64) Value { return Value{kind: KF64, f: v} }
+
+// OptStr is an option<string> field (nil is none).
+func OptStr(v *string) Value { return Value{kind: KOptString, opt: v} }
+
+// Strs is a list<string> field.
+func Strs(v []string) Value { return Value{kind: KStrings, strs: v} }
+
+// Msgs is a list<message> field.
+func Msgs(v []Message) Value { return Value{kind: KMessages, msgs: v} }
+
+// Message is murmur:hook/lifecycle's message record.
+type Message struct {
+	Role, Content string
+}
+
+// ToolManifest is murmur:hook/lifecycle's tool-manifest record.
+type ToolManifest struct {
+	BinaryName, Content string
+}
+
+// HookOutput is a lifted hook-output: Arm is "none", "replace-context"
+// (Messages), "write-manifests" (Manifests), "artifact" or "reopen-task"
+// (Text).
+type HookOutput struct {
+	Arm       string
+	Messages  []Message
+	Manifests []ToolManifest
+	Text      string
+}
+
+// hookArms are hook-output's cases in declaration order.
+func hookArms() [5]string {
+	return [5]string{"none", "replace-context", "write-manifests", "artifact", "reopen-task"}
+}
+
+// HookError is a lifecycle function's err(string) answer: the hook's own
+// error, not a failure of the call.
+type HookError struct{ Msg string }
+
+func (e *HookError) Error() string { return e.Msg }
+
+// HookInstance is one instance of a hook component, kept across the
+// events of one case as murmur keeps a blocking hook's instance for a
+// launch: the guest's state persists from call to call. Calls are
+// serialised. After a call fails (trap, deadline, memory limit, invalid
+// result) the instance is not entered again, as wasmtime does not re-enter
+// a component instance that trapped: every later call fails.
+type HookInstance struct {
+	c   *Component
+	env *Env
+	mu  sync.Mutex
+	in  *instance
+	// broken is why the instance may not be entered, nil while usable.
+	broken error
+}
+
+// NewHookInstance instantiates a hook component with env (its preopen,
+// environment, memory limit; env.Deadline bounds instantiation and each
+// call; env.Inference serves run-inference).
+func (c *Component) NewHookInstance(ctx context.Context, env Env) (*HookInstance, error) {
+	if c.world != WorldHook {
+		return nil, errcode.New(errcode.Internal, "NewHookInstance on a %s component", c.world.Name())
+	}
+	h := &HookInstance{c: c, env: &env}
+	s := newState(h.env)
+	callCtx, cancel := withDeadline(ctx, env.Deadline)
+	defer cancel()
+	callCtx = context.WithValue(callCtx, stateKey{}, s)
+	in, err := c.instantiate(callCtx, s)
+	if err != nil {
+		in.close(ctx)
+		return nil, failure(ctx, callCtx, h.env, in.refused(), err)
+	}
+	h.in = in
+	return h, nil
+}
+
+// Has reports whether the hook exports lifecycle function event (the
+// optional on-task-start, on-task-end and on-stage may be missing).
+func (h *HookInstance) Has(event string) bool {
+	_, ok := h.c.plan.hook[event]
+	return ok
+}
+
+// Call calls lifecycle function event with the event record fields (in
+// HookSchema's order and kinds). A function the hook does not export
+// answers none. The hook's err(string) is a *HookError; a guest failure is
+// E-RUN-001 wrapping sandbox.ErrTrap, ErrDeadline or ErrMemory, and leaves
+// the instance unusable.
+func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (HookOutput, error) {
+	schema, _, ok := HookSchema(event)
+	if !ok {
+		return HookOutput{}, errcode.New(errcode.Internal, "%s is not a lifecycle function", event)
+	}
+	if len(fields) != len(schema) {
+		return HookOutput{}, errcode.New(errcode.Internal, "%s takes %d fields, got %d", event, len(schema), len(fields))
+	}
+	for i, f := range schema {
+		if fields[i].kind != f.Kind {
+			return HookOutput{}, errcode.New(errcode.Internal, "%s field %s is %s, got %s", event, f.Name, f.Kind.wit(), fields[i].kind.wit())
+		}
+	}
+	fn, ok := h.c.plan.hook[event]
+	if !ok {
+		return HookOutput{Arm: "none"}, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.in == nil {
+		return HookOutput{}, errcode.New(errcode.Internal, "hook instance %s is closed", h.env.Name)
+	}
+	if h.broken != nil {
+		return HookOutput{}, errcode.New(errcode.RunCapsule, "hook '%s' cannot be entered again: an earlier call failed (%v)", h.env.Name, h.broken)
+	}
+	s := h.in.s
+	maxOut := s.stdout.max
+	s.stdout, s.stderr = &capped{max: maxOut}, &capped{max: maxOut}
+	callCtx, cancel := withDeadline(ctx, h.env.Deadline)
+	defer cancel()
+	callCtx = context.WithValue(callCtx, stateKey{}, s)
+	var out HookOutput
+	var hookErr *HookError
+	err := guard(func() error {
+		m := h.in.m
+		params := s.lowerRecord(callCtx, schema, fields)
+		res, err := m.ExportedFunction(fn.core).Call(callCtx, params...)
+		if err != nil {
+			return err
+		}
+		out, hookErr, err = liftHookResult(s.mem, uint32(res[0]))
+		var le *liftError
+		if errors.As(err, &le) {
+			le.what = "result<hook-output, string>"
+		}
+		if err != nil {
+			return err
+		}
+		if fn.postReturn != "" {
+			if _, err := m.ExportedFunction(fn.postReturn).Call(callCtx, res[0]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		err = failure(ctx, callCtx, h.env, h.in.refused(), err)
+		h.broken = err
+		return HookOutput{}, err
+	}
+	if hookErr != nil {
+		return HookOutput{}, hookErr
+	}
+	return out, nil
+}
+
+// Close releases the instance. It is safe to call more than once.
+func (h *HookInstance) Close(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.in != nil {
+		h.in.close(ctx)
+		h.in = nil
+	}
+	return nil
+}
+
+// lowerRecord lowers an event record into the core parameters: flattened,
+// or (past maxFlatParams) stored in memory the guest's cabi_realloc gives
+// and passed as one pointer.
+func (s *state) lowerRecord(ctx context.Context, schema []HookField, fields []Value) []uint64 {
+	nflat := 0
+	for _, f := range schema {
+		nflat += len(f.Kind.flat())
+	}
+	if nflat > maxFlatParams {
+		var align, size uint32 = 1, 0
+		offs := make([]uint32, len(fields))
+		for i, f := range schema {
+			a, n := f.Kind.layout()
+			align = max(align, a)
+			size = (size + a - 1) &^ (a - 1)
+			offs[i] = size
+			size += n
+		}
+		size = (size + align - 1) &^ (align - 1)
+		p := s.alloc(ctx, align, size)
+		for i, v := range fields {
+			s.storeValue(ctx, p+offs[i], v)
+		}
+		return []uint64{uint64(p)}
+	}
+	var flat []uint64
+	for _, v := range fields {
+		flat = append(flat, s.flatValue(ctx, v)...)
+	}
+	return flat
+}
+
+// flatValue lowers one field to its flat core values.
+func (s *state) flatValue(ctx context.Context, v Value) []uint64 {
+	switch v.kind {
+	case KU32, KS32, KU64:
+		return []uint64{v.n}
+	case KF64:
+		return []uint64{api.EncodeF64(canonNaN(v.f))}
+	case KOptString:
+		a, b, c := s.lowerOption(ctx, v.opt)
+		return []uint64{a, b, c}
+	case KString:
+		p, n := s.putString(ctx, v.s)
+		return []uint64{uint64(p), uint64(n)}
+	case KStrings:
+		p, n := s.putStrings(ctx, v.strs)
+		return []uint64{uint64(p), uint64(n)}
+	}
+	p, n := s.putMessages(ctx, v.msgs)
+	return []uint64{uint64(p), uint64(n)}
+}
+
+// storeValue stores one field at ptr in guest memory.
+func (s *state) storeValue(ctx context.Context, ptr uint32, v Value) {
+	switch v.kind {
+	case KU32, KS32:
+		s.u32(ptr, uint32(v.n))
+	case KU64:
+		s.u64(ptr, v.n)
+	case KF64:
+		s.u64(ptr, math.Float64bits(canonNaN(v.f)))
+	case KOptString:
+		d, p, n := s.lowerOption(ctx, v.opt)
+		s.u8(ptr, byte(d))
+		s.u32(ptr+4, uint32(p))
+		s.u32(ptr+8, uint32(n))
+	default:
+		flat := s.flatValue(ctx, v)
+		s.u32(ptr, uint32(flat[0]))
+		s.u32(ptr+4, uint32(flat[1]))
+	}
+}
+
+// canonNaN is the canonical ABI's one NaN.
+func canonNaN(f float64) float64 {
+	if math.IsNaN(f) {
+		return math.Float64frombits(0x7ff8000000000000)
+	}
+	return f
+}
+
+// putStrings lowers a list<string>.
+func (s *state) putStrings(ctx context.Context, v []string) (uint32, uint32) {
+	if len(v) == 0 {
+		return 4, 0
+	}
+	lp := s.alloc(ctx, 4, uint32(8*len(v)))
+	for i, e := range v {
+		p, n := s.putString(ctx, e)
+		s.u32(lp+8*uint32(i), p)
+		s.u32(lp+8*uint32(i)+4, n)
+	}
+	return lp, uint32(len(v))
+}
+
+// putMessages lowers a list<message>.
+func (s *state) putMessages(ctx context.Context, v []Message) (uint32, uint32) {
+	if len(v) == 0 {
+		return 4, 0
+	}
+	lp := s.alloc(ctx, 4, uint32(16*len(v)))
+	for i, m := range v {
+		e := lp + 16*uint32(i)
+		p, n := s.putString(ctx, m.Role)
+		s.u32(e, p)
+		s.u32(e+4, n)
+		p, n = s.putString(ctx, m.Content)
+		s.u32(e+8, p)
+		s.u32(e+12, n)
+	}
+	return lp, uint32(len(v))
+}
+
+// hookResultSize is result<hook-output, string>'s size (align 4): the
+// result's tag at 0; ok: hook-output's tag at 4 and its payload (a list or
+// a string: pointer, length) at 8; err: the string at 4.
+const hookResultSize = 16
+
+// liftHookResult reads result<hook-output, string> at ptr, checking
+// alignment, bounds, tags and UTF-8. err(string) is returned as a
+// *HookError beside a nil error.
+func liftHookResult(mem memReader, ptr uint32) (HookOutput, *HookError, error) {
+	var out HookOutput
+	if ptr%4 != 0 {
+		return out, nil, liftFail("result pointer %#x is not 4-byte aligned", ptr)
+	}
+	b, ok := mem.Read(ptr, hookResultSize)
+	if !ok {
+		return out, nil, liftFail("result pointer %#x out of bounds", ptr)
+	}
+	b = append([]byte(nil), b...)
+	switch b[0] {
+	case 0:
+	case 1:
+		msg, err := liftString(mem, b[4:])
+		if err != nil {
+			return out, nil, err
+		}
+		return out, &HookError{Msg: msg}, nil
+	default:
+		return out, nil, liftFail("result tag %d is not ok or err", b[0])
+	}
+	if b[4] >= byte(len(hookArms())) {
+		return out, nil, liftFail("hook-output tag %d is not none, replace-context, write-manifests, artifact or reopen-task", b[4])
+	}
+	out.Arm = hookArms()[b[4]]
+	var err error
+	switch b[4] {
+	case 1, 2:
+		pairs, err := liftPairs(mem, b[8:])
+		if err != nil {
+			return HookOutput{}, nil, err
+		}
+		for _, kv := range pairs {
+			if b[4] == 1 {
+				out.Messages = append(out.Messages, Message{Role: kv[0], Content: kv[1]})
+			} else {
+				out.Manifests = append(out.Manifests, ToolManifest{BinaryName: kv[0], Content: kv[1]})
+			}
+		}
+		if b[4] == 1 && out.Messages == nil {
+			out.Messages = []Message{}
+		}
+	case 3, 4:
+		out.Text, err = liftString(mem, b[8:])
+	}
+	return out, nil, err
+}
+
+// liftPairs lifts a list of records of two strings (message,
+// tool-manifest: 16 bytes each) whose pointer and length are at b.
+func liftPairs(mem memReader, b []byte) ([][2]string, error) {
+	lp, ln := le32(b), le32(b[4:])
+	if lp%4 != 0 {
+		return nil, liftFail("list pointer %#x is not 4-byte aligned", lp)
+	}
+	if uint64(ln)*16 > uint64(mem.Size()) {
+		return nil, liftFail("list of %d records exceeds linear memory", ln)
+	}
+	list, ok := mem.Read(lp, ln*16)
+	if !ok {
+		return nil, liftFail("list %#x+%d out of bounds", lp, ln)
+	}
+	list = append([]byte(nil), list...)
+	out := make([][2]string, 0, ln)
+	for i := uint32(0); i < ln; i++ {
+		a, err := liftString(mem, list[16*i:])
+		if err != nil {
+			return nil, err
+		}
+		c, err := liftString(mem, list[16*i+8:])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{a, c})
+	}
+	return out, nil
+}
+
+// String names the kind in messages.
+func (k Kind) String() string { return k.wit() }

@@ -1,0 +1,262 @@
+package component
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// Kind is the WIT type of one field of a lifecycle event record: the
+// types murmur's lifecycle records use (murmur-session.md §4.2).
+type Kind int
+
+// Field kinds.
+const (
+	KString    Kind = iota // string
+	KU32                   // u32
+	KU64                   // u64
+	KS32                   // s32
+	KF64                   // f64
+	KOptString             // option<string>
+	KStrings               // list<string>
+	KMessages              // list<message{role, content}>
+)
+
+// wit is the kind as shape renders it.
+func (k Kind) wit() string {
+	switch k {
+	case KString:
+		return "string"
+	case KU32:
+		return "u32"
+	case KU64:
+		return "u64"
+	case KS32:
+		return "s32"
+	case KF64:
+		return "f64"
+	case KOptString:
+		return "option<string>"
+	case KStrings:
+		return "list<string>"
+	case KMessages:
+		return "list<" + messageShape + ">"
+	}
+	return "?"
+}
+
+// flat is the kind's flattened core types.
+func (k Kind) flat() []api.ValueType {
+	switch k {
+	case KU32, KS32:
+		return sig(i32)
+	case KU64:
+		return sig(i64)
+	case KF64:
+		return sig(api.ValueTypeF64)
+	case KOptString:
+		return sig(i32, i32, i32)
+	}
+	return sig(i32, i32) // string, lists
+}
+
+// layout is the kind's canonical-ABI alignment and size in memory.
+func (k Kind) layout() (align, size uint32) {
+	switch k {
+	case KU32, KS32:
+		return 4, 4
+	case KU64, KF64:
+		return 8, 8
+	case KOptString:
+		return 4, 12
+	}
+	return 4, 8
+}
+
+// HookField is one field of a lifecycle event record.
+type HookField struct {
+	Name string
+	Kind Kind
+}
+
+// Lifecycle function names (murmur:hook/lifecycle@0.5.0).
+const (
+	HookOnStage        = "on-stage"
+	HookOnSessionStart = "on-session-start"
+	HookOnTaskStart    = "on-task-start"
+	HookOnInference    = "on-inference"
+	HookOnToolCall     = "on-tool-call"
+	HookOnShell        = "on-shell"
+	HookOnCompaction   = "on-compaction"
+	HookOnTaskEnd      = "on-task-end"
+	HookOnSessionEnd   = "on-session-end"
+)
+
+// HookSchema returns the record the lifecycle function event takes, field
+// by field in WIT order, and whether the function must be exported
+// (on-session-start, on-inference, on-tool-call, on-shell, on-compaction
+// and on-session-end are required; on-task-start, on-task-end and
+// on-stage optional). ok is false for a name that is not a lifecycle
+// function.
+func HookSchema(event string) (fields []HookField, required, ok bool) {
+	s, u32, u64, s32, f64, opt, strs, msgs := KString, KU32, KU64, KS32, KF64, KOptString, KStrings, KMessages
+	f := func(name string, k Kind) HookField { return HookField{Name: name, Kind: k} }
+	switch event {
+	case HookOnStage:
+		return []HookField{f("shell-allow", strs)}, false, true
+	case HookOnSessionStart:
+		return []HookField{f("capsule-name", s), f("capsule-version", s), f("session-id", s), f("model", s), f("capabilities", strs)}, true, true
+	case HookOnTaskStart:
+		return []HookField{f("task-id", s), f("context-id", s), f("source", s), f("input-bytes", u64)}, false, true
+	case HookOnInference:
+		return []HookField{f("turn", u32), f("input-tokens", u64), f("output-tokens", u64), f("decision", s),
+			f("tool-name", opt), f("prompt", opt), f("output", opt), f("tools", opt)}, true, true
+	case HookOnToolCall:
+		return []HookField{f("turn", u32), f("tool-name", s), f("input-bytes", u64), f("output-bytes", u64), f("duration-ms", u64), f("status", s)}, true, true
+	case HookOnShell:
+		return []HookField{f("turn", u32), f("binary", s), f("command", s), f("exit-code", s32), f("stdout", s), f("stderr", s),
+			f("stdout-bytes", u64), f("stderr-bytes", u64), f("duration-ms", u64)}, true, true
+	case HookOnCompaction:
+		return []HookField{f("messages", msgs), f("session-tokens", u64), f("threshold", f64), f("model", opt), f("system-prompt", opt)}, true, true
+	case HookOnTaskEnd:
+		return []HookField{f("task-id", s), f("exit-status", s)}, false, true
+	case HookOnSessionEnd:
+		return []HookField{f("total-turns", u32), f("total-input-tokens", u64), f("total-output-tokens", u64),
+			f("total-tool-calls", u32), f("total-shell-calls", u32), f("duration-ms", u64), f("exit-status", s)}, true, true
+	}
+	return nil, false, false
+}
+
+// hookFunctions are the lifecycle functions in WIT order.
+func hookFunctions() []string {
+	return []string{HookOnStage, HookOnSessionStart, HookOnTaskStart, HookOnInference, HookOnToolCall,
+		HookOnShell, HookOnCompaction, HookOnTaskEnd, HookOnSessionEnd}
+}
+
+// maxFlatParams is the canonical ABI's limit: a function whose flattened
+// parameters are more is passed one pointer to them in memory.
+const maxFlatParams = 16
+
+// hookRecordShape renders an event record as shape does.
+func hookRecordShape(fields []HookField) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f.Name + ":" + f.Kind.wit()
+	}
+	return "record{" + strings.Join(parts, ",") + "}"
+}
+
+// hookFlatParams is the core signature's parameters of a lifecycle
+// function: the record flattened, or one pointer past the limit.
+func hookFlatParams(fields []HookField) []api.ValueType {
+	var flat []api.ValueType
+	for _, f := range fields {
+		flat = append(flat, f.Kind.flat()...)
+	}
+	if len(flat) > maxFlatParams {
+		return sig(i32)
+	}
+	return flat
+}
+
+const (
+	messageShape    = "record{role:string,content:string}"
+	manifestShape   = "record{binary-name:string,content:string}"
+	hookResultShape = "result<variant{none,replace-context:list<" + messageShape + ">,write-manifests:list<" + manifestShape +
+		">,artifact:string,reopen-task:string},string>"
+)
+
+// hookFn is one lifecycle function the main module exports.
+type hookFn struct {
+	core       string // core export name
+	postReturn string // "" if none
+}
+
+// validateHook checks the lifecycle export: every required function
+// present, each lifted from the main module's export of the same name with
+// the record and result types of murmur's WIT, and all from one main
+// module.
+func validateHook(b *Binary) (*plan, error) {
+	p := &plan{hook: map[string]hookFn{}}
+	var mainInst uint32
+	var lifts []Canon
+	for _, name := range hookFunctions() {
+		fields, required, _ := HookSchema(name)
+		lift, err := findLiftFunc(b, WorldHook, name)
+		var nf *noFuncError
+		if errors.As(err, &nf) && !required {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		cf := b.CoreFuncs[lift.CoreFunc]
+		if cf.Canon >= 0 {
+			return nil, unsupported("the %s export's %s lifts a host function", hookInterface, name)
+		}
+		inst, ok := index(b.CoreInstances, cf.Alias.Instance)
+		if !ok || inst.Module < 0 {
+			return nil, unsupported("the %s export's %s does not come from an instantiated core module", hookInterface, name)
+		}
+		if len(lifts) == 0 {
+			p.main, mainInst = inst.Module, cf.Alias.Instance
+		} else if cf.Alias.Instance != mainInst {
+			return nil, unsupported("the lifecycle functions come from more than one core instance")
+		}
+		fn := hookFn{core: cf.Alias.Name}
+		if want := hookInterface + "#" + name; fn.core != want {
+			return nil, unsupported("the world's %s is core export %q, want %q", name, fn.core, want)
+		}
+		if lift.PostReturn >= 0 {
+			pr, ok := index(b.CoreFuncs, uint32(lift.PostReturn))
+			if !ok || pr.Canon >= 0 || pr.Alias.Instance != mainInst {
+				return nil, unsupported("post-return of %s is not a function of the main module", name)
+			}
+			fn.postReturn = pr.Alias.Name
+		}
+		ft := resolve(b, ValType{Index: lift.Type})
+		if ft == nil || ft.Kind != tFunc || len(ft.Fields) != 1 || !ft.HasElem {
+			return nil, unsupported("lifecycle %s must be func(event) -> result<hook-output, string>", name)
+		}
+		if got, want := shape(b, ft.Fields[0], 0), hookRecordShape(fields); got != want {
+			return nil, unsupported("lifecycle %s takes %s, want %s", name, got, want)
+		}
+		if got := shape(b, ft.Elem, 0); got != hookResultShape {
+			return nil, unsupported("lifecycle %s returns %s, want %s", name, got, hookResultShape)
+		}
+		p.hook[name] = fn
+		lifts = append(lifts, lift)
+	}
+	if err := checkModules(b, p); err != nil {
+		return nil, err
+	}
+	for _, l := range lifts {
+		if err := checkOptions(b, l, mainInst, adapterInstance(b, p.adapter)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// checkHookSigs checks the core signature of each lifecycle export: the
+// record flattened (or a pointer), an i32 result pointer back.
+func checkHookSigs(exp map[string]api.FunctionDefinition, p *plan) error {
+	for name, fn := range p.hook {
+		f := exp[fn.core]
+		if f == nil {
+			return unsupported("main module does not export %s", fn.core)
+		}
+		fields, _, _ := HookSchema(name)
+		if !sameSig(f.ParamTypes(), hookFlatParams(fields)) || !sameSig(f.ResultTypes(), sig(i32)) {
+			return unsupported("core export %s has the wrong signature", fn.core)
+		}
+		if fn.postReturn != "" {
+			pr := exp[fn.postReturn]
+			if pr == nil || !sameSig(pr.ParamTypes(), sig(i32)) || len(pr.ResultTypes()) != 0 {
+				return unsupported("core export %s is missing or has the wrong signature", fn.postReturn)
+			}
+		}
+	}
+	return nil
+}
