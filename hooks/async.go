@@ -9,11 +9,11 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 )
 
-// job is one event queued for an async hook; stdin holds the payload as it
-// was when the event was enqueued.
+// job is one event queued for an async hook; ev holds the payload as it
+// was encoded when the event was enqueued.
 type job struct {
 	event, honoured string
-	stdin           []byte
+	ev              *encoded
 }
 
 // worker is an async hook's queue and goroutine within one case: calls are
@@ -83,7 +83,7 @@ func (d *Dispatcher) worker(ctx context.Context, h *Hook) *worker {
 // arm other than none or the event's honoured one an unsupported-arm
 // fault; either way the answer is discarded.
 func (d *Dispatcher) runAsync(ctx context.Context, h *Hook, j job) {
-	out, err := d.call(ctx, h, j.stdin, d.env)
+	out, err := d.call(ctx, h, j.ev, d.env)
 	if ctx.Err() != nil {
 		return // cut short by the drain or the case's end: the drain reports it
 	}

@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -47,7 +46,10 @@ type Dispatcher struct {
 	modelName string
 
 	workers map[*Hook]*worker
-	ended   bool
+	// instances are the component hooks' instances for the case (guarded
+	// by mu), closed at SessionEnd.
+	instances map[*Hook]*hookInstance
+	ended     bool
 }
 
 // Bound reports whether any hook receives event, so the caller can skip
@@ -173,6 +175,7 @@ func (d *Dispatcher) SessionEnd(ctx context.Context, exitStatus string) {
 		}, "")
 	}
 	d.drain(ctx)
+	d.closeInstances(ctx)
 }
 
 // Stage dispatches on-stage, as murmur's staging does: to the blocking
@@ -187,16 +190,13 @@ func (d *Dispatcher) Stage(ctx context.Context, e StageEvent) ([]ToolManifest, e
 	if e.ShellAllow == nil {
 		e.ShellAllow = []string{}
 	}
-	stdin, err := json.Marshal(envelope{ABI: ABI, Event: OnStage, Payload: e})
-	if err != nil {
-		return nil, err
-	}
+	ev := &encoded{event: OnStage, payload: e}
 	var out []ToolManifest
 	for _, h := range d.set.hooks {
 		if h.Mode != Blocking || !h.Bound(OnStage) {
 			continue
 		}
-		res, err := d.call(ctx, h, stdin, d.stageEnv)
+		res, err := d.call(ctx, h, ev, d.stageEnv)
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
@@ -240,25 +240,23 @@ func (d *Dispatcher) dispatch(ctx context.Context, event string, payload any, ho
 	if d == nil {
 		return w, nil
 	}
-	var stdin []byte
+	ev := &encoded{event: event, payload: payload}
 	for _, h := range d.set.hooks {
 		if !h.Bound(event) {
 			continue
 		}
-		if stdin == nil {
-			b, err := json.Marshal(envelope{ABI: ABI, Event: event, Payload: payload})
-			if err != nil {
-				return w, fmt.Errorf("encode %s event: %w", event, err)
-			}
-			stdin = b
+		// Encoded here, on the case's goroutine, before an async worker
+		// may read it.
+		if err := ev.prepare(h); err != nil {
+			return w, err
 		}
 		if h.Mode == Async {
-			if err := d.enqueue(ctx, h, job{event: event, stdin: stdin, honoured: honoured}); err != nil {
+			if err := d.enqueue(ctx, h, job{event: event, ev: ev, honoured: honoured}); err != nil {
 				return w, err
 			}
 			continue
 		}
-		out, err := d.call(ctx, h, stdin, d.env)
+		out, err := d.call(ctx, h, ev, d.env)
 		if ctx.Err() != nil {
 			return w, context.Cause(ctx)
 		}
@@ -283,9 +281,18 @@ func (d *Dispatcher) dispatch(ctx context.Context, event string, payload any, ho
 	return w, nil
 }
 
-// call runs one hook instance on one event and decodes its answer. A trap,
-// the deadline, a non-zero exit, bad output and {"error": ...} are errors.
-func (d *Dispatcher) call(ctx context.Context, h *Hook, stdin []byte, env []string) (Output, error) {
+// call runs one hook on one event and decodes its answer: a component
+// hook's instance for the case (on-stage: a throwaway one), else a fresh
+// preview-1 instance. A trap, the deadline, a non-zero exit, bad output and
+// {"error": ...} (a component's err) are errors.
+func (d *Dispatcher) call(ctx context.Context, h *Hook, ev *encoded, env []string) (Output, error) {
+	if err := ev.prepare(h); err != nil {
+		return Output{}, err
+	}
+	if h.Component != nil {
+		return d.callComponent(ctx, h, ev, env)
+	}
+	stdin := ev.stdin
 	dir := ""
 	if h.Scope != "" {
 		dir = sandbox.ScopeDir(d.dir, h.Scope)

@@ -82,15 +82,31 @@ func (hc hostCalls) RunInference(ctx context.Context, request []byte) []byte {
 // prompt (or ""), the given model (or inference.model), through the case's
 // own model provider; the text is the response's text blocks joined.
 func (d *Dispatcher) runInference(ctx context.Context, h *Hook, request []byte) (InferenceResponse, error) {
-	if h.Mode == Async {
-		return InferenceResponse{}, errors.New("run-inference is not available to async hooks in murmur-eval")
-	}
-	if d.model == nil {
-		return InferenceResponse{}, errors.New("inference driver is not configured; add inference.driver.artifact to murmur.yaml")
+	if err := d.canInfer(h); err != nil {
+		return InferenceResponse{}, err
 	}
 	var in InferenceRequest
 	if err := json.Unmarshal(request, &in); err != nil {
 		return InferenceResponse{}, errors.New("run-inference request is not valid JSON: " + err.Error())
+	}
+	return d.runRequest(ctx, h, in)
+}
+
+// canInfer is why h may not call run-inference now, nil if it may.
+func (d *Dispatcher) canInfer(h *Hook) error {
+	if h.Mode == Async {
+		return errors.New("run-inference is not available to async hooks in murmur-eval")
+	}
+	if d.model == nil {
+		return errors.New("inference driver is not configured; add inference.driver.artifact to murmur.yaml")
+	}
+	return nil
+}
+
+// runRequest runs one decoded run-inference request (both hook kinds).
+func (d *Dispatcher) runRequest(ctx context.Context, h *Hook, in InferenceRequest) (InferenceResponse, error) {
+	if err := d.canInfer(h); err != nil {
+		return InferenceResponse{}, err
 	}
 	req := &inference.Request{MaxTokens: RunInferenceMaxTokens, Model: d.modelName,
 		Messages: make([]inference.Message, 0, len(in.Messages)), Params: json.RawMessage("{}"), Tools: []inference.Tool{}}

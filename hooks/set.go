@@ -6,6 +6,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
 
 // Fixed limits of async hooks (murmur-formats.md §1.3: not configurable).
@@ -18,8 +19,11 @@ const (
 // manifest text and the operator's grant from the capsule manifest.
 type Spec struct {
 	Name, Version string
-	Module        *sandbox.Module
-	Manifest      []byte // the hook's own murmur.yaml
+	// Module is a preview-1 hook's compiled module; Component a component
+	// hook's (world hook). Exactly one is set.
+	Module    *sandbox.Module
+	Component *component.Component
+	Manifest  []byte // the hook's own murmur.yaml
 	// Scope is the operator's capabilities.filesystem.scope for the hook,
 	// already validated; "" for none (the hook sees no file system).
 	Scope    string

@@ -7,10 +7,12 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
 
-// loadHooks compiles each hook artifact once (a WASI preview 1 command
-// module, like a WASM tool) and builds the run's hook set in manifest
+// loadHooks compiles each hook artifact once (a component of murmur's hook
+// world, or a WASI preview 1 command module, told apart by its preamble as
+// a WASM tool is) and builds the run's hook set in manifest
 // order, with the operator's grant (filesystem.scope, on_overflow) from
 // the capsule manifest. hooks.Load refuses what murmur's staging refuses.
 func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts []Artifact) (*hooks.Set, error) {
@@ -22,18 +24,19 @@ func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts
 	for _, a := range arts {
 		if a.Archive.Packaging != capsule.ExecutionWasm {
 			return nil, errcode.New(errcode.RunCapsule, "hook %s@%s is not a WASM module (packaging %q)", a.Name, a.Version, a.Archive.Packaging).
-				WithHint("build the hook as a WASI preview 1 command module (docs/hooks.md)")
+				WithHint("build the hook as a component of murmur's hook world or a WASI preview 1 command module (docs/hooks.md)")
 		}
+		d := decls[a.Name]
+		sp := hooks.Spec{Name: a.Name, Version: a.Version, Manifest: []byte(a.Archive.ManifestText), Overflow: d.OnOverflow}
+		var err error
 		if sandbox.IsComponent(a.Archive.Payload) {
-			return nil, errcode.New(errcode.RunCapsule, "hook '%s' is a WebAssembly component: component hooks (murmur:runtime/hook) are not supported yet; WASM tools and script capsules may be components", a.Name).
-				WithHint("build the hook as a WASI preview 1 command module (docs/hooks.md)")
+			sp.Component, err = compileComponent(ctx, e, "hook '"+a.Name+"'", a.Archive.Payload, component.WorldHook)
+		} else {
+			sp.Module, err = e.Compile(ctx, a.Name, a.Archive.Payload)
 		}
-		mod, err := e.Compile(ctx, a.Name, a.Archive.Payload)
 		if err != nil {
 			return nil, err
 		}
-		d := decls[a.Name]
-		sp := hooks.Spec{Name: a.Name, Version: a.Version, Module: mod, Manifest: []byte(a.Archive.ManifestText), Overflow: d.OnOverflow}
 		if d.Capabilities != nil {
 			sp.Scope = d.Capabilities.Filesystem.Scope
 		}
