@@ -109,3 +109,15 @@ inference:
 		t.Errorf("on-stage write-manifests: %v", err)
 	}
 }
+
+// hookNoneComponent is sandbox/component's hook_none.wat fixture: a component of murmur's
+// hook world answering none to every event, a stand-in for a hook whose work is a side
+// effect.
+func hookNoneComponent(t *testing.T) []byte {
+	t.Helper()
+	wat, err := filepath.Abs(filepath.Join("..", "..", "sandbox", "component", "testdata", "hook_none.wat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return componenttest.Build(t, wat, "hook", false)
+}

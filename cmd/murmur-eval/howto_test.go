@@ -853,7 +853,7 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 }
 
 // checkComponentRefusal asserts the answer to a project with a component murmur-eval does
-// not run (an empty one, or a hook: component hooks are not supported yet): the case is an
+// not run (an empty one, as a tool or a hook): the case is an
 // error E-RUN-001 at verify naming the artifact (what, e.g. "tool 'x'") and the reason.
 func checkComponentRefusal(t *testing.T, run howtoRun, caseID, what, reason string) {
 	t.Helper()
@@ -1098,8 +1098,9 @@ func stripRequestHashes(t *testing.T, dir string) {
 }
 
 // TestMurmurHowTo_agent_eval_score: murmur's eval page. Its murmur-hook-eval and
-// murmur-tool-editor are components: the tool runs, the hook is refused (component hooks
-// are not supported yet, issue 15).
+// murmur-tool-editor are components, and both run: test components stand in for them
+// (sandbox/component's hook_none.wat for the hook, which answers none to every event);
+// an empty component as the hook is refused at Verify, naming what it lacks.
 // Its core, the four scorers, runs without the hook (murmur-eval scores itself) with a
 // preview-1 stand-in for the editor.
 func TestMurmurHowTo_agent_eval_score(t *testing.T) {
@@ -1107,21 +1108,42 @@ func TestMurmurHowTo_agent_eval_score(t *testing.T) {
 	const page = "agent-eval-score"
 	ids := []string{"exit-check", "turns-check", "size-check", "tool-check"}
 
-	t.Run("as written needs component hooks", func(t *testing.T) {
+	t.Run("as written runs its component hook", func(t *testing.T) {
 		t.Parallel()
-		// The editor component runs (a test component stands in for it); the hook
-		// murmur-hook-eval is a component too, and component hooks are not supported yet.
 		dir := howtoProject(t, page,
-			howtoArtifact{name: "murmur-hook-eval", version: "0.3.0", runtime: "hook", payload: componentBytes},
+			howtoArtifact{name: "murmur-hook-eval", version: "0.3.0", runtime: "hook", payload: string(hookNoneComponent(t))},
 			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: string(ctoolComponent(t))})
 		run := replayProject(t, dir, nil)
+		if run.r.code != 0 {
+			t.Fatalf("exit %d\n%s", run.r.code, run.r.stderr)
+		}
 		for _, id := range ids {
-			checkComponentRefusal(t, run, id, "hook 'murmur-hook-eval'", "component hooks (murmur:runtime/hook) are not supported yet")
+			if row := run.rows[id]; row["status"] != "passed" || row["exit_status"] != "ok" {
+				t.Errorf("case %q: %v (exit %v): %v, want passed with the hook and the editor component run", id, row["status"], row["exit_status"], row["error_message"])
+			}
+			s := run.session(t, id)
+			if s.all("hook_dispatch_error") != nil {
+				t.Errorf("case %q: hook faults %v, want none (the stand-in answers none)", id, s.all("hook_dispatch_error"))
+			}
+			if _, err := os.Stat(filepath.Join(s.dir, "logs", "hook-murmur-hook-eval.log")); err == nil {
+				t.Errorf("case %q: the hook logged a failure: %s", id, readFileT(t, filepath.Join(s.dir, "logs", "hook-murmur-hook-eval.log")))
+			}
 		}
 		// The page's capabilities.filesystem.allow is no key of murmur's: murmur ignores it
 		// silently, murmur-eval warns (and --strict refuses).
 		if !strings.Contains(run.r.stderr, `unknown key "capabilities.filesystem.allow"; murmur ignores it`) {
 			t.Errorf("no unknown-key warning for capabilities.filesystem.allow:\n%s", run.r.stderr)
+		}
+	})
+
+	t.Run("an empty component as the hook is refused", func(t *testing.T) {
+		t.Parallel()
+		dir := howtoProject(t, page,
+			howtoArtifact{name: "murmur-hook-eval", version: "0.3.0", runtime: "hook", payload: componentBytes},
+			howtoArtifact{name: "murmur-tool-editor", version: "0.2.0", runtime: "tool", payload: string(ctoolComponent(t))})
+		run := replayProject(t, dir, nil)
+		for _, id := range ids {
+			checkComponentRefusal(t, run, id, "hook 'murmur-hook-eval'", "does not export murmur:hook/lifecycle@0.5.0")
 		}
 	})
 
