@@ -212,3 +212,38 @@ func TestLiftHookResult(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkHookCall is one on-tool-call on a kept instance (the dispatch
+// cost of a blocking component hook per event).
+func BenchmarkHookCall(b *testing.B) {
+	rt := newRuntime(b)
+	c := compileFixture(b, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close(ctx)
+	ev := hookEvents()[HookOnToolCall]
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.Call(ctx, HookOnToolCall, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHookInstantiate is a hook instance's creation, once per hook
+// per case.
+func BenchmarkHookInstantiate(b *testing.B) {
+	rt := newRuntime(b)
+	c := compileFixture(b, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	for b.Loop() {
+		h, err := c.NewHookInstance(ctx, Env{Name: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = h.Close(ctx)
+	}
+}
