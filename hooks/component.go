@@ -109,7 +109,7 @@ func (hi *hookInstance) close(ctx context.Context) {
 }
 
 // callComponent calls a component hook: on the case's instance of the
-// hook, made on its first event (murmur keeps a hook's instance for a
+// hook, made at on-session-start (murmur keeps a hook's instance for a
 // launch, so the guest's state persists), or for on-stage on a throwaway
 // instance, as murmur's staging does.
 func (d *Dispatcher) callComponent(ctx context.Context, h *Hook, ev *encoded, env []string) (Output, error) {
@@ -150,7 +150,9 @@ func (d *Dispatcher) callComponent(ctx context.Context, h *Hook, ev *encoded, en
 	return out, nil
 }
 
-// instance returns the case's instance of h, making it on first use.
+// instance returns the case's instance of h, making it on first use
+// (SessionStart makes them all; a case that starts elsewhere makes them as
+// events come).
 func (d *Dispatcher) instance(ctx context.Context, h *Hook, env []string) *hookInstance {
 	d.mu.Lock()
 	hi, ok := d.instances[h]
@@ -186,6 +188,25 @@ func (d *Dispatcher) newInstance(ctx context.Context, h *Hook, env []string) *ho
 	}
 	hi.inst, hi.err = h.Component.NewHookInstance(ctx, cenv)
 	return hi
+}
+
+// instantiateAll makes the case's instance of every component hook, bound
+// or not, blocking or async, as murmur's hook runtime does when a launch
+// begins; a hook that fails to instantiate fails the session, with
+// murmur's words.
+func (d *Dispatcher) instantiateAll(ctx context.Context) error {
+	if d == nil {
+		return nil
+	}
+	for _, h := range d.set.hooks {
+		if h.Component == nil {
+			continue
+		}
+		if hi := d.instance(ctx, h, d.env); hi.err != nil {
+			return errcode.Wrap(errcode.RunCapsule, hi.err, "failed to instantiate hook %s@%s", h.Name, h.Version)
+		}
+	}
+	return nil
 }
 
 // closeInstances releases the case's hook instances (after on-session-end

@@ -9,8 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/internal/hooktest"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
@@ -195,4 +197,37 @@ func TestComponentHookRunInference(t *testing.T) {
 		t.Fatalf("Compaction without a model = %v, want murmur's not-configured error failing it", err)
 	}
 	d.SessionEnd(ctx, "ok")
+}
+
+// TestComponentHookInstantiationFailsTheSession: every component hook is
+// instantiated at on-session-start, as murmur's hook runtime is at launch;
+// one that cannot be (here: its one page of memory is over the capsule's
+// memory limit) fails the session with E-RUN-001 in murmur's words.
+func TestComponentHookInstantiationFailsTheSession(t *testing.T) {
+	ctx := context.Background()
+	e, err := sandbox.NewEngine(ctx, sandbox.Config{MemoryLimitBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	wasm := componenttest.Build(t, filepath.Join("..", "sandbox", "component", "testdata", "hook.wat"), "hook", false)
+	bin, err := component.Decode(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := component.Compile(ctx, e.Runtime(), bin, component.WorldHook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bound to on-task-end only: it is instantiated at session start all the same.
+	s, err := Load(e, []Spec{{Name: "counter", Version: "1.2.3", Component: c, Manifest: []byte("binding: on-task-end\n")}}, Options{Deadline: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := openCase(t, s)
+	err = d.SessionStart(ctx, SessionStart{})
+	if !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "failed to instantiate hook counter@1.2.3") || sandbox.KindOf(err) != sandbox.ErrMemory {
+		t.Fatalf("SessionStart = %v (kind %q), want E-RUN-001 failed to instantiate, memory", err, sandbox.KindOf(err))
+	}
+	d.SessionEnd(ctx, "failed")
 }

@@ -56,8 +56,13 @@ type Dispatcher struct {
 // building an expensive payload.
 func (d *Dispatcher) Bound(event string) bool { return d != nil && d.set.Bound(event) }
 
-// SessionStart dispatches on-session-start.
+// SessionStart instantiates every component hook, as murmur's hook
+// runtime does at launch (a failure is the session's: E-RUN-001), then
+// dispatches on-session-start.
 func (d *Dispatcher) SessionStart(ctx context.Context, e SessionStart) error {
+	if err := d.instantiateAll(ctx); err != nil {
+		return err
+	}
 	_, err := d.dispatch(ctx, OnSessionStart, e, "")
 	return err
 }

@@ -164,6 +164,9 @@ func (c *Component) Close(ctx context.Context) error {
 	return c.main.Close(ctx)
 }
 
+// wasmPage is the size of a linear memory page.
+const wasmPage = 65536
+
 // instance is one instantiated main module (and adapter) with its state.
 type instance struct {
 	s     *state
@@ -187,9 +190,15 @@ func newState(env *Env) *state {
 // callCtx must carry s (stateKey).
 func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
 	in := &instance{s: s}
-	if s.env.MemoryLimitBytes > 0 {
-		in.alloc = &limitAllocator{limit: s.env.MemoryLimitBytes}
+	if lim := s.env.MemoryLimitBytes; lim > 0 {
+		in.alloc = &limitAllocator{limit: lim}
 		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
+		// wazero cannot be refused a module's initial memory (it panics):
+		// a minimum over the limit is refused here, as the memory limit.
+		if m, ok := c.main.ExportedMemories()["memory"]; ok && uint64(m.Min())*wasmPage > lim {
+			in.alloc.refused.Store(uint64(m.Min()) * wasmPage)
+			return in, errors.New("the main module's initial memory exceeds the memory limit")
+		}
 	}
 	var err error
 	if c.adapter != nil {

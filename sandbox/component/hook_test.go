@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
@@ -245,5 +247,48 @@ func BenchmarkHookInstantiate(b *testing.B) {
 			b.Fatal(err)
 		}
 		_ = h.Close(ctx)
+	}
+}
+
+// TestInitialMemoryOverTheLimit: a memory limit below a component's
+// initial memory is the memory limit (E-RUN-001, ErrMemory) for a tool
+// call and a hook instance, never a host panic (wazero cannot be refused
+// an initial memory).
+func TestInitialMemoryOverTheLimit(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	env := Env{Name: "small", MemoryLimitBytes: 4096}
+	tool := compileFixture(t, rt, "tool", "tool", WorldTool)
+	_, err := tool.RunTool(ctx, env, ToolInput{Data: str("ehi")})
+	if !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrMemory {
+		t.Errorf("tool: got %v (kind %q), want E-RUN-001 memory", err, sandbox.KindOf(err))
+	}
+	hook := compileFixture(t, rt, "hook", "hook", WorldHook)
+	if _, err := hook.NewHookInstance(ctx, env); !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrMemory {
+		t.Errorf("hook: got %v (kind %q), want E-RUN-001 memory", err, sandbox.KindOf(err))
+	}
+}
+
+// TestHookDeadline: a spinning lifecycle call is stopped at the deadline
+// (E-RUN-001, ErrDeadline), and the instance is not entered again.
+func TestHookDeadline(t *testing.T) {
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "spinner", Deadline: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	start := time.Now()
+	_, err = h.Call(ctx, HookOnSessionStart, []Value{Str("spin"), Str("1"), Str("s"), Str("m"), Strs(nil)})
+	if !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrDeadline {
+		t.Fatalf("got %v (kind %q), want E-RUN-001 deadline", err, sandbox.KindOf(err))
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("stopped after %v", d)
+	}
+	if _, err := h.Call(ctx, HookOnTaskEnd, hookEvents()[HookOnTaskEnd]); !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "cannot be entered again") {
+		t.Errorf("call after the deadline: %v", err)
 	}
 }

@@ -3,7 +3,7 @@
 ;; reused instance shows it:
 ;;   on-stage          write-manifests([{binary-name: "fixture-tool",
 ;;                     content: the first shell-allow entry, or ""}])
-;;   on-session-start  none
+;;   on-session-start  none (a capsule named "spin": spins forever)
 ;;   on-task-start     err("task-start refused")
 ;;   on-inference      artifact(the event's decision) (its record is passed
 ;;                     by pointer: 17 flat parameters)
@@ -89,6 +89,9 @@
   (func (export "murmur:hook/lifecycle@0.5.0#on-session-start")
     (param i32 i32 i32 i32 i32 i32 i32 i32 i32 i32) (result i32)
     (call $tick)
+    ;; a capsule named "spin" makes it spin forever
+    (if (i32.and (i32.eq (local.get 1) (i32.const 4)) (i32.eq (i32.load (local.get 0)) (i32.const 0x6e697073)))
+      (then (loop $forever (br $forever))))
     (call $ok (i32.const 0) (i32.const 0) (i32.const 0)))
 
   (func (export "murmur:hook/lifecycle@0.5.0#on-task-start")
