@@ -157,35 +157,35 @@ func addPoll(all map[string]iface) {
 // poll blocks until the first of a list of pollables is ready and returns
 // the indices of the ready ones.
 func poll(ctx context.Context, s *state, st []uint64) {
-			list := s.read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
-			var ps []*pollable
-			for i := 0; i+4 <= len(list); i += 4 {
-				ps = append(ps, get[*pollable](&s.h, le32(list[i:]), "pollable"))
-			}
-			if len(ps) == 0 {
-				trapf("poll called with an empty list")
-			}
-			first := ps[0].deadline
-			for _, p := range ps {
-				if p.deadline.Before(first) {
-					first = p.deadline
-				}
-			}
-			waitUntil(ctx, first)
-			now := time.Now()
-			var idx []uint32
-			for i, p := range ps {
-				if !now.Before(p.deadline) {
-					idx = append(idx, uint32(i))
-				}
-			}
-			ptr := s.alloc(ctx, 4, uint32(4*len(idx)))
-			for i, v := range idx {
-				s.u32(ptr+4*uint32(i), v)
-			}
-			ret := uint32(st[2])
-			s.u32(ret, ptr)
-			s.u32(ret+4, uint32(len(idx)))
+	list := s.read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
+	var ps []*pollable
+	for i := 0; i+4 <= len(list); i += 4 {
+		ps = append(ps, get[*pollable](&s.h, le32(list[i:]), "pollable"))
+	}
+	if len(ps) == 0 {
+		trapf("poll called with an empty list")
+	}
+	first := ps[0].deadline
+	for _, p := range ps {
+		if p.deadline.Before(first) {
+			first = p.deadline
+		}
+	}
+	waitUntil(ctx, first)
+	now := time.Now()
+	var idx []uint32
+	for i, p := range ps {
+		if !now.Before(p.deadline) {
+			idx = append(idx, uint32(i))
+		}
+	}
+	ptr := s.alloc(ctx, 4, uint32(4*len(idx)))
+	for i, v := range idx {
+		s.u32(ptr+4*uint32(i), v)
+	}
+	ret := uint32(st[2])
+	s.u32(ret, ptr)
+	s.u32(ret+4, uint32(len(idx)))
 }
 
 // addError adds wasi:io/error.
