@@ -3,6 +3,9 @@ package component
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -290,5 +293,128 @@ func TestHookDeadline(t *testing.T) {
 	}
 	if _, err := h.Call(ctx, HookOnTaskEnd, hookEvents()[HookOnTaskEnd]); !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "cannot be entered again") {
 		t.Errorf("call after the deadline: %v", err)
+	}
+}
+
+// buildHookVariant builds hook_none.wat changed by edit against the world
+// hook of testdata/<wit> changed by witEdit (nil: unchanged).
+func buildHookVariant(t *testing.T, wit string, witEdit, edit func(string) string) []byte {
+	t.Helper()
+	if !haveFixtureTools() {
+		if os.Getenv("CI") != "" {
+			t.Fatal("wat2wasm, node or jco is missing (CI installs them: .ci/run)")
+		}
+		t.Skip("wat2wasm, node or jco is missing")
+	}
+	src, err := os.ReadFile("testdata/hook_none.wat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	wat, core, out := filepath.Join(dir, "h.wat"), filepath.Join(dir, "h.core.wasm"), filepath.Join(dir, "h.wasm")
+	if err := os.WriteFile(wat, []byte(edit(string(src))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := exec.Command("wat2wasm", wat, "-o", core).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm: %v\n%s", err, b)
+	}
+	if witEdit != nil {
+		text, err := os.ReadFile(filepath.Join("testdata", wit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wit = filepath.Join(dir, "h.wit")
+		if err := os.WriteFile(wit, []byte(witEdit(string(text))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("node", "build.mjs", core, wit, "hook", out)
+	cmd.Dir = "testdata"
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dropExports removes the core exports of the named lifecycle functions.
+func dropExports(names ...string) func(string) string {
+	return func(src string) string {
+		var keep []string
+		skip := false
+		for _, l := range strings.Split(src, "\n") {
+			if strings.HasPrefix(l, "  (func (export \"murmur:hook/lifecycle@0.5.0#") {
+				skip = false
+				for _, n := range names {
+					if strings.Contains(l, "#"+n+"\"") {
+						skip = true
+					}
+				}
+			} else if !strings.HasPrefix(l, "    ") {
+				skip = false
+			}
+			if !skip {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+}
+
+// TestHookWorldVersionsAndOptionalFunctions: a hook of an older lifecycle
+// version is refused naming it (murmur accepts only @0.5.0), as is one
+// without a required function; a hook built before the optional functions
+// existed compiles, and those events answer none without a call.
+func TestHookWorldVersionsAndOptionalFunctions(t *testing.T) {
+	rt := newRuntime(t)
+	ctx := context.Background()
+	old := buildHookVariant(t, "hook_old.wit", nil, func(s string) string { return strings.ReplaceAll(s, "@0.5.0", "@0.4.0") })
+	b, err := Decode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Compile(ctx, rt, b, WorldHook)
+	if !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "component exports murmur:hook/lifecycle@0.4.0: only murmur:hook/lifecycle@0.5.0 is accepted") {
+		t.Fatalf("lifecycle@0.4.0: got %v", err)
+	}
+	noShell := buildHookVariant(t, "hook_min.wit", func(w string) string {
+		var keep []string
+		for _, l := range strings.Split(w, "\n") {
+			if !strings.Contains(l, "on-shell:") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}, dropExports(HookOnStage, HookOnTaskStart, HookOnTaskEnd, HookOnShell))
+	if b, err = Decode(noShell); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = Compile(ctx, rt, b, WorldHook); !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "has no on-shell function") {
+		t.Fatalf("a hook without on-shell: got %v", err)
+	}
+	min := buildHookVariant(t, "hook_min.wit", nil, dropExports(HookOnStage, HookOnTaskStart, HookOnTaskEnd))
+	if b, err = Decode(min); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Compile(ctx, rt, b, WorldHook)
+	if err != nil {
+		t.Fatalf("a hook without the optional functions: %v", err)
+	}
+	h, err := c.NewHookInstance(ctx, Env{Name: "min"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for _, ev := range []string{HookOnStage, HookOnTaskStart, HookOnTaskEnd, HookOnSessionEnd} {
+		out, err := h.Call(ctx, ev, hookEvents()[ev])
+		if err != nil || out.Arm != "none" {
+			t.Errorf("%s: got %+v, %v; want none", ev, out, err)
+		}
+		if h.Has(ev) != (ev == HookOnSessionEnd) {
+			t.Errorf("Has(%s) = %v", ev, h.Has(ev))
+		}
 	}
 }
