@@ -346,10 +346,11 @@ func liftHookResult(mem memReader, ptr uint32) (HookOutput, *HookError, error) {
 	default:
 		return out, nil, liftFail("result tag %d is not ok or err", b[0])
 	}
-	if b[4] >= byte(len(hookArms())) {
+	arms := hookArms()
+	if int(b[4]) >= len(arms) {
 		return out, nil, liftFail("hook-output tag %d is not none, replace-context, write-manifests, artifact or reopen-task", b[4])
 	}
-	out.Arm = hookArms()[b[4]]
+	out.Arm = arms[b[4]]
 	var err error
 	switch b[4] {
 	case 1, 2:
