@@ -152,6 +152,9 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 		return HookOutput{}, errcode.New(errcode.RunCapsule, "hook '%s' cannot be entered again: an earlier call failed (%v)", h.env.Name, h.broken)
 	}
 	s := h.in.s
+	// The event is lowered with the main module's allocator, whichever
+	// module made the instance's last host call.
+	s.realloc = s.mainRealloc
 	maxOut := s.stdout.max
 	s.stdout, s.stderr = &capped{max: maxOut}, &capped{max: maxOut}
 	callCtx, cancel := withDeadline(ctx, h.env.Deadline)

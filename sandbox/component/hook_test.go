@@ -418,3 +418,43 @@ func TestHookWorldVersionsAndOptionalFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestHookAdapterShape: a hook of the preview-1 adapter shape reads its
+// environment through the adapter in one event, and the next event's
+// record is still lowered with the main module's allocator (the adapter's
+// own allocator serves only its imports).
+func TestHookAdapterShape(t *testing.T) {
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "p1hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "p1hook", Env: []string{"MURMUR_CASE_ID=case-9"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	ev := hookEvents()
+	if out, err := h.Call(ctx, HookOnToolCall, ev[HookOnToolCall]); err != nil || out.Arm != "none" {
+		t.Fatalf("on-tool-call: %+v, %v", out, err)
+	}
+	out, err := h.Call(ctx, HookOnTaskEnd, []Value{Str("t1"), Str("failed")})
+	if err != nil || out.Arm != "reopen-task" || out.Text != "MURMUR_CASE_ID=case-9|failed" {
+		t.Fatalf("on-task-end: %+v, %v; want reopen-task MURMUR_CASE_ID=case-9|failed", out, err)
+	}
+}
+
+// TestHookReallocTrap: a cabi_realloc that traps while the host lowers an
+// event is the call's trap (E-RUN-001), not a panic of the host.
+func TestHookReallocTrap(t *testing.T) {
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	_, err = h.Call(ctx, HookOnTaskEnd, []Value{Str(strings.Repeat("x", 0xdead)), Str("ok")})
+	if !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrTrap || !strings.Contains(err.Error(), "cabi_realloc failed") {
+		t.Fatalf("got %v (kind %q), want E-RUN-001 trap in cabi_realloc", err, sandbox.KindOf(err))
+	}
+}

@@ -61,7 +61,10 @@ func (s *state) alloc(ctx context.Context, align, size uint32) uint32 {
 	}
 	res, err := s.realloc.Call(ctx, 0, 0, uint64(align), uint64(size))
 	if err != nil {
-		panic(err)
+		// A trap, whether in a host function (wazero makes it the call's
+		// error) or in host-side lowering before a call (guard makes it
+		// the call's error): never a panic of the host.
+		trapf("cabi_realloc failed: %v", err)
 	}
 	p := uint32(res[0])
 	if p%align != 0 {

@@ -14,6 +14,7 @@
 ;;                     model-used joined by "|"; err: err(its text)
 ;;   on-task-end       first call: reopen-task("events=<count>"); then none
 ;;   on-session-end    artifact("{\"events\":<count>}") (not honoured there)
+;; and cabi_realloc traps when asked for 0xdead bytes.
 (module
   (import "murmur:runtime/inference@0.2.0" "run-inference"
     (func $infer (param i32 i32 i32 i32 i32 i32 i32 i32 i32)))
@@ -32,6 +33,8 @@
   ;; fixture keeps nothing allocated from one call to the next)
   (func $realloc (export "cabi_realloc") (param i32 i32 i32 i32) (result i32)
     (local $p i32)
+    ;; asked for 0xdead bytes, it traps
+    (if (i32.eq (local.get 3) (i32.const 0xdead)) (then unreachable))
     (if (i32.gt_u (i32.add (global.get $heap) (i32.add (local.get 3) (local.get 2))) (i32.const 65536))
       (then (global.set $heap (i32.const 8192))))
     (local.set $p (i32.and (i32.add (global.get $heap) (i32.sub (local.get 2) (i32.const 1)))
