@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -228,6 +229,37 @@ func TestComponentHookInstantiationFailsTheSession(t *testing.T) {
 	err = d.SessionStart(ctx, SessionStart{})
 	if !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "failed to instantiate hook counter@1.2.3") || sandbox.KindOf(err) != sandbox.ErrMemory {
 		t.Fatalf("SessionStart = %v (kind %q), want E-RUN-001 failed to instantiate, memory", err, sandbox.KindOf(err))
+	}
+	d.SessionEnd(ctx, "failed")
+}
+
+// TestComponentHookScope: a component hook granted filesystem.scope gets
+// that folder of the session created for it; a scope folder that is a link
+// out of the session is not followed: the hook cannot be instantiated and
+// the session fails.
+func TestComponentHookScope(t *testing.T) {
+	ctx := context.Background()
+	c := componentHook(t)
+	s, err := Load(hooktest.Engine(t), []Spec{{Name: "counter", Version: "1", Component: c, Scope: "hookdata"}}, Options{Deadline: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, dir := openCase(t, s)
+	if err := d.SessionStart(ctx, SessionStart{}); err != nil {
+		t.Fatal(err)
+	}
+	d.SessionEnd(ctx, "ok")
+	if fi, err := os.Stat(filepath.Join(dir, "hookdata")); err != nil || !fi.IsDir() {
+		t.Fatalf("scope folder: %v", err)
+	}
+
+	d, dir = openCase(t, s)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "hookdata")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SessionStart(ctx, SessionStart{}); !errcode.Is(err, errcode.IO) && !errcode.Is(err, errcode.RunCapsule) {
+		t.Fatalf("scope through a link out: got %v, want the session to fail", err)
 	}
 	d.SessionEnd(ctx, "failed")
 }
