@@ -1,0 +1,157 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hookRef is one lifecycle call's answer as hookdiff.mjs prints it.
+type hookRef struct {
+	Arm   string      `json:"arm,omitempty"`
+	Text  *string     `json:"text,omitempty"`
+	Pairs [][2]string `json:"pairs,omitempty"`
+	Err   *string     `json:"err,omitempty"`
+	Trap  bool        `json:"trap,omitempty"`
+}
+
+// recordJSON is an event record as hookdiff.mjs reads it: kebab-case
+// fields, u64 as numbers (made BigInt there), none as null.
+func recordJSON(event string, fields []Value) map[string]any {
+	schema, _, _ := HookSchema(event)
+	m := map[string]any{}
+	for i, f := range schema {
+		v := fields[i]
+		var x any
+		switch v.kind {
+		case KString:
+			x = v.s
+		case KU32, KU64:
+			x = v.n
+		case KS32:
+			x = int32(uint32(v.n))
+		case KF64:
+			x = v.f
+		case KOptString:
+			if v.opt != nil {
+				x = *v.opt
+			}
+		case KStrings:
+			x = append([]string{}, v.strs...)
+		case KMessages:
+			ms := []map[string]string{}
+			for _, msg := range v.msgs {
+				ms = append(ms, map[string]string{"role": msg.Role, "content": msg.Content})
+			}
+			x = ms
+		}
+		m[f.Name] = x
+	}
+	return m
+}
+
+// TestDifferentialJcoHook makes the same lifecycle calls, in order on one
+// instance, on the hook fixture transpiled by jco (Node, preview2-shim,
+// testdata/inference.mjs for run-inference) and on this host (a fake
+// inference answering the same), and compares the answers as JSON. Both
+// sides keep the instance's memory between calls (the counts agree) and
+// both trap in on-shell; after that trap this host, as wasmtime, refuses
+// the instance, and the reference is not asked.
+func TestDifferentialJcoHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: transpiles and starts Node")
+	}
+	ev := hookEvents()
+	calls := []string{HookOnStage, HookOnSessionStart, HookOnTaskStart, HookOnInference, HookOnToolCall,
+		HookOnCompaction, HookOnTaskEnd, HookOnTaskEnd, HookOnSessionEnd, HookOnShell}
+	bin := fixture(t, "hook", "hook")
+	tmp := t.TempDir()
+	wasm := filepath.Join(tmp, "hook.wasm")
+	if err := os.WriteFile(wasm, bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "js")
+	cmd := exec.Command(filepath.Join(abs, "node_modules/.bin/jco"), "transpile", wasm, "-o", out, "--name", "hook",
+		"--map", "murmur:runtime/inference@0.2.0="+filepath.Join(abs, "inference.mjs"))
+	cmd.Dir = abs
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("jco transpile: %v\n%s", err, b)
+	}
+	if err := os.Symlink(filepath.Join(abs, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	var stdin bytes.Buffer
+	for _, fn := range calls {
+		b, err := json.Marshal(map[string]any{"fn": fn, "event": recordJSON(fn, ev[fn])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin.Write(append(b, '\n'))
+	}
+	node := exec.Command("node", filepath.Join(abs, "hookdiff.mjs"), filepath.Join(out, "hook.js"))
+	node.Stdin = &stdin
+	var stdout, stderr bytes.Buffer
+	node.Stdout, node.Stderr = &stdout, &stderr
+	if err := node.Run(); err != nil {
+		t.Fatalf("node: %v\n%s", err, stderr.String())
+	}
+	var want []string
+	for _, l := range strings.Split(stdout.String(), "\n") {
+		if i := strings.IndexByte(l, 1); i >= 0 {
+			want = append(want, l[i+1:])
+		}
+	}
+	if len(want) != len(calls) {
+		t.Fatalf("node printed %d results for %d calls:\n%s", len(want), len(calls), stdout.String())
+	}
+
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "hook", Inference: &fakeInference{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	for i, fn := range calls {
+		o, err := h.Call(ctx, fn, ev[fn])
+		var got hookRef
+		var he *HookError
+		switch {
+		case errors.As(err, &he):
+			got.Err = &he.Msg
+		case err != nil:
+			got.Trap = true
+		default:
+			got.Arm = o.Arm
+			if o.Arm == "artifact" || o.Arm == "reopen-task" {
+				got.Text = &o.Text
+			}
+			for _, m := range o.Messages {
+				got.Pairs = append(got.Pairs, [2]string{m.Role, m.Content})
+			}
+			for _, m := range o.Manifests {
+				got.Pairs = append(got.Pairs, [2]string{m.BinaryName, m.Content})
+			}
+		}
+		var ref hookRef
+		if err := json.Unmarshal([]byte(want[i]), &ref); err != nil {
+			t.Fatal(err)
+		}
+		gb, _ := json.Marshal(got)
+		wb, _ := json.Marshal(ref)
+		if !bytes.Equal(gb, wb) {
+			t.Errorf("call %d %s: got %s, jco gives %s (host error %v)", i, fn, gb, wb, err)
+		}
+	}
+}
