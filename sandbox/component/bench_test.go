@@ -5,7 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 
@@ -100,4 +105,48 @@ func BenchmarkCompileCached(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		compile()
 	}
+}
+
+// BenchmarkConcurrentInstancesRSS holds 256 instances of the probe fixture
+// at once (each blocked in pollable.block until its 1 s deadline, as a
+// tool waiting on I/O would be) and reports the resident memory each adds:
+// the RSS while they are all alive, less the RSS before, over 256. Run it
+// once: go test -run '^$' -bench ConcurrentInstancesRSS -benchtime 1x.
+func BenchmarkConcurrentInstancesRSS(b *testing.B) {
+	const n = 256
+	rt := newRuntime(b)
+	c := compileFixture(b, rt, "probe", "probe", WorldTool)
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		before := vmRSSKiB(b)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				_, _ = c.RunTool(context.Background(), Env{Deadline: time.Second}, ToolInput{Data: str("Z")})
+			})
+		}
+		time.Sleep(500 * time.Millisecond)
+		during := vmRSSKiB(b)
+		wg.Wait()
+		b.ReportMetric(float64(during-before)/n, "KiB/instance")
+	}
+}
+
+// vmRSSKiB is this process's resident set size.
+func vmRSSKiB(b *testing.B) int64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skip("no /proc/self/status")
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Skip("no VmRSS")
+	return 0
 }
