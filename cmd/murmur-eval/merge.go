@@ -56,7 +56,7 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage); fs.PrintDefaults() }
 	fs.StringVarP(&out, "out", "o", "", "run folder to create for the merged run")
-	fs.IntSliceVar(&passAt, "pass-at", nil, "report the unbiased pass@k for these k")
+	fs.IntSliceVar(&passAt, "pass-at", envInts(env, "MURMUR_EVAL_PASS_AT", &envErrs), "report the unbiased pass@k for these k, comma separated (env MURMUR_EVAL_PASS_AT)")
 	fs.BoolVar(&allowMissing, "allow-missing", envBool(env, "MURMUR_EVAL_ALLOW_MISSING", false, &envErrs), "write the merged run even when no shard ran some of its (case, epoch) pairs; it is marked incomplete (env MURMUR_EVAL_ALLOW_MISSING)")
 	gates.registerRun(fs, env, &envErrs)
 	if err := fs.Parse(args); err != nil {
