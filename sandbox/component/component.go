@@ -120,7 +120,7 @@ outer:
 		base := unversioned(mod)
 		hf, ok := all[base][name]
 		if !ok && isHTTP(base) {
-			hf, ok = httpDenied(base, name, f.ParamTypes(), f.ResultTypes()), true
+			hf, ok = httpUnimplemented(base, name, f.ParamTypes(), f.ResultTypes()), true
 		}
 		if !ok {
 			return unsupported("main module imports %s.%s, which this host does not provide", mod, name)
@@ -268,6 +268,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	if err == nil {
 		err = guard(func() error { return fn(callCtx, s, in.m) })
 	}
+	s.net.close()
 	in.close(ctx)
 	if err == nil {
 		return s, nil

@@ -2,8 +2,11 @@ package component
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
 
 	"github.com/tetratelabs/wazero/api"
 )
@@ -38,6 +41,22 @@ type Env struct {
 	Inference Inference
 	// Now is the wall clock; nil means time.Now.
 	Now func() time.Time
+	// Network is the guest's effective network allow list
+	// (capsule.Manifest.NetworkRules): wasi:http requests are matched
+	// against it as murmur matches them. Nil or empty denies every request
+	// with HTTP-request-denied.
+	Network []capsule.AllowRule
+	// HTTP performs the allowed requests; nil means NewHTTPClient() for
+	// this call alone. Its redirect policy should return the 3xx itself, as
+	// wasi:http does (NewHTTPClient's does): a followed redirect would
+	// bypass Network.
+	HTTP *http.Client
+	// MaxHTTPBodyBytes caps each outgoing request body and each incoming
+	// response body; 0 means 16 MiB.
+	MaxHTTPBodyBytes int64
+	// OnHTTPDenied, when set, is told of each request the allow list
+	// denied (for the trace), on the guest's goroutine.
+	OnHTTPDenied func(capsule.Target)
 }
 
 // Registry is the tools a script capsule may invoke. The caller decides
@@ -89,6 +108,7 @@ type state struct {
 	stderr                     *capped
 	chunks                     []Chunk
 	start                      time.Time
+	net                        netState
 }
 
 // capped keeps the first max bytes written and drops the rest.

@@ -7,10 +7,14 @@ import (
 	"time"
 )
 
-// inStream is a wasi:io input-stream over an in-memory reader or a file.
+// inStream is a wasi:io input-stream over an in-memory reader, a file or
+// an HTTP response body. A partial stream (a body) returns what one read
+// gives instead of filling the guest's buffer, so that a slow server's
+// bytes reach the guest as they come.
 type inStream struct {
-	r io.Reader
-	c io.Closer
+	r       io.Reader
+	c       io.Closer
+	partial bool
 }
 
 func (s *inStream) close() {
@@ -32,11 +36,31 @@ func (s *outStream) close() {
 	}
 }
 
-// pollable is ready at deadline (zero: always ready).
-type pollable struct{ deadline time.Time }
+// pollable is ready at deadline (zero: always ready), or, when done is
+// set, once done is closed (an HTTP future).
+type pollable struct {
+	deadline time.Time
+	done     <-chan struct{}
+}
+
+// isReady reports whether p is ready at now.
+func (p *pollable) isReady(now time.Time) bool {
+	if p.done != nil {
+		select {
+		case <-p.done:
+			return true
+		default:
+			return false
+		}
+	}
+	return !now.Before(p.deadline)
+}
 
 // ioErr is a wasi:io error resource.
-type ioErr struct{ text string }
+type ioErr struct {
+	text string
+	http *httpErr // the error-code wasi:http/types.http-error-code gives
+}
 
 // maxRead caps one read so a guest asking for 2^64 bytes gets what there is.
 const maxRead = 1 << 20
@@ -50,7 +74,7 @@ func addIO(all map[string]iface) {
 		in := get[*inStream](&s.h, uint32(st[0]), "input-stream")
 		n, ret := min(st[1], maxRead), uint32(st[2])
 		buf := make([]byte, n)
-		got, err := io.ReadFull(in.r, buf)
+		got, err := readIn(ctx, in, buf)
 		if got == 0 && n > 0 && err != nil {
 			s.streamError(ret, 4, err)
 			return
@@ -142,13 +166,13 @@ func addPoll(all map[string]iface) {
 		"[method]pollable.ready": {sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
 			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
 			st[0] = 0
-			if !time.Now().Before(p.deadline) {
+			if p.isReady(time.Now()) {
 				st[0] = 1
 			}
 		}},
 		"[method]pollable.block": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
 			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
-			waitUntil(ctx, p.deadline)
+			waitAny(ctx, []*pollable{p})
 		}},
 		"poll": {sig(i32, i32, i32), nil, poll},
 	}
@@ -165,17 +189,11 @@ func poll(ctx context.Context, s *state, st []uint64) {
 	if len(ps) == 0 {
 		trapf("poll called with an empty list")
 	}
-	first := ps[0].deadline
-	for _, p := range ps {
-		if p.deadline.Before(first) {
-			first = p.deadline
-		}
-	}
-	waitUntil(ctx, first)
+	waitAny(ctx, ps)
 	now := time.Now()
 	var idx []uint32
 	for i, p := range ps {
-		if !now.Before(p.deadline) {
+		if p.isReady(now) {
 			idx = append(idx, uint32(i))
 		}
 	}
@@ -211,22 +229,74 @@ func (s *state) streamError(ret, off uint32, err error) {
 		return
 	}
 	s.u8(ret+off, 0)
-	s.u32(ret+off+4, s.h.add(&ioErr{text: err.Error()}))
+	e := &ioErr{text: err.Error()}
+	errors.As(err, &e.http)
+	s.u32(ret+off+4, s.h.add(e))
 }
 
-// waitUntil blocks until t or until the call's context ends: wazero stops
-// only guest code at the deadline, so a host function must stop by itself.
-func waitUntil(ctx context.Context, t time.Time) {
-	d := time.Until(t)
-	if d <= 0 {
-		return
+// waitAny blocks until one of ps is ready or until the call's context
+// ends: wazero stops only guest code at the deadline, so a host function
+// must stop by itself.
+func waitAny(ctx context.Context, ps []*pollable) {
+	now := time.Now()
+	var first time.Time
+	var chans []<-chan struct{}
+	for _, p := range ps {
+		if p.isReady(now) {
+			return
+		}
+		if p.done != nil {
+			chans = append(chans, p.done)
+		} else if first.IsZero() || p.deadline.Before(first) {
+			first = p.deadline
+		}
 	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
+	var timer <-chan time.Time
+	if !first.IsZero() {
+		tm := time.NewTimer(time.Until(first))
+		defer tm.Stop()
+		timer = tm.C
+	}
+	// One goroutine per future (a poll list is short) wakes the wait.
+	wake := make(chan struct{}, 1)
+	stop := make(chan struct{})
+	defer close(stop)
+	for _, c := range chans {
+		go func() {
+			select {
+			case <-c:
+				select {
+				case wake <- struct{}{}:
+				default:
+				}
+			case <-stop:
+			}
+		}()
+	}
 	select {
-	case <-tm.C:
+	case <-timer:
+	case <-wake:
 	case <-ctx.Done():
 		trapf("interrupted while blocked in wasi:io/poll: %v", context.Cause(ctx))
+	}
+}
+
+// readIn reads into buf: a partial stream gives what one read of its
+// source returns (blocking until at least a byte or the end), any other
+// fills buf. A read that fails because the call's context ended traps, so
+// the call reports its deadline rather than a stream error.
+func readIn(ctx context.Context, in *inStream, buf []byte) (int, error) {
+	if !in.partial {
+		return io.ReadFull(in.r, buf)
+	}
+	for {
+		n, err := in.r.Read(buf)
+		if err != nil && ctx.Err() != nil {
+			trapf("interrupted while reading an HTTP body: %v", context.Cause(ctx))
+		}
+		if n > 0 || err != nil || len(buf) == 0 {
+			return n, err
+		}
 	}
 }
 

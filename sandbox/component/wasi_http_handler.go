@@ -1,0 +1,375 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+)
+
+// wasi:http error-code cases this host gives (their index in the WIT's
+// variant).
+const (
+	ecDNSTimeout         = 0
+	ecDNSError           = 1
+	ecDestUnavailable    = 3
+	ecConnRefused        = 6
+	ecConnTerminated     = 7
+	ecConnTimeout        = 8
+	ecTLSProtocol        = 12
+	ecTLSCertificate     = 13
+	ecTLSAlert           = 14
+	ecRequestDenied      = 15
+	ecRequestURIInvalid  = 19
+	ecRequestBodySize    = 17
+	ecResponseIncomplete = 25
+	ecResponseBodySize   = 28
+	ecProtocolError      = 35
+	ecInternal           = 38
+)
+
+// defaultMaxHTTPBody is Env.MaxHTTPBodyBytes's default.
+const defaultMaxHTTPBody = 16 << 20
+
+// httpErr is one error-code value: its case and the payload the case
+// carries (DNS rcode, TLS alert, a size, internal-error's message).
+type httpErr struct {
+	code    byte
+	text    string  // for Go's error interface and stream errors
+	msg     *string // DNS-error rcode, TLS alert message, internal-error message
+	size    *uint64 // body-size cases
+	alertID *uint8
+}
+
+func (e *httpErr) Error() string {
+	if e.text != "" {
+		return e.text
+	}
+	return fmt.Sprintf("wasi:http error-code %d", e.code)
+}
+
+// lowerErrorCode stores e as an error-code (size 32, align 8: the case
+// byte at 0, the payload at 8) at ptr.
+func (s *state) lowerErrorCode(ctx context.Context, ptr uint32, e *httpErr) {
+	s.write(ptr, make([]byte, 32))
+	s.u8(ptr, e.code)
+	p := ptr + 8
+	optStr := func(at uint32, v *string) {
+		if v != nil {
+			sp, sn := s.putString(ctx, *v)
+			s.u8(at, 1)
+			s.u32(at+4, sp)
+			s.u32(at+8, sn)
+		}
+	}
+	switch e.code {
+	case ecDNSError: // {rcode: option<string>, info-code: option<u16>}
+		optStr(p, e.msg)
+	case ecTLSAlert: // {alert-id: option<u8>, alert-message: option<string>}
+		if e.alertID != nil {
+			s.u8(p, 1)
+			s.u8(p+1, *e.alertID)
+		}
+		optStr(p+4, e.msg)
+	case ecRequestBodySize, ecResponseBodySize: // option<u64>
+		if e.size != nil {
+			s.u8(p, 1)
+			s.u64(p+8, *e.size)
+		}
+	case ecInternal: // option<string>
+		optStr(p, e.msg)
+	}
+}
+
+// netState is one call's HTTP traffic: requests run on ctx, which ends
+// with the call; close also closes every body still open.
+type netState struct {
+	mu     sync.Mutex
+	ctx    context.Context
+	cancel context.CancelFunc
+	client *http.Client
+	owned  bool
+	open   []io.Closer
+	closed bool
+}
+
+func (n *netState) init(ctx context.Context, env *Env) {
+	if n.ctx != nil {
+		return
+	}
+	n.ctx, n.cancel = context.WithCancel(ctx)
+	n.client = env.HTTP
+	if n.client == nil {
+		n.client, n.owned = NewHTTPClient(), true
+	}
+}
+
+// keep registers a response body to close when the call ends; false when
+// it has ended already.
+func (n *netState) keep(c io.Closer) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	n.open = append(n.open, c)
+	return true
+}
+
+func (n *netState) close() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed || n.ctx == nil {
+		n.closed = true
+		return
+	}
+	n.closed = true
+	n.cancel()
+	for _, c := range n.open {
+		_ = c.Close()
+	}
+	if n.owned {
+		n.client.CloseIdleConnections()
+	}
+}
+
+// NewHTTPClient is the client a call gets when Env.HTTP is nil: Go's
+// default transport without proxies from the environment, TLS verified
+// against the system roots, and redirects returned to the guest as the
+// 3xx they are (wasi:http does not follow them).
+func NewHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.Proxy = nil
+	return &http.Client{
+		Transport:     t,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+func (s *state) maxBody() int64 {
+	if s.env.MaxHTTPBodyBytes > 0 {
+		return s.env.MaxHTTPBodyBytes
+	}
+	return defaultMaxHTTPBody
+}
+
+// httpFuture is a future-incoming-response: done is closed once resp or
+// err is set.
+type httpFuture struct {
+	done    chan struct{}
+	once    sync.Once
+	resp    *http.Response
+	err     *httpErr
+	taken   bool
+	send    func() // starts the request (nil once started)
+	net     *netState
+	started bool
+}
+
+func (f *httpFuture) fail(e *httpErr) {
+	f.once.Do(func() {
+		f.err = e
+		close(f.done)
+	})
+}
+
+// start sends the request on its own goroutine.
+func (f *httpFuture) start() {
+	if f.started {
+		return
+	}
+	f.started = true
+	go f.send()
+}
+
+// handle is outgoing-handler.handle: result<own<future-incoming-response>,
+// error-code>, the tag at 0 and the payload at 8.
+func handle(ctx context.Context, s *state, st []uint64) {
+	r := dropAs[*httpRequest](&s.h, uint32(st[0]), "outgoing-request")
+	if uint32(st[1]) == 1 {
+		dropAs[*httpOptions](&s.h, uint32(st[2]), "request-options")
+	}
+	ret := uint32(st[3])
+	f, e := s.send(ctx, r)
+	if e != nil {
+		s.u8(ret, 1)
+		s.lowerErrorCode(ctx, ret+8, e)
+		return
+	}
+	s.u8(ret, 0)
+	s.u32(ret+8, s.h.add(f))
+}
+
+// send checks r against the allow list and starts it (at once, or when
+// its body is finished).
+func (s *state) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr) {
+	scheme := r.scheme
+	if scheme == "" { // murmur's host: no scheme means TLS
+		scheme = "https"
+	}
+	if r.authority == nil || *r.authority == "" {
+		return nil, &httpErr{code: ecRequestURIInvalid, text: "request has no authority"}
+	}
+	t, ok := capsule.TargetOf(scheme + "://" + *r.authority + "/")
+	if !ok {
+		return nil, &httpErr{code: ecRequestURIInvalid, text: "invalid authority " + *r.authority}
+	}
+	if !capsule.Allowed(s.env.Network, t) {
+		if s.env.OnHTTPDenied != nil {
+			s.env.OnHTTPDenied(t)
+		}
+		return nil, &httpErr{code: ecRequestDenied, text: t.Entry() + " is not in the network allow list"}
+	}
+	if scheme != "http" && scheme != "https" {
+		return nil, &httpErr{code: ecProtocolError, text: "unsupported scheme " + scheme}
+	}
+	if r.body != nil && r.body.over {
+		n := uint64(r.body.buf.Len())
+		return nil, &httpErr{code: ecRequestBodySize, size: &n}
+	}
+	path := "/"
+	if r.path != nil && *r.path != "" {
+		path = *r.path
+		if path[0] == '?' {
+			path = "/" + path
+		}
+	}
+	s.net.init(ctx, s.env)
+	req, err := http.NewRequestWithContext(s.net.ctx, r.method, scheme+"://"+*r.authority+path, nil)
+	if err != nil {
+		return nil, &httpErr{code: ecRequestURIInvalid, text: err.Error()}
+	}
+	req.Header = r.headers.header()
+	if _, ok := req.Header["User-Agent"]; !ok {
+		req.Header["User-Agent"] = []string{""} // Go adds none; wasi:http sends what the guest set
+	}
+	f := &httpFuture{done: make(chan struct{}), net: &s.net}
+	body := r.body
+	f.send = func() {
+		if body != nil && body.buf.Len() > 0 {
+			b := body.buf.Bytes()
+			req.ContentLength = int64(len(b))
+			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytesReader(b)), nil }
+			req.Body, _ = req.GetBody()
+		}
+		resp, err := f.net.client.Do(req)
+		if err != nil {
+			f.fail(mapHTTPError(err))
+			return
+		}
+		if !f.net.keep(resp.Body) {
+			_ = resp.Body.Close()
+			f.fail(&httpErr{code: ecInternal, text: "call ended"})
+			return
+		}
+		f.once.Do(func() {
+			f.resp = resp
+			close(f.done)
+		})
+	}
+	if body == nil || body.finished {
+		f.start()
+	} else if body.dropped {
+		msg := "outgoing body dropped without outgoing-body.finish"
+		return nil, &httpErr{code: ecInternal, text: msg, msg: &msg}
+	} else {
+		body.future = f
+	}
+	return f, nil
+}
+
+// futureGet is future-incoming-response.get:
+// option<result<result<own<incoming-response>, error-code>>>, tags at 0, 8
+// and 16, the response or error-code at 24.
+func futureGet(ctx context.Context, s *state, st []uint64) {
+	f := get[*httpFuture](&s.h, uint32(st[0]), "future-incoming-response")
+	ret := uint32(st[1])
+	select {
+	case <-f.done:
+	default:
+		s.u8(ret, 0)
+		return
+	}
+	if f.err != nil && ctx.Err() != nil {
+		trapf("interrupted while waiting for an HTTP response: %v", context.Cause(ctx))
+	}
+	s.u8(ret, 1)
+	if f.taken {
+		s.u8(ret+8, 1)
+		return
+	}
+	f.taken = true
+	s.u8(ret+8, 0)
+	if f.err != nil {
+		s.u8(ret+16, 1)
+		s.lowerErrorCode(ctx, ret+24, f.err)
+		return
+	}
+	s.u8(ret+16, 0)
+	s.u32(ret+24, s.h.add(&httpResponse{resp: f.resp, net: f.net}))
+}
+
+// close releases a response nobody took.
+func (f *httpFuture) close() {
+	select {
+	case <-f.done:
+		if !f.taken && f.resp != nil {
+			_ = f.resp.Body.Close()
+		}
+	default:
+	}
+}
+
+// mapHTTPError turns a Go transport error into the error-code wasmtime
+// gives for the same failure where one fits, else internal-error with
+// Go's text.
+func mapHTTPError(err error) *httpErr {
+	text := err.Error()
+	var dns *net.DNSError
+	var alert tls.AlertError
+	var recHdr tls.RecordHeaderError
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalidCert x509.CertificateInvalidError
+	var nerr net.Error
+	var op *net.OpError
+	switch {
+	case errors.As(err, &dns) && dns.IsTimeout:
+		return &httpErr{code: ecDNSTimeout, text: text}
+	case errors.As(err, &dns):
+		rc := dns.Err
+		return &httpErr{code: ecDNSError, text: text, msg: &rc}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &httpErr{code: ecConnRefused, text: text}
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return &httpErr{code: ecDestUnavailable, text: text}
+	case errors.As(err, &op) && op.Op == "dial" && op.Timeout():
+		return &httpErr{code: ecConnTimeout, text: text}
+	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr), errors.As(err, &invalidCert):
+		return &httpErr{code: ecTLSCertificate, text: text}
+	case errors.As(err, &alert):
+		id, m := uint8(alert), alert.Error()
+		return &httpErr{code: ecTLSAlert, text: text, alertID: &id, msg: &m}
+	case errors.As(err, &recHdr):
+		return &httpErr{code: ecTLSProtocol, text: text}
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return &httpErr{code: ecConnTerminated, text: text}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &httpErr{code: ecResponseIncomplete, text: text}
+	case errors.As(err, &nerr) && nerr.Timeout():
+		return &httpErr{code: ecConnTimeout, text: text}
+	}
+	return &httpErr{code: ecInternal, text: text, msg: &text}
+}
+
+func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
