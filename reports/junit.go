@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,14 @@ type JUnit struct {
 	// texts interns the score lines: most cases of a run share their
 	// scorers' wording, and every case is held until the run ends.
 	texts map[string]string
+
+	// With a spill file (NewSpillingJUnit) the cases go there instead of
+	// into cases, and index says where each one lies.
+	spill *os.File
+	index []spilled
+	size  int64
+	buf   []byte
+	err   error
 }
 
 // intern returns the held copy of s.
@@ -76,6 +85,10 @@ func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 		}
 		c.notes = append(c.notes, note+")")
 	}
+	if j.spill != nil {
+		j.put(c)
+		return
+	}
 	j.cases = append(j.cases, c)
 }
 
@@ -123,14 +136,36 @@ type (
 // at the end of a large run the whole document held about as much memory
 // again as everything else the run keeps (BENCHMARKS.md).
 func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
+	if j.err != nil {
+		return j.err
+	}
 	slices.SortFunc(j.cases, func(a, b junitCase) int { return a.key.compare(b.key) })
+	slices.SortFunc(j.index, func(a, b spilled) int { return a.key.compare(b.key) })
+	n, at := len(j.cases), func(i int) (junitCase, error) { return j.cases[i], nil }
+	statuses := func(yield func(string) bool) {
+		for _, c := range j.cases {
+			if !yield(c.status) {
+				return
+			}
+		}
+	}
+	if j.spill != nil {
+		n, at = len(j.index), func(i int) (junitCase, error) { return j.get(j.index[i]) }
+		statuses = func(yield func(string) bool) {
+			for _, s := range j.index {
+				if !yield(s.status) {
+					return
+				}
+			}
+		}
+	}
 	class := strings.TrimSpace(d.Capsule.Name)
 	if class == "" {
 		class = "murmur-eval"
 	}
 	suite := xmlSuite{
 		Name:  strings.TrimSpace(class + " " + d.Capsule.Version),
-		Tests: len(j.cases), Time: seconds(d.WallMS / 1000),
+		Tests: n, Time: seconds(d.WallMS / 1000),
 		Properties: []xmlProperty{
 			{"run_id", d.RunID},
 			{"pass_rate", strconv.FormatFloat(d.PassRate.Rate, 'f', 4, 64)},
@@ -145,8 +180,8 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	if !started.IsZero() {
 		suite.Timestamp = started.UTC().Format("2006-01-02T15:04:05")
 	}
-	for _, c := range j.cases {
-		switch c.status {
+	for status := range statuses {
+		switch status {
 		case StatusPassed:
 		case StatusFailed:
 			suite.Failures++
@@ -161,7 +196,7 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := encodeSuites(enc, suite, j.cases, class); err != nil {
+	if err := encodeSuites(enc, suite, n, at, class); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
@@ -173,7 +208,7 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 // encodeSuites writes <testsuites><testsuite> with suite's attributes and
 // properties, then each case as it is converted: the same bytes as encoding
 // the whole document at once.
-func encodeSuites(enc *xml.Encoder, suite xmlSuite, cases []junitCase, class string) error {
+func encodeSuites(enc *xml.Encoder, suite xmlSuite, n int, at func(int) (junitCase, error), class string) error {
 	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 	count := strconv.Itoa
 	suites := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
@@ -192,7 +227,11 @@ func encodeSuites(enc *xml.Encoder, suite xmlSuite, cases []junitCase, class str
 		enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}})); err != nil {
 		return err
 	}
-	for _, c := range cases {
+	for i := range n {
+		c, err := at(i)
+		if err != nil {
+			return err
+		}
 		if err := enc.EncodeElement(c.xml(class), xml.StartElement{Name: xml.Name{Local: "testcase"}}); err != nil {
 			return err
 		}

@@ -62,6 +62,7 @@ func writeReports(outDir string, d *reports.Digest, junit *reports.JUnit, starte
 		}),
 		writeAtomic(filepath.Join(outDir, summaryMDFile), d.WriteMarkdown),
 		writeAtomic(filepath.Join(outDir, junitFile), func(w io.Writer) error { return junit.Write(w, d, started) }),
+		junit.Close(),
 	)
 }
 
