@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -360,7 +361,8 @@ func mapHTTPError(err error) *httpErr {
 	case errors.As(err, &alert):
 		id, m := uint8(alert), alert.Error()
 		return &httpErr{code: ecTLSAlert, text: text, alertID: &id, msg: &m}
-	case errors.As(err, &recHdr):
+	case errors.As(err, &recHdr), strings.Contains(text, "server gave HTTP response to HTTPS client"):
+		// Go's transport replaces the record-header error with that text.
 		return &httpErr{code: ecTLSProtocol, text: text}
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return &httpErr{code: ecConnTerminated, text: text}
