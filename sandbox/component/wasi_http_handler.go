@@ -213,16 +213,16 @@ func handle(ctx context.Context, s *state, st []uint64) {
 // send checks r against the allow list and starts it (at once, or when
 // its body is finished).
 func (s *state) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr) {
-	scheme := r.scheme
-	if scheme == "" { // murmur's host: no scheme means TLS
-		scheme = "https"
-	}
-	if r.authority == nil || *r.authority == "" {
+	if r.authority == nil {
 		return nil, &httpErr{code: ecRequestURIInvalid, text: "request has no authority"}
 	}
-	t, ok := capsule.TargetOf(scheme + "://" + *r.authority + "/")
-	if !ok {
-		return nil, &httpErr{code: ecRequestURIInvalid, text: "invalid authority " + *r.authority}
+	path := ""
+	if r.path != nil {
+		path = *r.path
+	}
+	scheme, target, t, e := requestURL(r.scheme, *r.authority, path)
+	if e != nil {
+		return nil, e
 	}
 	if !capsule.Allowed(s.env.Network, t) {
 		if s.env.OnHTTPDenied != nil {
@@ -237,15 +237,8 @@ func (s *state) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr
 		n := uint64(r.body.buf.Len())
 		return nil, &httpErr{code: ecRequestBodySize, size: &n}
 	}
-	path := "/"
-	if r.path != nil && *r.path != "" {
-		path = *r.path
-		if path[0] == '?' {
-			path = "/" + path
-		}
-	}
 	s.net.init(ctx, s.env)
-	req, err := http.NewRequestWithContext(s.net.ctx, r.method, scheme+"://"+*r.authority+path, nil)
+	req, err := http.NewRequestWithContext(s.net.ctx, r.method, target, nil)
 	if err != nil {
 		return nil, &httpErr{code: ecRequestURIInvalid, text: err.Error()}
 	}
@@ -286,6 +279,33 @@ func (s *state) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr
 		body.future = f
 	}
 	return f, nil
+}
+
+// requestURL is the URL a request goes to and the target the allow list
+// judges: no scheme means https (murmur's host uses TLS then), the port
+// is explicit or the scheme's default. An authority with anything but a
+// host and a port is refused, so that the host Go dials is the host
+// judged.
+func requestURL(scheme, authority, path string) (string, string, capsule.Target, *httpErr) {
+	if scheme == "" {
+		scheme = "https"
+	}
+	if authority == "" || strings.ContainsAny(authority, "/?#@\\ \t\r\n%") {
+		return "", "", capsule.Target{}, &httpErr{code: ecRequestURIInvalid, text: "invalid authority " + authority}
+	}
+	switch {
+	case path == "":
+		path = "/"
+	case path[0] == '?':
+		path = "/" + path
+	case path[0] != '/' || strings.ContainsAny(path, " #\r\n\t"):
+		return "", "", capsule.Target{}, &httpErr{code: ecRequestURIInvalid, text: "invalid path " + path}
+	}
+	t, ok := capsule.TargetOf(scheme + "://" + authority + "/")
+	if !ok {
+		return "", "", capsule.Target{}, &httpErr{code: ecRequestURIInvalid, text: "invalid authority " + authority}
+	}
+	return scheme, scheme + "://" + authority + path, t, nil
 }
 
 // futureGet is future-incoming-response.get:
