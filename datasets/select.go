@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,11 @@ func (sel Selection) Validate() error {
 // Apply returns the selected cases, in dataset order. It assumes Validate
 // passed.
 func (sel Selection) Apply(cases []Case) []Case {
+	if sel.Filter == "" && sel.Limit == 0 && sel.Shard.Count <= 1 && len(cases) > 0 {
+		// Everything is selected: the cases themselves, not a copy of a
+		// dataset that may be large (BENCHMARKS.md, issue 19).
+		return slices.Clip(cases)
+	}
 	var out []Case
 	for _, c := range cases {
 		if sel.Limit > 0 && len(out) == sel.Limit {

@@ -53,13 +53,19 @@ type Case struct {
 }
 
 // InputOf returns the case's dataset line as T, or E-EVL-099 when the case
-// carries another type.
+// carries another type. A case may carry a *T (no copy of the line held per
+// job for the whole run); InputOf then returns what it points at.
 func InputOf[T any](c *Case) (T, error) {
-	v, ok := c.Input.(T)
-	if !ok {
-		return v, errInput(c)
+	switch v := c.Input.(type) {
+	case T:
+		return v, nil
+	case *T:
+		if v != nil {
+			return *v, nil
+		}
 	}
-	return v, nil
+	var zero T
+	return zero, errInput(c)
 }
 
 // Stage returns the record of the named stage, if it has run or been skipped.

@@ -110,4 +110,11 @@ func TestInputOf(t *testing.T) {
 	if _, err := InputOf[string](c); errcode.Code(err) != errcode.Internal {
 		t.Errorf("InputOf[string] = %v, want E-EVL-099", err)
 	}
+	// A pointer to the type reads as the type; a nil one is an error.
+	if v, err := InputOf[capsule](&Case{ID: "p", Input: &capsule{"y"}}); err != nil || v.name != "y" {
+		t.Errorf("InputOf(pointer) = %v, %v", v, err)
+	}
+	if _, err := InputOf[capsule](&Case{ID: "n", Input: (*capsule)(nil)}); errcode.Code(err) != errcode.Internal {
+		t.Errorf("InputOf(nil pointer) = %v, want E-EVL-099", err)
+	}
 }

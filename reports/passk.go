@@ -38,13 +38,11 @@ func (s *Summary) SetPassAt(ks []int) { s.passAt = slices.Clone(ks) }
 // countPass adds one final-attempt row to its case's pass count.
 func (s *Summary) countPass(r ResultRow) {
 	if s.perCase == nil {
-		s.perCase = map[string]*passCount{}
+		s.perCase = map[string]passCount{}
 	}
+	// Held by value: one pointer less to allocate and keep per case.
 	pc := s.perCase[r.CaseID]
-	if pc == nil {
-		pc = &passCount{}
-		s.perCase[r.CaseID] = pc
-	}
+	defer func() { s.perCase[r.CaseID] = pc }()
 	if r.Status == StatusSkipped {
 		return
 	}

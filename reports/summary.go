@@ -42,9 +42,9 @@ type Summary struct {
 	inputTokens    int64
 	outputTokens   int64
 	multiEpoch     bool
-	passAt         []int                 // the k values of pass@k (SetPassAt)
-	perCase        map[string]*passCount // verdicts per case_id across epochs
-	slowest        []caseRef             // longest first, at most slowestShown
+	passAt         []int                // the k values of pass@k (SetPassAt)
+	perCase        map[string]passCount // verdicts per case_id across epochs
+	slowest        []caseRef            // longest first, at most slowestShown
 	errors         map[string]*errorStat
 	scorers        map[string]*scorerStat
 	failed         []caseRef // by case_id then epoch, at most failedKept

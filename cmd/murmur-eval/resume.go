@@ -110,7 +110,9 @@ func journaled(entries []journal.Entry) ([]caseRecord, map[journal.Key]bool, err
 func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pipeline.Job {
 	var jobs []pipeline.Job
 	for e := 1; e <= epochs; e++ {
-		for _, c := range cases {
+		for i := range cases {
+			// A pointer: boxing the Case would copy it per job, held all run.
+			c := &cases[i]
 			if !done[journal.Key{CaseID: c.ID, Epoch: e}] {
 				jobs = append(jobs, pipeline.Job{ID: c.ID, Input: c, Epoch: e})
 			}
