@@ -87,6 +87,12 @@ func TestDifferentialJcoAdapter(t *testing.T) {
 // differential runs fixture name (of world) on Node and on this host with
 // the same preopen and inputs and compares the results.
 func differential(t *testing.T, name, world, work string, inputs []*string) {
+	differentialEnv(t, name, world, work, inputs, Env{})
+}
+
+// differentialEnv is differential with env for this host's calls (Root is
+// set to work).
+func differentialEnv(t *testing.T, name, world, work string, inputs []*string, env Env) {
 	bin := fixture(t, name, world)
 	tmp := t.TempDir()
 	wasm := filepath.Join(tmp, name+".wasm")
@@ -139,8 +145,9 @@ func differential(t *testing.T, name, world, work string, inputs []*string) {
 		t.Fatal(err)
 	}
 	defer root.Close()
+	env.Root = root
 	for i, in := range inputs {
-		r, err := c.RunTool(context.Background(), Env{Root: root}, ToolInput{Data: in})
+		r, err := c.RunTool(context.Background(), env, ToolInput{Data: in})
 		got := refResult{Trap: true}
 		if err == nil {
 			got = refResult{Status: r.Status, Summary: r.Summary, Data: r.Data, DataPath: r.DataPath, Truncated: r.Truncated, Metadata: r.Metadata}

@@ -208,3 +208,34 @@ func TestHTTPHangStopsAtDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestDifferentialJcoHTTP runs the http fixture's requests through
+// preview2-shim's wasi:http on Node (which has no allow list) and through
+// this host with an allow list admitting the server: the same statuses,
+// bodies and error-code cases.
+func TestDifferentialJcoHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: transpiles and starts Node")
+	}
+	srv := newHTTPServer(t, false, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/redirect":
+			w.Header().Set("Location", "http://elsewhere.example/")
+			w.WriteHeader(http.StatusFound)
+		case r.URL.Path == "/missing":
+			http.NotFound(w, r)
+		default:
+			b, _ := io.ReadAll(r.Body)
+			_, _ = w.Write([]byte(r.Method + " " + r.URL.RequestURI() + " " + string(b)))
+		}
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	_ = ln.Close()
+	inputs := []*string{str("g" + srv.host + "|/a?b=c"), str("p" + srv.host + "|/posted"), str("g" + srv.host + "|/redirect"),
+		str("g" + srv.host + "|/missing"), str("g" + closed + "|/")}
+	differentialEnv(t, "http", "http", t.TempDir(), inputs, Env{Network: rules(t, srv.host, closed)})
+}

@@ -82,8 +82,8 @@
     (drop (call $set_auth (local.get $req) (i32.const 1) (i32.add (local.get $dp) (i32.const 1))
       (i32.sub (local.get $sep) (i32.add (local.get $dp) (i32.const 1)))))
     (if (i32.eq (local.get $mode) (i32.const 0x70))
-      (then (drop (call $set_path (local.get $req) (i32.const 1) (i32.const 2104) (i32.const 1))) ;; "/"
-            (i32.store8 (i32.const 2104) (i32.const 0x2f)))
+      (then (i32.store8 (i32.const 2104) (i32.const 0x2f)) ;; "/"
+            (drop (call $set_path (local.get $req) (i32.const 1) (i32.const 2104) (i32.const 1))))
       (else (drop (call $set_path (local.get $req) (i32.const 1) (i32.add (local.get $sep) (i32.const 1)) (local.get $plen)))))
     ;; POST: the body is the path text
     (if (i32.eq (local.get $mode) (i32.const 0x70))
