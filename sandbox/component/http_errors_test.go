@@ -73,6 +73,7 @@ func (m *linMem) Write(off uint32, v []byte) bool {
 	copy(m.b[off:], v)
 	return true
 }
+
 //nolint:govet // api.Memory.WriteByte, not io.ByteWriter
 func (m *linMem) WriteByte(off uint32, v byte) bool { return m.Write(off, []byte{v}) }
 func (m *linMem) WriteUint32Le(off, v uint32) bool {
