@@ -89,6 +89,7 @@ func TestHTTPAllowList(t *testing.T) {
 		{"allowed URL entry", "g" + srv.host + "|/", []string{"http://" + srv.host}, "passed", "200hello  ua=", true},
 		{"redirect not followed", "g" + srv.host + "|/redirect", []string{srv.host}, "passed", "302", true},
 		{"POST body", "p" + srv.host + "|/echo", []string{srv.host}, "passed", "200POST /echo", true},
+		{"POST body after handle", "P" + srv.host + "|/late", []string{srv.host}, "passed", "200POST /late", true},
 		{"no allow list", "g" + srv.host + "|/", nil, "failed", codeLetter(ecRequestDenied), false},
 		{"other host", "g" + srv.host + "|/", []string{"localhost:" + port}, "failed", codeLetter(ecRequestDenied), false},
 		{"other port", "g" + srv.host + "|/", []string{"127.0.0.1:1"}, "failed", codeLetter(ecRequestDenied), false},
@@ -145,6 +146,7 @@ func TestHTTPErrors(t *testing.T) {
 	}{
 		{"response body over the limit", "g" + big.host + "|/", Env{MaxHTTPBodyBytes: 1 << 20}, codeLetter(ecResponseBodySize)},
 		{"request body over the limit", "p" + big.host + "|/0123456789", Env{MaxHTTPBodyBytes: 4}, "W"},
+		{"request body over the limit after handle", "P" + big.host + "|/0123456789", Env{MaxHTTPBodyBytes: 4}, "W"},
 		{"connection refused", "g" + closed + "|/", Env{}, codeLetter(ecConnRefused)},
 		{"untrusted certificate", "s" + tlsSrv.host + "|/", Env{}, codeLetter(ecTLSCertificate)},
 		{"https to a plain server", "G" + big.host + "|/", Env{}, codeLetter(ecTLSProtocol)},
@@ -235,7 +237,7 @@ func TestDifferentialJcoHTTP(t *testing.T) {
 	}
 	closed := ln.Addr().String()
 	_ = ln.Close()
-	inputs := []*string{str("g" + srv.host + "|/a?b=c"), str("p" + srv.host + "|/posted"), str("g" + srv.host + "|/redirect"),
+	inputs := []*string{str("g" + srv.host + "|/a?b=c"), str("p" + srv.host + "|/posted"), str("P" + srv.host + "|/late"), str("g" + srv.host + "|/redirect"),
 		str("g" + srv.host + "|/missing"), str("g" + closed + "|/")}
 	differentialEnv(t, "http", "http", t.TempDir(), inputs, Env{Network: rules(t, srv.host, closed)})
 }

@@ -2,6 +2,7 @@
 ;; wit-bindgen does. Its input is <mode><authority>|<path-with-query>:
 ;;   g GET over http   G GET with no scheme (https)   s GET over https
 ;;   f GET over scheme "ftp"   p POST over http, the path as the body
+;;   P the same POST with the body written after handle
 ;; passed: data is the 3-digit status then the body (its first 30,000
 ;; bytes). failed: one letter, 'A' + the error-code case (handle, get,
 ;; body finish, or the body stream's http-error-code), "W" when the body
@@ -58,6 +59,19 @@
   (func $fail_code (param $code i32) (result i32)
     (call $fail (i32.add (i32.const 0x41) (local.get $code))))
 
+;; writes len bytes at ptr to outgoing body ob and finishes it: 0, or a
+  ;; failed result
+  (func $send_body (param $ob i32) (param $ptr i32) (param $len i32) (result i32)
+    (local $os i32)
+    (call $body_write (local.get $ob) (i32.const 100))
+    (local.set $os (i32.load (i32.const 104)))
+    (call $write (local.get $os) (local.get $ptr) (local.get $len) (i32.const 120))
+    (if (i32.load8_u (i32.const 120)) (then (return (call $fail (i32.const 0x57)))))
+    (call $drop_out (local.get $os))
+    (call $body_finish (local.get $ob) (i32.const 0) (i32.const 0) (i32.const 128))
+    (if (i32.load8_u (i32.const 128)) (then (return (call $fail_code (i32.load8_u (i32.const 136))))))
+    (i32.const 0))
+
   (func (export "murmur:tool/run@0.1.0#run") (param $dt i32) (param $dp i32) (param $dl i32) (param i32 i32 i32) (result i32)
     (local $mode i32) (local $sep i32) (local $plen i32) (local $req i32) (local $ob i32) (local $os i32)
     (local $fut i32) (local $resp i32) (local $is i32) (local $n i32) (local $len i32) (local $st i32)
@@ -85,21 +99,25 @@
       (then (i32.store8 (i32.const 2104) (i32.const 0x2f)) ;; "/"
             (drop (call $set_path (local.get $req) (i32.const 1) (i32.const 2104) (i32.const 1))))
       (else (drop (call $set_path (local.get $req) (i32.const 1) (i32.add (local.get $sep) (i32.const 1)) (local.get $plen)))))
-    ;; POST: the body is the path text
-    (if (i32.eq (local.get $mode) (i32.const 0x70))
+    ;; POST: the body is the path text, sent before handle (p) or after (P)
+    (if (i32.eq (local.get $mode) (i32.const 0x50))
+      (then (drop (call $set_scheme (local.get $req) (i32.const 1) (i32.const 0) (i32.const 0) (i32.const 0)))
+            (drop (call $set_method (local.get $req) (i32.const 2) (i32.const 0) (i32.const 0)))
+            (i32.store8 (i32.const 2104) (i32.const 0x2f))
+            (drop (call $set_path (local.get $req) (i32.const 1) (i32.const 2104) (i32.const 1)))))
+    (if (i32.or (i32.eq (local.get $mode) (i32.const 0x70)) (i32.eq (local.get $mode) (i32.const 0x50)))
       (then
         (call $req_body (local.get $req) (i32.const 100))
-        (local.set $ob (i32.load (i32.const 104)))
-        (call $body_write (local.get $ob) (i32.const 100))
-        (local.set $os (i32.load (i32.const 104)))
-        (call $write (local.get $os) (i32.add (local.get $sep) (i32.const 1)) (local.get $plen) (i32.const 120))
-        (if (i32.load8_u (i32.const 120)) (then (return (call $fail (i32.const 0x57)))))
-        (call $drop_out (local.get $os))
-        (call $body_finish (local.get $ob) (i32.const 0) (i32.const 0) (i32.const 128))
-        (if (i32.load8_u (i32.const 128)) (then (return (call $fail_code (i32.load8_u (i32.const 136))))))))
+        (local.set $ob (i32.load (i32.const 104)))))
+    (if (i32.eq (local.get $mode) (i32.const 0x70))
+      (then (local.set $st (call $send_body (local.get $ob) (i32.add (local.get $sep) (i32.const 1)) (local.get $plen)))
+            (if (local.get $st) (then (return (local.get $st))))))
     (call $handle (local.get $req) (i32.const 0) (i32.const 0) (i32.const 200))
     (if (i32.load8_u (i32.const 200)) (then (return (call $fail_code (i32.load8_u (i32.const 208))))))
     (local.set $fut (i32.load (i32.const 208)))
+    (if (i32.eq (local.get $mode) (i32.const 0x50))
+      (then (local.set $st (call $send_body (local.get $ob) (i32.add (local.get $sep) (i32.const 1)) (local.get $plen)))
+            (if (local.get $st) (then (return (local.get $st))))))
     (call $block (call $fut_sub (local.get $fut)))
     (call $fut_get (local.get $fut) (i32.const 304))
     (if (i32.eqz (i32.load8_u (i32.const 304))) (then (return (call $fail (i32.const 0x3f))))) ;; "?": not ready
