@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -32,6 +33,10 @@ type Entry struct {
 	// Line is the entry's 1-based line in the journal it was read from; 0
 	// for an entry not read from a file. It is not written.
 	Line int `json:"-"`
+	// Marshalled says Record is json.Marshal's own output (compact, HTML
+	// characters escaped), so Append writes it as is instead of encoding
+	// it once more to the same bytes. It is not written.
+	Marshalled bool `json:"-"`
 }
 
 // Key identifies a case's epoch across attempts.
@@ -300,13 +305,16 @@ func (w *Writer) AppendAll(entries []Entry) error {
 	if len(entries) == 0 {
 		return nil
 	}
-	var buf []byte
+	size := 0
 	for _, e := range entries {
-		b, err := json.Marshal(e)
-		if err != nil {
+		size += len(e.Record) + len(e.CaseID) + 64
+	}
+	buf := make([]byte, 0, size) // one allocation, not a growth per record
+	for _, e := range entries {
+		var err error
+		if buf, err = appendLine(buf, e); err != nil {
 			return errcode.Wrap(errcode.Internal, err, "encode journal entry for case %q", e.CaseID)
 		}
-		buf = append(append(buf, b...), '\n')
 	}
 	if _, err := w.f.Write(buf); err != nil {
 		return errcode.Wrap(errcode.IO, err, "append to journal")
@@ -315,6 +323,25 @@ func (w *Writer) AppendAll(entries []Entry) error {
 		return errcode.Wrap(errcode.IO, err, "sync journal")
 	}
 	return nil
+}
+
+// appendLine appends e's line to buf: json.Marshal(e) and a newline. An
+// entry whose Record is Marshalled gets the same bytes without its record,
+// the bulk of the line, being scanned and copied again (issue 19).
+func appendLine(buf []byte, e Entry) ([]byte, error) {
+	if !e.Marshalled || len(e.Record) == 0 {
+		b, err := json.Marshal(e)
+		return append(append(buf, b...), '\n'), err
+	}
+	id, err := json.Marshal(e.CaseID)
+	if err != nil {
+		return buf, err
+	}
+	buf = append(append(buf, `{"case_id":`...), id...)
+	buf = strconv.AppendInt(append(buf, `,"epoch":`...), int64(e.Epoch), 10)
+	buf = strconv.AppendInt(append(buf, `,"attempt":`...), int64(e.Attempt), 10)
+	buf = append(append(buf, `,"record":`...), e.Record...)
+	return append(buf, "}\n"...), nil
 }
 
 // Close closes the file.

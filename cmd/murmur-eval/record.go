@@ -52,7 +52,7 @@ func (r caseRecord) entry() (journal.Entry, error) {
 	if err != nil {
 		return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
 	}
-	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b}, nil
+	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}, nil
 }
 
 // decodeRecord reads a journal line's record back.
