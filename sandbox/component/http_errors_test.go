@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 )
 
@@ -52,35 +53,27 @@ func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
-// linMem is a linear memory for lowering tests; fakeAlloc a bump
-// cabi_realloc over it. Methods a test does not use panic (nil embedded).
-type linMem struct {
-	api.Memory
-	b []byte
-}
-
-func (m *linMem) Size() uint32 { return uint32(len(m.b)) }
-func (m *linMem) Read(off, n uint32) ([]byte, bool) {
-	if uint64(off)+uint64(n) > uint64(len(m.b)) {
-		return nil, false
+// linearMemory is a real wazero memory of one page for lowering tests (a
+// module that only exports its memory), and a live view of its bytes.
+// fakeAlloc is a bump cabi_realloc over it; its other methods panic (nil
+// embedded).
+func linearMemory(t *testing.T) (api.Memory, []byte) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { _ = rt.Close(ctx) })
+	bin := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
+		5, 3, 1, 0, 1, // memory section: one memory, at least one page
+		7, 10, 1, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0} // export it as "memory"
+	mod, err := rt.Instantiate(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return m.b[off : off+n], true
-}
-func (m *linMem) Write(off uint32, v []byte) bool {
-	if uint64(off)+uint64(len(v)) > uint64(len(m.b)) {
-		return false
+	mem := mod.ExportedMemory("memory")
+	b, ok := mem.Read(0, mem.Size())
+	if !ok {
+		t.Fatal("memory not readable")
 	}
-	copy(m.b[off:], v)
-	return true
-}
-
-//nolint:govet // api.Memory.WriteByte, not io.ByteWriter
-func (m *linMem) WriteByte(off uint32, v byte) bool { return m.Write(off, []byte{v}) }
-func (m *linMem) WriteUint32Le(off, v uint32) bool {
-	return m.Write(off, binary.LittleEndian.AppendUint32(nil, v))
-}
-func (m *linMem) WriteUint64Le(off uint32, v uint64) bool {
-	return m.Write(off, binary.LittleEndian.AppendUint64(nil, v))
+	return mem, b
 }
 
 type fakeAlloc struct {
@@ -102,35 +95,35 @@ func TestLowerErrorCode(t *testing.T) {
 	rcode, msg := "no such host", "boom"
 	alert := uint8(40)
 	n := uint64(1 << 40)
-	m := &linMem{b: make([]byte, 4096)}
-	s := &state{mem: m, realloc: &fakeAlloc{next: 1024}}
-	for i := range m.b[:64] {
-		m.b[i] = 0xee // junk the lowering must clear
+	mem, b := linearMemory(t)
+	s := &state{mem: mem, realloc: &fakeAlloc{next: 1024}}
+	for i := range b[:64] {
+		b[i] = 0xee // junk the lowering must clear
 	}
 	str := func(at uint32) string {
-		p, l := binary.LittleEndian.Uint32(m.b[at:]), binary.LittleEndian.Uint32(m.b[at+4:])
-		return string(m.b[p : p+l])
+		p, l := binary.LittleEndian.Uint32(b[at:]), binary.LittleEndian.Uint32(b[at+4:])
+		return string(b[p : p+l])
 	}
 	ctx := context.Background()
 
 	s.lowerErrorCode(ctx, 0, &httpErr{code: ecDNSError, msg: &rcode})
-	if m.b[0] != ecDNSError || m.b[8] != 1 || str(12) != rcode || m.b[20] != 0 {
-		t.Errorf("DNS-error lowered as % x", m.b[:32])
+	if b[0] != ecDNSError || b[8] != 1 || str(12) != rcode || b[20] != 0 {
+		t.Errorf("DNS-error lowered as % x", b[:32])
 	}
 	s.lowerErrorCode(ctx, 0, &httpErr{code: ecTLSAlert, alertID: &alert, msg: &msg})
-	if m.b[0] != ecTLSAlert || m.b[8] != 1 || m.b[9] != 40 || m.b[12] != 1 || str(16) != msg {
-		t.Errorf("TLS-alert-received lowered as % x", m.b[:32])
+	if b[0] != ecTLSAlert || b[8] != 1 || b[9] != 40 || b[12] != 1 || str(16) != msg {
+		t.Errorf("TLS-alert-received lowered as % x", b[:32])
 	}
 	s.lowerErrorCode(ctx, 0, &httpErr{code: ecResponseBodySize, size: &n})
-	if m.b[0] != ecResponseBodySize || m.b[8] != 1 || binary.LittleEndian.Uint64(m.b[16:]) != n {
-		t.Errorf("HTTP-response-body-size lowered as % x", m.b[:32])
+	if b[0] != ecResponseBodySize || b[8] != 1 || binary.LittleEndian.Uint64(b[16:]) != n {
+		t.Errorf("HTTP-response-body-size lowered as % x", b[:32])
 	}
 	s.lowerErrorCode(ctx, 0, &httpErr{code: ecInternal, msg: &msg})
-	if m.b[0] != ecInternal || m.b[8] != 1 || str(12) != msg {
-		t.Errorf("internal-error lowered as % x", m.b[:32])
+	if b[0] != ecInternal || b[8] != 1 || str(12) != msg {
+		t.Errorf("internal-error lowered as % x", b[:32])
 	}
 	s.lowerErrorCode(ctx, 0, &httpErr{code: ecRequestDenied})
-	for i, b := range m.b[1:32] {
+	for i, b := range b[1:32] {
 		if b != 0 {
 			t.Fatalf("HTTP-request-denied left byte %d = %#x", i+1, b)
 		}
