@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
@@ -72,102 +70,6 @@ func (b *httpInBody) close() { _ = b.resp.Body.Close() }
 // trailers the guest can see, so it is ready and empty.
 type httpTrailers struct{}
 
-// forbiddenHeaders are the names wasmtime's wasi:http refuses in fields
-// (its default forbidden set): the transport owns them.
-func forbiddenHeader(name string) bool {
-	switch name {
-	case "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-		"transfer-encoding", "upgrade", "host", "http2-settings":
-		return true
-	}
-	return false
-}
-
-// header-error's cases.
-const (
-	headerInvalidSyntax = 0
-	headerForbidden     = 1
-	headerImmutable     = 2
-)
-
-func validName(n string) bool {
-	if n == "" {
-		return false
-	}
-	for i := 0; i < len(n); i++ {
-		c := n[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"(),/:;<=>?@[\\]{}", c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func validValue(v []byte) bool { return !bytes.ContainsAny(v, "\r\n\x00") }
-
-// check returns -1 when name may be set to vals, else a header-error case.
-func (f *httpFields) check(name string, vals ...[]byte) int {
-	if f.immutable {
-		return headerImmutable
-	}
-	if !validName(name) {
-		return headerInvalidSyntax
-	}
-	for _, v := range vals {
-		if !validValue(v) {
-			return headerInvalidSyntax
-		}
-	}
-	if forbiddenHeader(strings.ToLower(name)) {
-		return headerForbidden
-	}
-	return -1
-}
-
-func (f *httpFields) del(name string) {
-	n, v := f.names[:0], f.values[:0]
-	for i, k := range f.names {
-		if k != name {
-			n, v = append(n, k), append(v, f.values[i])
-		}
-	}
-	f.names, f.values = n, v
-}
-
-func (f *httpFields) clone() *httpFields {
-	c := &httpFields{names: append([]string(nil), f.names...)}
-	for _, v := range f.values {
-		c.values = append(c.values, append([]byte(nil), v...))
-	}
-	return c
-}
-
-// header is f as a Go header.
-func (f *httpFields) header() http.Header {
-	h := http.Header{}
-	for i, k := range f.names {
-		h[http.CanonicalHeaderKey(k)] = append(h[http.CanonicalHeaderKey(k)], string(f.values[i]))
-	}
-	return h
-}
-
-// fieldsOf is a response's headers as immutable fields, names sorted.
-func fieldsOf(h http.Header) *httpFields {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	f := &httpFields{immutable: true}
-	for _, k := range keys {
-		for _, v := range h[k] {
-			f.names = append(f.names, strings.ToLower(k))
-			f.values = append(f.values, []byte(v))
-		}
-	}
-	return f
-}
-
 // bodyWriter is the output-stream of an outgoing body.
 type bodyWriter struct{ b *httpOutBody }
 
@@ -182,36 +84,6 @@ func (w bodyWriter) Write(p []byte) (int, error) {
 			text: fmt.Sprintf("request body exceeds murmur-eval's limit of %d bytes", w.b.max)}
 	}
 	return w.b.buf.Write(p)
-}
-
-// cappedBody is a response body that fails past max bytes.
-type cappedBody struct {
-	r    io.Reader
-	n    int64
-	max  int64
-	over bool
-}
-
-func (c *cappedBody) Read(p []byte) (int, error) {
-	if c.over {
-		return 0, c.err()
-	}
-	if room := c.max - c.n + 1; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if c.n > c.max {
-		c.over = true
-		return 0, c.err()
-	}
-	return n, err
-}
-
-func (c *cappedBody) err() error {
-	n := uint64(c.n)
-	return &httpErr{code: ecResponseBodySize, size: &n,
-		text: fmt.Sprintf("response body exceeds murmur-eval's limit of %d bytes", c.max)}
 }
 
 // addHTTP adds wasi:http/types and wasi:http/outgoing-handler. Functions
@@ -235,137 +107,6 @@ func addHTTP(all map[string]iface) {
 	}
 	all["wasi:http/types"] = types
 	all["wasi:http/outgoing-handler"] = iface{"handle": {sig(i32, i32, i32, i32), nil, handle}}
-}
-
-func addFields(types iface) {
-	name := fieldName
-	types["[constructor]fields"] = hostFunc{nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(&httpFields{}))
-	}}
-	types["[static]fields.from-list"] = hostFunc{sig(i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		list := append([]byte(nil), s.read(uint32(st[0]), 16*uint32(min(st[1], 1<<24)))...)
-		ret := uint32(st[2])
-		f := &httpFields{}
-		for i := 0; i+16 <= len(list); i += 16 {
-			k := strings.ToLower(s.str(le32(list[i:]), le32(list[i+4:])))
-			v := append([]byte(nil), s.read(le32(list[i+8:]), le32(list[i+12:]))...)
-			if e := f.check(k, v); e >= 0 {
-				s.u8(ret, 1)
-				s.u8(ret+4, byte(e))
-				return
-			}
-			f.names, f.values = append(f.names, k), append(f.values, v)
-		}
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(f))
-	}}
-	types["[method]fields.get"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		k := name(s, st[1], st[2])
-		var vals [][]byte
-		for i, n := range f.names {
-			if n == k {
-				vals = append(vals, f.values[i])
-			}
-		}
-		ptr := uint32(4)
-		if len(vals) > 0 {
-			ptr = s.alloc(ctx, 4, uint32(8*len(vals)))
-		}
-		for i, v := range vals {
-			p, n := s.putBytes(ctx, v)
-			s.u32(ptr+8*uint32(i), p)
-			s.u32(ptr+8*uint32(i)+4, n)
-		}
-		s.u32(uint32(st[3]), ptr)
-		s.u32(uint32(st[3])+4, uint32(len(vals)))
-	}}
-	types["[method]fields.has"] = hostFunc{sig(i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		k := name(s, st[1], st[2])
-		st[0] = 0
-		for _, n := range f.names {
-			if n == k {
-				st[0] = 1
-			}
-		}
-	}}
-	addFieldsEdit(types)
-}
-
-// name is a field name argument, lowercased.
-func fieldName(s *state, p, n uint64) string { return strings.ToLower(s.str(uint32(p), uint32(n))) }
-
-// headerResult stores result<_, header-error>: the tag at 0, the error's
-// case at 1 (e < 0: ok).
-func headerResult(s *state, ret uint32, e int) {
-	if e < 0 {
-		s.u8(ret, 0)
-		return
-	}
-	s.u8(ret, 1)
-	s.u8(ret+1, byte(e))
-}
-
-func addFieldsEdit(types iface) {
-	name := fieldName
-	types["[method]fields.set"] = hostFunc{sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		k := name(s, st[1], st[2])
-		list := append([]byte(nil), s.read(uint32(st[3]), 8*uint32(min(st[4], 1<<24)))...)
-		var vals [][]byte
-		for i := 0; i+8 <= len(list); i += 8 {
-			vals = append(vals, append([]byte(nil), s.read(le32(list[i:]), le32(list[i+4:]))...))
-		}
-		e := f.check(k, vals...)
-		if e < 0 {
-			f.del(k)
-			for _, v := range vals {
-				f.names, f.values = append(f.names, k), append(f.values, v)
-			}
-		}
-		headerResult(s, uint32(st[5]), e)
-	}}
-	types["[method]fields.delete"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		k := name(s, st[1], st[2])
-		e := f.check(k)
-		if e < 0 {
-			f.del(k)
-		}
-		headerResult(s, uint32(st[3]), e)
-	}}
-	types["[method]fields.append"] = hostFunc{sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		k := name(s, st[1], st[2])
-		v := append([]byte(nil), s.read(uint32(st[3]), uint32(st[4]))...)
-		e := f.check(k, v)
-		if e < 0 {
-			f.names, f.values = append(f.names, k), append(f.values, v)
-		}
-		headerResult(s, uint32(st[5]), e)
-	}}
-	types["[method]fields.entries"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
-		ptr := uint32(4)
-		if len(f.names) > 0 {
-			ptr = s.alloc(ctx, 4, uint32(16*len(f.names)))
-		}
-		for i, k := range f.names {
-			kp, kn := s.putString(ctx, k)
-			vp, vn := s.putBytes(ctx, f.values[i])
-			e := ptr + 16*uint32(i)
-			s.u32(e, kp)
-			s.u32(e+4, kn)
-			s.u32(e+8, vp)
-			s.u32(e+12, vn)
-		}
-		s.u32(uint32(st[1]), ptr)
-		s.u32(uint32(st[1])+4, uint32(len(f.names)))
-	}}
-	types["[method]fields.clone"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(get[*httpFields](&s.h, uint32(st[0]), "fields").clone()))
-	}}
 }
 
 // methods are wasi:http's method cases in declaration order.
@@ -466,25 +207,15 @@ func addBody(types iface) {
 	types["[method]outgoing-request.body"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 		r := req(s, st[0])
 		ret := uint32(st[1])
-		if r.bodyTaken {
-			s.u8(ret, 1)
-			return
-		}
-		r.bodyTaken = true
-		r.body = &httpOutBody{max: s.maxBody()}
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(r.body))
+		s.takeOnce(ret, &r.bodyTaken, func() any {
+			r.body = &httpOutBody{max: s.maxBody()}
+			return r.body
+		})
 	}}
 	types["[method]outgoing-body.write"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 		b := get[*httpOutBody](&s.h, uint32(st[0]), "outgoing-body")
 		ret := uint32(st[1])
-		if b.streamTaken {
-			s.u8(ret, 1)
-			return
-		}
-		b.streamTaken = true
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(&outStream{w: bodyWriter{b}}))
+		s.takeOnce(ret, &b.streamTaken, func() any { return &outStream{w: bodyWriter{b}} })
 	}}
 	types["[static]outgoing-body.finish"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
 		b := get[*httpOutBody](&s.h, uint32(st[0]), "outgoing-body")
@@ -537,6 +268,19 @@ func addOptions(types iface) {
 	}
 }
 
+// takeOnce lowers result<own<T>, ()> at ret for a child resource a
+// parent gives out once (a request's body, a body's stream, a response's
+// body): the second call is err.
+func (s *state) takeOnce(ret uint32, taken *bool, child func() any) {
+	if *taken {
+		s.u8(ret, 1)
+		return
+	}
+	*taken = true
+	s.u8(ret, 0)
+	s.u32(ret+4, s.h.add(child()))
+}
+
 // dropOutBody drops an outgoing body; a request waiting for it fails, as
 // a body dropped unfinished means a truncated request.
 func dropOutBody(ctx context.Context, s *state, st []uint64) {
@@ -546,72 +290,6 @@ func dropOutBody(ctx context.Context, s *state, st []uint64) {
 		msg := "outgoing body dropped without outgoing-body.finish"
 		b.future.fail(&httpErr{code: ecInternal, text: msg, msg: &msg})
 	}
-}
-
-func addResponse(types iface) {
-	resp := func(s *state, h uint64) *httpResponse {
-		return get[*httpResponse](&s.h, uint32(h), "incoming-response")
-	}
-	types["[method]incoming-response.status"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(uint16(resp(s, st[0]).resp.StatusCode))
-	}}
-	types["[method]incoming-response.headers"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(fieldsOf(resp(s, st[0]).resp.Header)))
-	}}
-	types["[method]incoming-response.consume"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		r := resp(s, st[0])
-		ret := uint32(st[1])
-		if r.consumed {
-			s.u8(ret, 1)
-			return
-		}
-		r.consumed = true
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(&httpInBody{resp: r.resp, max: s.maxBody()}))
-	}}
-	types["[method]incoming-body.stream"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		b := get[*httpInBody](&s.h, uint32(st[0]), "incoming-body")
-		ret := uint32(st[1])
-		if b.streamTaken {
-			s.u8(ret, 1)
-			return
-		}
-		b.streamTaken = true
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(&inStream{r: &cappedBody{r: b.resp.Body, max: b.max}, partial: true}))
-	}}
-	types["[static]incoming-body.finish"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		dropAs[*httpInBody](&s.h, uint32(st[0]), "incoming-body")
-		st[0] = uint64(s.h.add(&httpTrailers{}))
-	}}
-	types["[method]future-trailers.subscribe"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		get[*httpTrailers](&s.h, uint32(st[0]), "future-trailers")
-		st[0] = uint64(s.h.add(&pollable{}))
-	}}
-	// get: some(ok(ok(none))), option/result tags at 0, 8, 16, the
-	// option<trailers> at 24.
-	types["[method]future-trailers.get"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		get[*httpTrailers](&s.h, uint32(st[0]), "future-trailers")
-		ret := uint32(st[1])
-		s.u8(ret, 1)
-		s.u8(ret+8, 0)
-		s.u8(ret+16, 0)
-		s.u8(ret+24, 0)
-	}}
-	types["[method]future-incoming-response.subscribe"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFuture](&s.h, uint32(st[0]), "future-incoming-response")
-		st[0] = uint64(s.h.add(&pollable{done: f.done}))
-	}}
-	types["[method]future-incoming-response.get"] = hostFunc{sig(i32, i32), nil, futureGet}
-	types["http-error-code"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		e := get[*ioErr](&s.h, uint32(st[0]), "error")
-		ret := uint32(st[1])
-		s.u8(ret, 0)
-		if e.http != nil {
-			s.u8(ret, 1)
-			s.lowerErrorCode(ctx, ret+8, e.http)
-		}
-	}}
 }
 
 // isHTTP reports whether an unversioned interface name is wasi:http's.
