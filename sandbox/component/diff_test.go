@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
 // jcoDiffers lists the inputs where preview2-shim and wasmtime (murmur's
@@ -93,50 +93,11 @@ func differential(t *testing.T, name, world, work string, inputs []*string) {
 // differentialEnv is differential with env for this host's calls (Root is
 // set to work).
 func differentialEnv(t *testing.T, name, world, work string, inputs []*string, env Env) {
-	bin := fixture(t, name, world)
-	tmp := t.TempDir()
-	wasm := filepath.Join(tmp, name+".wasm")
-	if err := os.WriteFile(wasm, bin, 0o644); err != nil {
-		t.Fatal(err)
+	lines := make([][]byte, len(inputs))
+	for i, in := range inputs {
+		lines[i], _ = json.Marshal(in)
 	}
-	abs, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(tmp, "js")
-	cmd := exec.Command(filepath.Join(abs, "node_modules/.bin/jco"), "transpile", wasm, "-o", out, "--name", name,
-		"--map", "murmur:task/task@0.1.0="+filepath.Join(abs, "task.mjs"),
-		"--map", "murmur:text/chunks@0.1.0="+filepath.Join(abs, "chunks.mjs"))
-	cmd.Dir = abs
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("jco transpile: %v\n%s", err, b)
-	}
-	if err := os.Symlink(filepath.Join(abs, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-
-	var stdin bytes.Buffer
-	for _, in := range inputs {
-		b, _ := json.Marshal(in)
-		stdin.Write(append(b, '\n'))
-	}
-	node := exec.Command("node", filepath.Join(abs, "difftest.mjs"), filepath.Join(out, name+".js"), work)
-	node.Stdin = &stdin
-	var stdout, stderr bytes.Buffer
-	node.Stdout, node.Stderr = &stdout, &stderr
-	if err := node.Run(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	var want []string
-	for _, l := range strings.Split(stdout.String(), "\n") {
-		// The guest's own stdout may precede the marker on the same line.
-		if i := strings.IndexByte(l, 1); i >= 0 {
-			want = append(want, l[i+1:])
-		}
-	}
-	if len(want) != len(inputs) {
-		t.Fatalf("node printed %d results for %d inputs:\n%s", len(want), len(inputs), stdout.String())
-	}
+	want := componenttest.RunNode(t, fixture(t, name, world), name, "difftest.mjs", []string{work}, lines)
 
 	rt := newRuntime(t)
 	c := compileFixture(t, rt, name, world, WorldTool)

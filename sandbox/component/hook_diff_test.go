@@ -5,11 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
 // hookRef is one lifecycle call's answer as hookdiff.mjs prints it.
@@ -70,50 +68,15 @@ func TestDifferentialJcoHook(t *testing.T) {
 	ev := hookEvents()
 	calls := []string{HookOnStage, HookOnSessionStart, HookOnTaskStart, HookOnInference, HookOnToolCall,
 		HookOnCompaction, HookOnTaskEnd, HookOnTaskEnd, HookOnSessionEnd, HookOnShell}
-	bin := fixture(t, "hook", "hook")
-	tmp := t.TempDir()
-	wasm := filepath.Join(tmp, "hook.wasm")
-	if err := os.WriteFile(wasm, bin, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	abs, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(tmp, "js")
-	cmd := exec.Command(filepath.Join(abs, "node_modules/.bin/jco"), "transpile", wasm, "-o", out, "--name", "hook",
-		"--map", "murmur:runtime/inference@0.2.0="+filepath.Join(abs, "inference.mjs"))
-	cmd.Dir = abs
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("jco transpile: %v\n%s", err, b)
-	}
-	if err := os.Symlink(filepath.Join(abs, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	var stdin bytes.Buffer
-	for _, fn := range calls {
+	lines := make([][]byte, len(calls))
+	for i, fn := range calls {
 		b, err := json.Marshal(map[string]any{"fn": fn, "event": recordJSON(fn, ev[fn])})
 		if err != nil {
 			t.Fatal(err)
 		}
-		stdin.Write(append(b, '\n'))
+		lines[i] = b
 	}
-	node := exec.Command("node", filepath.Join(abs, "hookdiff.mjs"), filepath.Join(out, "hook.js"))
-	node.Stdin = &stdin
-	var stdout, stderr bytes.Buffer
-	node.Stdout, node.Stderr = &stdout, &stderr
-	if err := node.Run(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	var want []string
-	for _, l := range strings.Split(stdout.String(), "\n") {
-		if i := strings.IndexByte(l, 1); i >= 0 {
-			want = append(want, l[i+1:])
-		}
-	}
-	if len(want) != len(calls) {
-		t.Fatalf("node printed %d results for %d calls:\n%s", len(want), len(calls), stdout.String())
-	}
+	want := componenttest.RunNode(t, fixture(t, "hook", "hook"), "hook", "hookdiff.mjs", nil, lines)
 
 	rt := newRuntime(t)
 	c := compileFixture(t, rt, "hook", "hook", WorldHook)

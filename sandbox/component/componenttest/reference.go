@@ -1,12 +1,7 @@
 package componenttest
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -39,52 +34,17 @@ func (r Result) Text() string {
 // nil for none), with preopen as ".". It returns one Result per input.
 func Reference(t testing.TB, wasm []byte, preopen string, inputs []*string) []Result {
 	t.Helper()
-	Available(t)
-	td, err := filepath.Abs(testdata(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	file := filepath.Join(tmp, "tool.wasm")
-	if err := os.WriteFile(file, wasm, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(tmp, "js")
-	cmd := exec.Command(filepath.Join(td, "node_modules", ".bin", "jco"), "transpile", file, "-o", out, "--name", "tool",
-		"--map", "murmur:task/task@0.1.0="+filepath.Join(td, "task.mjs"),
-		"--map", "murmur:text/chunks@0.1.0="+filepath.Join(td, "chunks.mjs"))
-	cmd.Dir = td
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("jco transpile: %v\n%s", err, b)
-	}
-	if err := os.Symlink(filepath.Join(td, "node_modules"), filepath.Join(tmp, "node_modules")); err != nil {
-		t.Fatal(err)
-	}
-	var stdin bytes.Buffer
-	for _, in := range inputs {
-		b, _ := json.Marshal(in)
-		stdin.Write(append(b, '\n'))
-	}
-	node := exec.Command("node", filepath.Join(td, "difftest.mjs"), filepath.Join(out, "tool.js"), preopen)
-	node.Stdin = &stdin
-	var stdout, stderr bytes.Buffer
-	node.Stdout, node.Stderr = &stdout, &stderr
-	if err := node.Run(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
+	lines := make([][]byte, len(inputs))
+	for i, in := range inputs {
+		lines[i], _ = json.Marshal(in)
 	}
 	var res []Result
-	for _, l := range strings.Split(stdout.String(), "\n") {
-		// The guest's own stdout may precede the marker on the same line.
-		if i := strings.IndexByte(l, 1); i >= 0 {
-			var r Result
-			if err := json.Unmarshal([]byte(l[i+1:]), &r); err != nil {
-				t.Fatalf("reference result %q: %v", l[i+1:], err)
-			}
-			res = append(res, r)
+	for _, l := range RunNode(t, wasm, "tool", "difftest.mjs", []string{preopen}, lines) {
+		var r Result
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("reference result %q: %v", l, err)
 		}
-	}
-	if len(res) != len(inputs) {
-		t.Fatalf("node printed %d results for %d inputs:\n%s", len(res), len(inputs), stdout.String())
+		res = append(res, r)
 	}
 	return res
 }
