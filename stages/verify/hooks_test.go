@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"archive/zip"
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -23,26 +21,7 @@ var tinyCommand = []byte{
 
 func hookArtifact(t *testing.T, name, extra string) Artifact {
 	t.Helper()
-	yaml := "name: " + name + "\nversion: 1.0.0\nruntime: hook\n" + extra
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, e := range [][2]string{{capsule.ManifestFile, yaml}, {name + ".wasm", string(tinyCommand)}} {
-		w, err := zw.Create(e[0])
-		if err == nil {
-			_, err = w.Write([]byte(e[1]))
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	ar, err := capsule.ReadArchive(name, "1.0.0", buf.Bytes(), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Artifact{Pinned: capsule.Pinned{Name: name, Version: "1.0.0", Runtime: capsule.RuntimeHook}, Archive: ar}
+	return hookArtifactWith(t, name, extra, tinyCommand)
 }
 
 // TestHooksAreCompiledNotStaged: a hook artifact joins the run's hook set
