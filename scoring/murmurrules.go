@@ -1,6 +1,9 @@
 package scoring
 
-import "github.com/murmur-nexus/murmur-eval/errcode"
+import (
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
 
 // Why a case's murmur-eval verdict differs from the one murmur's own rules
 // (murmur-hook-eval's scorers, mur eval run's overall) would give it. The
@@ -95,7 +98,7 @@ func CompareWithMurmur(o MurmurOutcome) MurmurView {
 // "ok": it did end, and not because on-task-end hooks spent the reopen
 // budget (murmur's launch fails then).
 func hookSeesOK(o MurmurOutcome) bool {
-	return (o.ExitStatus == "failed" || o.ExitStatus == "max_turns_reached") &&
+	return (o.ExitStatus == trace.ExitFailed || o.ExitStatus == trace.ExitMaxTurnsReached) &&
 		o.TaskExit != TaskReopenBudgetExhausted
 }
 
