@@ -85,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	scalingWorkers := fs.String("scaling-workers", "", "comma-separated worker counts of the scaling suite (default: the size's)")
 	memCases := fs.String("memory-cases", "", "comma-separated case counts of the memory suite (default: the size's)")
 	cases := fs.Int("cases", 0, "cases of the overhead suite (default: the size's)")
+	waitingPoints := fs.String("waiting", "", "comma-separated points of the waiting suite as cases/workers/latency/turns, such as 4096/256/50ms/1 (default: the size's)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -99,19 +100,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if *cases > 0 {
 		sz.OverheadCases = *cases
 	}
-	for _, l := range []struct {
-		flag, value string
-		dst         *[]int
-	}{{"-memory-cases", *memCases, &sz.MemoryCases}, {"-scaling-workers", *scalingWorkers, &sz.ScalingWorkers}} {
-		if l.value == "" {
-			continue
-		}
-		counts, ok := parseCounts(l.value)
-		if !ok {
-			fmt.Fprintf(stderr, "murmur-bench: %s %q: want positive counts such as 1,8,64\n", l.flag, l.value)
-			return 2
-		}
-		*l.dst = counts
+	if err := overrideSizes(&sz, *memCases, *scalingWorkers, *waitingPoints); err != nil {
+		fmt.Fprintln(stderr, "murmur-bench:", err)
+		return 2
 	}
 	if *jsonOut == "" {
 		*jsonOut = filepath.Join("out", "bench-"+sz.Name+".json")
@@ -169,6 +160,32 @@ func (h *harness) prepare(profile string) error {
 	build.Stdout, build.Stderr = h.log, h.log
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("go build ./cmd/murmur-eval (run from the module root): %w", err)
+	}
+	return nil
+}
+
+// overrideSizes applies the -memory-cases, -scaling-workers and -waiting
+// flags (each when set) to sz.
+func overrideSizes(sz *sizes, memCases, scalingWorkers, waiting string) error {
+	for _, l := range []struct {
+		flag, value string
+		dst         *[]int
+	}{{"-memory-cases", memCases, &sz.MemoryCases}, {"-scaling-workers", scalingWorkers, &sz.ScalingWorkers}} {
+		if l.value == "" {
+			continue
+		}
+		counts, ok := parseCounts(l.value)
+		if !ok {
+			return fmt.Errorf("%s %q: want positive counts such as 1,8,64", l.flag, l.value)
+		}
+		*l.dst = counts
+	}
+	if waiting != "" {
+		points, err := parseWaitPoints(waiting)
+		if err != nil {
+			return fmt.Errorf("-waiting %q: %w", waiting, err)
+		}
+		sz.Waiting = points
 	}
 	return nil
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -119,4 +122,28 @@ func waitingTargets(rs []waitResult, atLeast, atMost func(name, unit string, got
 			atMost("peak RSS, "+label, "MiB", r.MaxRSSMiB, 256)
 		}
 	}
+}
+
+// parseWaitPoints reads -waiting: comma-separated cases/workers/latency/turns
+// points, such as 4096/256/50ms/1.
+func parseWaitPoints(value string) ([]waitPoint, error) {
+	var out []waitPoint
+	for _, f := range strings.Split(value, ",") {
+		parts := strings.Split(strings.TrimSpace(f), "/")
+		if len(parts) != 4 {
+			return nil, fmt.Errorf("%q: want cases/workers/latency/turns", f)
+		}
+		cases, err1 := strconv.Atoi(parts[0])
+		workers, err2 := strconv.Atoi(parts[1])
+		delay, err3 := time.ParseDuration(parts[2])
+		turns, err4 := strconv.Atoi(parts[3])
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return nil, fmt.Errorf("%q: %w", f, err)
+		}
+		if cases < 1 || workers < 1 || delay < 0 || turns < 1 {
+			return nil, fmt.Errorf("%q: want positive counts and a latency of 0 or more", f)
+		}
+		out = append(out, waitPoint{Cases: cases, Workers: workers, Delay: delay, Turns: turns})
+	}
+	return out, nil
 }
