@@ -25,7 +25,11 @@
 //     that is not a real folder (a link, a file) is replaced by a fresh
 //     folder. OpenAppend reuses an existing log only when it is a regular
 //     file murmur-eval owns with one link, and creates it fresh otherwise.
-//     A link planted at a name is replaced, never written through.
+//     A link planted at a name is replaced, never written through. On
+//     Linux, WriteFile first tries the whole write as one openat2
+//     (O_CREAT|O_EXCL, RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), which the
+//     kernel grants only for a fresh name under real folders; anything
+//     else falls through to the removal and replacement above.
 //
 // Size measures a folder for the workdir guard by file descriptor
 // (openat/fstatat relative to the parent, never following a link), so no

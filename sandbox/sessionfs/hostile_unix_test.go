@@ -190,6 +190,11 @@ func TestWriteFileHostile(t *testing.T) {
 				must(t, os.RemoveAll(h.p("logs")))
 				must(t, os.Symlink("out", h.p("logs")))
 			}},
+		{name: "out symlinked to a folder inside the session", write: "out/result.txt",
+			plant: func(t *testing.T, h hostile) {
+				must(t, os.RemoveAll(h.p("out")))
+				must(t, os.Symlink("logs", h.p("out")))
+			}},
 		{name: "parent is a file", write: "out/result.txt",
 			plant: func(t *testing.T, h hostile) {
 				must(t, os.RemoveAll(h.p("out")))
@@ -233,6 +238,14 @@ func TestWriteFileHostile(t *testing.T) {
 			}
 			if b, _ := os.ReadFile(h.p(tt.write)); string(b) != "written" {
 				t.Errorf("%s holds %q, want %q", tt.write, b, "written")
+			}
+			for d := filepath.Dir(tt.write); d != "."; d = filepath.Dir(d) {
+				if fi, err := os.Lstat(h.p(d)); err != nil || !fi.IsDir() {
+					t.Errorf("after WriteFile the parent %s is %v, %v; want a real folder, never a link", d, fi, err)
+				}
+			}
+			if des, _ := os.ReadDir(h.p("logs")); tt.write == "out/result.txt" && len(des) != 0 {
+				t.Errorf("logs/ holds %d entries; want the write never behind a link into it", len(des))
 			}
 		})
 	}

@@ -104,6 +104,13 @@ func ReadFile(dir, name string, max int64) ([]byte, error) {
 // WriteFile opens dir, writes name fresh (see Root.WriteFile) and closes
 // dir.
 func WriteFile(dir, name string, data []byte, perm fs.FileMode) error {
+	n, err := CheckName(name)
+	if err != nil {
+		return err
+	}
+	if done, err := writeFast(dir, n, data, perm); done {
+		return err
+	}
 	r, err := Open(dir)
 	if err != nil {
 		return err

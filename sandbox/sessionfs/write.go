@@ -69,11 +69,10 @@ func (r *Root) Create(name string, perm fs.FileMode) (*os.File, error) {
 }
 
 func (r *Root) createFresh(n string, perm fs.FileMode) (*os.File, error) {
+	// The create comes first: a fresh name (the common case) costs no
+	// lstat; whatever exists is cleared and the create tried again.
 	var err error
 	for range createTries {
-		if rerr := r.clear(n); rerr != nil {
-			return nil, ioErr(rerr, "replace %s", filepath.ToSlash(n))
-		}
 		var f *os.File
 		f, err = r.r.OpenFile(n, os.O_CREATE|os.O_EXCL|os.O_WRONLY|oNonblock, perm)
 		if err == nil {
@@ -81,6 +80,9 @@ func (r *Root) createFresh(n string, perm fs.FileMode) (*os.File, error) {
 		}
 		if !errors.Is(err, fs.ErrExist) {
 			break
+		}
+		if rerr := r.clear(n); rerr != nil {
+			return nil, ioErr(rerr, "replace %s", filepath.ToSlash(n))
 		}
 	}
 	return nil, ioErr(err, "create %s", filepath.ToSlash(n))
