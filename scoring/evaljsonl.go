@@ -21,34 +21,45 @@ const EvalFile = "eval.jsonl"
 // dataset_id is null when the manifest has none.
 func EvalRecords(scores []Score, caseID string, datasetID *string, turn, ts int64) []byte {
 	var b bytes.Buffer
-	byName := map[string]json.RawMessage{}
+	b.Grow(256 * (len(scores) + 1))
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // serde_json writes "<" and "&" verbatim
+	byName := make(map[string]json.RawMessage, len(scores))
 	for _, s := range scores {
-		line := map[string]any{
-			"event_type":  "session_end",
-			"reason":      s.Reason,
-			"record_type": "event_score",
-			"result":      s.Result(),
-			"score":       rustFloat(s.Value),
-			"scorer":      s.Name,
-			"ts":          ts,
-			"turn":        turn,
-		}
-		writeLine(&b, line)
+		_ = enc.Encode(scoreLine{ // strings, numbers and raw floats always encode; Encode adds the newline
+			EventType: "session_end", Reason: s.Reason, RecordType: "event_score", Result: s.Result(),
+			Score: rustFloat(s.Value), Scorer: s.Name, TS: ts, Turn: turn,
+		})
 		byName[s.Name] = rustFloat(s.Value)
 	}
-	var ds any // JSON null
-	if datasetID != nil {
-		ds = *datasetID
-	}
-	writeLine(&b, map[string]any{
-		"case_id":     caseID,
-		"dataset_id":  ds,
-		"overall":     Overall(scores),
-		"record_type": "dataset_run",
-		"scores":      byName,
-		"ts":          ts,
-	})
+	_ = enc.Encode(runLine{CaseID: caseID, DatasetID: datasetID, Overall: Overall(scores),
+		RecordType: "dataset_run", Scores: byName, TS: ts})
 	return b.Bytes()
+}
+
+// scoreLine is an event_score record; its fields are in key order, as
+// serde_json sorts murmur's json! maps (a struct encodes without the
+// sorting and boxing a map costs).
+type scoreLine struct {
+	EventType  string          `json:"event_type"`
+	Reason     string          `json:"reason"`
+	RecordType string          `json:"record_type"`
+	Result     string          `json:"result"`
+	Score      json.RawMessage `json:"score"`
+	Scorer     string          `json:"scorer"`
+	TS         int64           `json:"ts"`
+	Turn       int64           `json:"turn"`
+}
+
+// runLine is the dataset_run record, its fields in key order; a nil
+// DatasetID is JSON null.
+type runLine struct {
+	CaseID     string                     `json:"case_id"`
+	DatasetID  *string                    `json:"dataset_id"`
+	Overall    string                     `json:"overall"`
+	RecordType string                     `json:"record_type"`
+	Scores     map[string]json.RawMessage `json:"scores"`
+	TS         int64                      `json:"ts"`
 }
 
 // WriteEvalFile writes EvalRecords to dir/eval.jsonl, replacing it, as
@@ -56,14 +67,6 @@ func EvalRecords(scores []Score, caseID string, datasetID *string, turn, ts int6
 // fresh through sessionfs, never written through a link or into a FIFO.
 func WriteEvalFile(dir string, scores []Score, caseID string, datasetID *string, turn, ts int64) error {
 	return sessionfs.WriteFile(dir, EvalFile, EvalRecords(scores, caseID, datasetID, turn, ts), 0o644)
-}
-
-// writeLine marshals a map (Go sorts map keys) without HTML escaping, as
-// serde_json writes "<" and "&" verbatim.
-func writeLine(b *bytes.Buffer, v map[string]any) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // maps of strings, numbers and raw floats always encode; Encode adds the newline
 }
 
 // rustFloat formats f as serde_json does an f64 in [0, 1]: the shortest

@@ -89,3 +89,54 @@ func TestWriteEvalFileTruncates(t *testing.T) {
 		t.Errorf("eval.jsonl after rewrite: %q", data)
 	}
 }
+
+// evalRecordsMaps is EvalRecords as it was written with maps, which Go's
+// encoder sorts: the reference the struct version must match byte for
+// byte.
+func evalRecordsMaps(scores []Score, caseID string, datasetID *string, turn, ts int64) []byte {
+	var b bytes.Buffer
+	line := func(v map[string]any) {
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+	}
+	byName := map[string]json.RawMessage{}
+	for _, s := range scores {
+		line(map[string]any{"event_type": "session_end", "reason": s.Reason, "record_type": "event_score",
+			"result": s.Result(), "score": rustFloat(s.Value), "scorer": s.Name, "ts": ts, "turn": turn})
+		byName[s.Name] = rustFloat(s.Value)
+	}
+	var ds any
+	if datasetID != nil {
+		ds = *datasetID
+	}
+	line(map[string]any{"case_id": caseID, "dataset_id": ds, "overall": Overall(scores),
+		"record_type": "dataset_run", "scores": byName, "ts": ts})
+	return b.Bytes()
+}
+
+func TestEvalRecordsSameAsMaps(t *testing.T) {
+	ds := "d<&>\u2028\"\u2028"
+	tests := []struct {
+		name   string
+		scores []Score
+		ds     *string
+	}{
+		{name: "none"},
+		{name: "one", scores: []Score{{Name: "exit_ok", Pass: true, Value: 1, Reason: "exit_status=ok"}}, ds: &ds},
+		{name: "odd text", scores: []Score{
+			{Name: "a\u2029<b>", Value: 0.25, Reason: "\x00\t\"quoted\" \u00e9 \xff"},
+			{Name: "a\u2029<b>", Pass: true, Value: 1e-7, Reason: "dup name"},
+			{Name: "z", Value: 2.0 / 3},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(EvalRecords(tt.scores, "c<1>", tt.ds, 7, 1778161473790))
+			want := string(evalRecordsMaps(tt.scores, "c<1>", tt.ds, 7, 1778161473790))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("EvalRecords (-maps +structs):\n%s", diff)
+			}
+		})
+	}
+}
