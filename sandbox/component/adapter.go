@@ -72,12 +72,16 @@ func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main waz
 		if mod != adapterName {
 			continue
 		}
-		e := exports[fn]
+		// wit-component names a function the main module imports twice
+		// (Go's runtime and syscall both import fd_write) "fd_write [v2]":
+		// both are the adapter's fd_write.
+		target, _, _ := strings.Cut(fn, " [v")
+		e := exports[target]
 		if e == nil || !sameSig(e.ParamTypes(), f.ParamTypes()) || !sameSig(e.ResultTypes(), f.ResultTypes()) {
 			return nil, "", unsupported("the main module imports %s.%s, which the adapter does not export with that signature", mod, fn)
 		}
 		fns[fn] = hostFunc{e.ParamTypes(), e.ResultTypes(), func(ctx context.Context, s *state, stack []uint64) {
-			f := s.adapter.ExportedFunction(fn)
+			f := s.adapter.ExportedFunction(target)
 			if err := f.CallWithStack(ctx, stack); err != nil {
 				panic(err)
 			}

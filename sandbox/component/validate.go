@@ -236,7 +236,11 @@ func checkModules(b *Binary, p *plan) error {
 			p.adapter = i
 		default:
 			for _, name := range mods {
-				if name != "" && name != "actual" && name != "shim" {
+				// A fixup imports "main" for the main module's
+				// _initialize when it exports one (wit-component 0.2xx
+				// runs it from the fixup's start); this host calls
+				// _initialize itself, and the fixup never runs.
+				if name != "" && name != "actual" && name != "shim" && name != "main" {
 					return unsupported("core module %d imports %q: only wit-component's shim, fixup and preview-1 adapter may accompany the main module", i, name)
 				}
 			}

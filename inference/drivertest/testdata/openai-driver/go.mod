@@ -1,0 +1,3 @@
+module openaidriver
+
+go 1.26
