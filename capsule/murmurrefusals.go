@@ -3,8 +3,9 @@ package capsule
 import "github.com/murmur-nexus/murmur-eval/errcode"
 
 // MurmurInferenceRefusals returns why `mur eval run` could not get a model
-// answer for this capsule, though murmur-eval can (murmur-eval speaks the
-// model API itself and runs no driver artifact): an inference driver no
+// answer for this capsule, though murmur-eval may (a driver that is not
+// installed is served by murmur-eval's built-in provider when it is one of
+// murmur's own): an inference driver no
 // artifacts: entry declares (murmur's E-RUN-006, its text and hint), and an
 // endpoint capabilities.network.allow does not cover (murmur's driver is
 // denied its first request, and every session ends failed with the
@@ -20,7 +21,7 @@ func (m *Manifest) MurmurInferenceRefusals() []*errcode.Error {
 	drv := m.artifact(inf.DriverArtifact)
 	if drv == nil {
 		out = append(out, errcode.New(errcode.RunDriverAbsent,
-			"inference driver '%s' is not installed in the local tool registry (%s: inference.driver.artifact names no artifacts: entry; murmur-eval does not run the driver, mur eval run fails every case here)",
+			"inference driver '%s' is not installed in the local tool registry (%s: inference.driver.artifact names no artifacts: entry; murmur-eval answers with its built-in provider for murmur-driver-anthropic or -openai, and refuses any other driver, where mur eval run fails every case)",
 			inf.DriverArtifact, m.at.driver).At(ManifestFile).
 			WithHint("declare the driver artifact in murmur.yaml artifacts: and run `mur run` to install it"))
 	}

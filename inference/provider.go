@@ -35,6 +35,10 @@ type Case struct {
 	Workdir string
 	// Inference is the capsule's inference block.
 	Inference Config
+	// Driver runs the capsule's installed driver component; nil when the
+	// driver artifact is not installed (a built-in provider may serve).
+	// Sources that do not run drivers (replay) ignore it.
+	Driver Driver
 }
 
 // Config is the manifest's inference block as the providers use it

@@ -23,6 +23,10 @@ type Response struct {
 	Error      string          // the message of a stop_reason "error" response
 	Usage      *Usage          // provider-reported usage, nil when unknown
 	Raw        []byte          // the response as received, for token estimates
+	// DriverFailed is set when the driver component's status was not
+	// passed: the loop ends the session failed with "error: " + Error and
+	// writes no inference event, as murmur does (murmur-session.md §1.4).
+	DriverFailed bool
 }
 
 // Usage is the provider's own token count for one turn.

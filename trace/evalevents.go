@@ -5,7 +5,24 @@ package trace
 const (
 	TypeInferenceRetry   = "inference_retry"
 	TypeReplayDivergence = "replay_divergence"
+	TypeNetworkDenied    = "network_denied"
 )
+
+// NetworkDenied is written for each wasi:http request a guest (a tool, the
+// driver) made outside its network allow list: the guest got
+// HTTP-request-denied and went on. It follows the call it happened in
+// (before that call's tool_call or inference event).
+type NetworkDenied struct {
+	Turn     int    `json:"turn"`
+	Artifact string `json:"artifact"`
+	// Target is the request's scheme://host:port, as an allow entry.
+	Target string `json:"target"`
+}
+
+// NetworkDenied writes a network_denied event.
+func (w *Writer) NetworkDenied(e NetworkDenied) error {
+	return w.write(TypeNetworkDenied, &e.Turn, e.Artifact, e)
+}
 
 // InferenceRetry is written for each model request attempt that failed and
 // is retried, before the turn's inference event.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/driver"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/inference/record"
@@ -25,28 +26,34 @@ type modelFlags struct {
 	OnUnreachable func(error)
 }
 
+// models are where a run's model turns come from, and the client every
+// component guest's wasi:http goes through.
+type models struct {
+	source inference.Source
+	// guests is the run's one client for guests' wasi:http (tools, the
+	// driver, hooks): --max-connections per endpoint, traceparent, retries
+	// for the driver (httpapi.Client.GuestClient).
+	guests *http.Client
+	close  func() // closes pooled connections when the run ends
+}
+
 // newModels builds the run's model source:
 //
-//	--replay DIR   the recordings in DIR; no network
-//	--record DIR   the capsule's live API, every answer also written to DIR
-//	neither        the capsule's live API
+//	--replay DIR   the recordings in DIR; no network, no driver run
+//	--record DIR   the live source, every answer also written to DIR
+//	neither        the live source
 //
-// Giving both is a usage error. The live API is chosen per case from the
-// manifest's inference.driver (docs/providers.md). The returned func
-// closes pooled connections when the run ends.
-func newModels(f modelFlags, env map[string]string) (inference.Source, func(), error) {
+// The live source runs the capsule's driver component when its artifact
+// is installed, else the built-in provider chosen from the manifest's
+// inference.driver (docs/providers.md). Giving both flags is a usage
+// error.
+func newModels(f modelFlags, env map[string]string) (models, error) {
 	switch {
 	case f.Replay != "" && f.Record != "":
-		return nil, nil, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
+		return models{}, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
 			WithHint("record against the live API with --record DIR, then replay it with --replay DIR")
 	case f.MaxConnections < 0:
-		return nil, nil, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
-	case f.Replay != "":
-		src, err := replay.Open(f.Replay)
-		if err != nil {
-			return nil, nil, err
-		}
-		return src, func() {}, nil
+		return models{}, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
 	}
 	client := httpapi.NewClient(httpapi.Options{
 		MaxConnections:   f.MaxConnections,
@@ -54,15 +61,24 @@ func newModels(f modelFlags, env map[string]string) (inference.Source, func(), e
 		Proxy:            proxyFromEnv(env),
 		OnUnreachable:    f.OnUnreachable,
 	})
-	var src inference.Source = live.New(client)
-	if f.Record != "" {
-		rec, err := record.New(f.Record, src)
+	m := models{guests: client.GuestClient(), close: client.CloseIdleConnections}
+	if f.Replay != "" {
+		src, err := replay.Open(f.Replay)
 		if err != nil {
-			return nil, nil, err
+			return models{}, err
 		}
-		src = rec
+		m.source = src
+		return m, nil
 	}
-	return src, client.CloseIdleConnections, nil
+	m.source = driver.New(live.New(client))
+	if f.Record != "" {
+		rec, err := record.New(f.Record, m.source)
+		if err != nil {
+			return models{}, err
+		}
+		m.source = rec
+	}
+	return m, nil
 }
 
 // proxyFromEnv honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case)

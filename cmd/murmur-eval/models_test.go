@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/inference/live"
+	"github.com/murmur-nexus/murmur-eval/inference/driver"
 	"github.com/murmur-nexus/murmur-eval/inference/record"
 	"github.com/murmur-nexus/murmur-eval/inference/replay"
 )
@@ -20,28 +20,29 @@ func TestNewModelsPicksTheSource(t *testing.T) {
 	}{
 		{"replay", modelFlags{Replay: dir}, "replay"},
 		{"record", modelFlags{Record: filepath.Join(dir, "rec"), MaxConnections: 8, Workers: 50}, "record"},
-		{"live", modelFlags{MaxConnections: 8}, "live"},
+		{"live", modelFlags{MaxConnections: 8}, "driver"},
 		{"both", modelFlags{Replay: dir, Record: dir}, errcode.Usage},
 		{"negative limit", modelFlags{MaxConnections: -1}, errcode.Usage},
 		{"missing replay dir", modelFlags{Replay: filepath.Join(dir, "none")}, errcode.IONotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src, closeFn, err := newModels(tt.f, map[string]string{})
+			m, err := newModels(tt.f, map[string]string{})
+			src := m.source
 			got := errcode.Code(err)
 			switch src.(type) {
 			case *replay.Source:
 				got = "replay"
 			case *record.Source:
 				got = "record"
-			case *live.Source:
-				got = "live"
+			case *driver.Source:
+				got = "driver"
 			}
 			if got != tt.want {
 				t.Errorf("newModels(%+v) = %T, %v; want %s", tt.f, src, err, tt.want)
 			}
 			if err == nil {
-				closeFn()
+				m.close()
 			}
 		})
 	}

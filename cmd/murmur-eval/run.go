@@ -41,12 +41,12 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	source, closeModels, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
+	mods, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
 		OnUnreachable: stopRun}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	defer closeModels()
+	defer mods.close()
 	folder, err := openRunFolder(&o)
 	if err != nil {
 		return usageError(stderr, err)
@@ -64,7 +64,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 			return usageError(stderr, err)
 		}
 	}
-	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: source, plan: in.plan}.stages()
+	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: mods.source, guests: mods.guests, plan: in.plan}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

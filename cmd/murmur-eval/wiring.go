@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"time"
 
@@ -28,6 +29,7 @@ type wiring struct {
 	cacheDir   string
 	env        map[string]string
 	source     inference.Source
+	guests     *http.Client  // every component guest's wasi:http
 	plan       *scoring.Plan // the run's scoring plan, for Report
 }
 
@@ -60,7 +62,7 @@ func (w wiring) stages() (runStages, error) {
 		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
 		pipeline.Node{Stage: staging.NewWith(stageOpts), Produces: staging.Result, Requires: staging.Requires()},
 		pipeline.Node{Stage: contain.New(w.env), Produces: contain.Result, Requires: contain.Requires()},
-		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires()},
+		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithHTTP(w.guests).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires()},
 		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires()},
 		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	)

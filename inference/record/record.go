@@ -10,7 +10,9 @@
 package record
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -98,6 +100,12 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 		return nil, err
 	}
 	line, err := replay.Line(resp.Raw, sum)
+	var compact bytes.Buffer
+	if err != nil && json.Compact(&compact, resp.Raw) == nil {
+		// A driver may return its JSON on several lines: the recording
+		// keeps it on one (its token estimate may differ on replay).
+		line, err = replay.Line(compact.Bytes(), sum)
+	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "record a turn into %s", p.path)
 	}

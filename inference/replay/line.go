@@ -22,8 +22,10 @@ func ParseLine(line []byte) (Turn, error) {
 	}
 	var extra struct {
 		RequestSHA256 json.RawMessage `json:"request_sha256"`
+		DriverFailed  bool            `json:"murmur_eval_driver_failed"`
 	}
 	_ = json.Unmarshal(line, &extra) // ParseResponse accepted it: an object
+	r.DriverFailed = extra.DriverFailed && r.StopReason == inference.StopError
 	t := Turn{Response: r}
 	if len(extra.RequestSHA256) == 0 || string(extra.RequestSHA256) == "null" {
 		return t, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
@@ -43,21 +44,39 @@ func (t *toolbox) component(ctx context.Context, tool *verify.Tool, input json.R
 // session folder or the tool's filesystem.scope folder of it, env as the
 // guest's environment, and logs what it emitted.
 func (t *toolbox) runComponent(ctx context.Context, tool *verify.Tool, in component.ToolInput, env []string) (component.ToolResult, error) {
-	root, err := openScope(t.policy.Root, tool.Scope)
+	return t.runGuest(ctx, guest{name: tool.Name, scope: tool.Scope, comp: tool.Component, network: tool.Network}, in, env)
+}
+
+// guest is a component artifact as runGuest calls it.
+type guest struct {
+	name, scope string
+	comp        *component.Component
+	network     []capsule.AllowRule
+}
+
+// runGuest calls g's murmur:tool/run with the preopen "." over the session
+// folder or g's filesystem.scope folder of it, env as its environment, its
+// allow list for wasi:http through the run's shared client (each denied
+// request kept for the trace), and logs what it emitted.
+func (t *toolbox) runGuest(ctx context.Context, g guest, in component.ToolInput, env []string) (component.ToolResult, error) {
+	root, err := openScope(t.policy.Root, g.scope)
 	if err != nil {
 		return component.ToolResult{}, err
 	}
 	defer func() { _ = root.Close() }()
-	res, err := tool.Component.RunTool(ctx, component.Env{
-		Name:             tool.Name,
+	res, err := g.comp.RunTool(ctx, component.Env{
+		Name:             g.name,
 		Root:             root,
 		Env:              env,
-		Args:             []string{tool.Name},
+		Args:             []string{g.name},
 		Deadline:         t.policy.Deadline,
 		MemoryLimitBytes: t.set.Engine.MemoryLimitBytes(),
 		MaxOutputBytes:   t.set.Engine.MaxOutputBytes(),
+		Network:          g.network,
+		HTTP:             t.http,
+		OnHTTPDenied:     func(target capsule.Target) { t.denied.Add(g.name, target) },
 	}, in)
-	logComponent(t.policy.Root, tool.Name, res.Chunks, res.Stdout, res.Stderr)
+	logComponent(t.policy.Root, g.name, res.Chunks, res.Stdout, res.Stderr)
 	return res, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -39,6 +40,7 @@ type Stage struct {
 	models  inference.Source
 	now     func() time.Time
 	env     map[string]string     // WithHostEnv: a process CLI's environment
+	http    *http.Client          // WithHTTP: every guest's wasi:http client
 	version string                // WithVersion: MURMUR.md's generated-by line
 	cli     pipeline.Memo[string] // a process capsule's command, resolved once
 	// tools is MURMUR.md's view of the staged tools/ folder, the same for
@@ -56,6 +58,15 @@ func New(src inference.Source, now func() time.Time) *Stage {
 // --version; "dev" by default). It returns s.
 func (s *Stage) WithVersion(v string) *Stage {
 	s.version = v
+	return s
+}
+
+// WithHTTP sets the client every component guest's wasi:http requests
+// (tools, the driver) are sent through: the run's one client, carrying its
+// HTTP policy (inference/httpapi.Client.GuestClient). Without it each
+// call gets a client of its own. It returns s.
+func (s *Stage) WithHTTP(c *http.Client) *Stage {
+	s.http = c
 	return s
 }
 
@@ -77,7 +88,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	m := cap.Manifest
-	tools := &toolbox{set: ts, policy: pol}
+	tools := &toolbox{set: ts, policy: pol, http: s.http, denied: &session.Denials{}}
 	var (
 		cfg     session.LoopConfig
 		model   inference.Provider
@@ -98,7 +109,9 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err := taskConfig(m, &cfg); err != nil {
 			return err
 		}
-		if model, err = s.models.ForCase(ctx, inference.Case{ID: c.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference)}); err != nil {
+		ic := inference.Case{ID: c.ID, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference),
+			Driver: bindDriver(tools, ts.Driver, m.Inference)}
+		if model, err = s.models.ForCase(ctx, ic); err != nil {
 			return err
 		}
 		if process, err = s.setupAgent(ctx, m, model); err != nil {
@@ -116,6 +129,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		Config:  cfg,
 		Process: process,
 		Hooks:   s.openHooks(c, ts),
+		Denied:  tools.denied,
 		Script:  script,
 	}
 	// Stored at once: Report closes the trace whatever fails below.

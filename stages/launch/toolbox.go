@@ -3,6 +3,7 @@ package launch
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"time"
 
@@ -20,6 +21,11 @@ import (
 type toolbox struct {
 	set    *verify.Toolset
 	policy *contain.Policy
+	// http sends every component guest's wasi:http requests (the run's
+	// shared client; nil: one per call); denied keeps the requests the
+	// guests' allow lists refused, for the loop to trace.
+	http   *http.Client
+	denied *session.Denials
 	// guarded is when the workdir guard last walked the session folder.
 	guarded time.Time
 }

@@ -75,7 +75,7 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
-	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process,
+	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process, denied: s.Denied,
 		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens}
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
@@ -111,6 +111,20 @@ type run struct {
 	turnNow int
 	// tokens counts each turn's tokens (stages/loop/tokens.go).
 	tokens *tokens.Counter
+	// denied holds the wasi:http requests guests were refused (nil: none
+	// recorded), traced after the call they happened in.
+	denied *session.Denials
+}
+
+// traceDenials writes the network_denied events of the requests guests
+// were refused since the last call, as turn's.
+func (l *run) traceDenials(turn int) error {
+	for _, d := range l.denied.Take() {
+		if err := l.tr.NetworkDenied(trace.NetworkDenied{Turn: turn, Artifact: d.Artifact, Target: d.Target}); err != nil {
+			return errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
+		}
+	}
+	return nil
 }
 
 func (l *run) run(ctx context.Context, task string) (Outcome, error) {
@@ -151,8 +165,17 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outco
 	if obs.err != nil {
 		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
 	}
+	if derr := l.traceDenials(turn); derr != nil {
+		return Outcome{}, true, derr
+	}
 	if err != nil {
 		return Outcome{}, true, err
+	}
+	if resp.DriverFailed {
+		// murmur: a driver status other than passed ends the session with
+		// no inference event for the turn (murmur-session.md §1.4 step 4).
+		out, err := l.end(trace.ExitFailed, "error: "+resp.Error)
+		return out, true, err
 	}
 	in, out, counted, err := turnTokens(l.tokens, req, resp, l.cfg.Workdir)
 	if err != nil {
@@ -208,6 +231,9 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outco
 func (l *run) call(ctx context.Context, turn int, call inference.Block) (inference.Message, error) {
 	start := time.Now()
 	reply, err := l.tools.Call(ctx, call.Name, call.Input)
+	if derr := l.traceDenials(turn); derr != nil && err == nil {
+		err = derr
+	}
 	if err != nil {
 		return inference.Message{}, err
 	}

@@ -30,6 +30,9 @@ type Session struct {
 	// Hooks delivers the case's lifecycle events to the capsule's hooks;
 	// nil when it has none (every event is then a no-op).
 	Hooks *hooks.Dispatcher
+	// Denied are the wasi:http requests the case's guests were refused,
+	// for the loop to trace; nil when nothing records them.
+	Denied *Denials
 	// Script is set instead of Model for a script capsule (no inference
 	// block): Loop runs it once instead of the agent loop.
 	Script ScriptRunner

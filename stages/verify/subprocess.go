@@ -27,6 +27,9 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		t.Scope = scopes[name]
 		native = native || t.Native
 	}
+	if ts.Driver != nil {
+		ts.Driver.Scope = scopes[ts.Driver.Name]
+	}
 	for _, bin := range m.Capabilities.Shell.Allow {
 		if _, ok := ts.Tools[bin]; ok {
 			continue

@@ -19,8 +19,9 @@ import (
 // can run), the files each tool installs (which the Stage stage writes),
 // and the inventory the model sees.
 //
-// Drivers are not staged: murmur-eval serves model providers natively (see
-// RATIONALE.md). Hooks are compiled like WASM tools but kept out of the
+// The inference driver is compiled for murmur's driver world (driver.go),
+// not staged as a tool: the loop runs it each turn. Hooks are compiled
+// like WASM tools but kept out of the
 // tools and the inventory: they go to the run's hook set (see hooks.go).
 // Native tools are staged executable; they and shell tools run through the
 // Spawner that finish makes.
@@ -40,6 +41,16 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 	for _, a := range arts {
 		role := a.Archive.Manifest.Role()
 		if role == capsule.RuntimeDriver {
+			if !isInferenceDriver(m, a) {
+				continue // declared, never called: murmur does not stage it as a tool either
+			}
+			e, err := engine()
+			if err != nil {
+				return nil, err
+			}
+			if ts.Driver, err = compileDriver(ctx, e, m, a); err != nil {
+				return ts, err
+			}
 			continue
 		}
 		if role == capsule.RuntimeHook {
@@ -68,6 +79,7 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 		default:
 			return nil, errcode.New(errcode.RunCapsule, "artifact %s@%s has an unknown packaging type %q", a.Name, a.Version, a.Archive.Packaging)
 		}
+		t.Network, _ = m.NetworkRules(declaration(m, a.Name))
 		ts.Tools[a.Name] = t
 		if role == capsule.RuntimeSkill && m.Inference != nil && m.Inference.SystemPromptArtifact == a.Name {
 			continue // bound as the system prompt: murmur leaves it out of the model's tool list

@@ -53,6 +53,10 @@ type Toolset struct {
 	// Hooks are the capsule's hook artifacts, compiled and checked once;
 	// nil when it declares none.
 	Hooks *hooks.Set
+	// Driver is the capsule's inference driver component, compiled once;
+	// nil when the driver artifact is not installed (a built-in provider
+	// serves then) or the capsule has no http inference.
+	Driver *Driver
 	// Script is a script capsule's component (world capsule), compiled
 	// once; nil for an agent capsule.
 	Script *component.Component
@@ -82,6 +86,9 @@ type Tool struct {
 	// Scope is the artifact's own filesystem.scope ("" for the whole
 	// session dir), validated before any case runs.
 	Scope string
+	// Network is a WASM tool's effective allow list for wasi:http
+	// (capsule.Manifest.NetworkRules).
+	Network []capsule.AllowRule
 	// Files are what the Stage stage installs in the session's
 	// tools/<name>/ (none for a shell tool).
 	Files []ToolFile
