@@ -6,29 +6,41 @@ import (
 	"strings"
 )
 
-// errorCodes are wasi:http's error-code cases, in order.
+// errorCodes are wasi:http's error-code cases, in order, as the Rust
+// bindings murmur's driver is built with name them in its messages.
 var errorCodes = []string{
-	"DNS-timeout", "DNS-error", "destination-not-found", "destination-unavailable",
-	"destination-IP-prohibited", "destination-IP-unroutable", "connection-refused",
-	"connection-terminated", "connection-timeout", "connection-read-timeout",
-	"connection-write-timeout", "connection-limit-reached", "TLS-protocol-error",
-	"TLS-certificate-error", "TLS-alert-received", "HTTP-request-denied",
-	"HTTP-request-length-required", "HTTP-request-body-size", "HTTP-request-method-invalid",
-	"HTTP-request-URI-invalid", "HTTP-request-URI-too-long", "HTTP-request-header-section-size",
-	"HTTP-request-header-size", "HTTP-request-trailer-section-size", "HTTP-request-trailer-size",
-	"HTTP-response-incomplete", "HTTP-response-header-section-size", "HTTP-response-header-size",
-	"HTTP-response-body-size", "HTTP-response-trailer-section-size", "HTTP-response-trailer-size",
-	"HTTP-response-transfer-coding", "HTTP-response-content-coding", "HTTP-response-timeout",
-	"HTTP-upgrade-failed", "HTTP-protocol-error", "loop-detected", "configuration-error",
-	"internal-error",
+	"DnsTimeout", "DnsError", "DestinationNotFound", "DestinationUnavailable",
+	"DestinationIpProhibited", "DestinationIpUnroutable", "ConnectionRefused",
+	"ConnectionTerminated", "ConnectionTimeout", "ConnectionReadTimeout",
+	"ConnectionWriteTimeout", "ConnectionLimitReached", "TlsProtocolError",
+	"TlsCertificateError", "TlsAlertReceived", "HttpRequestDenied",
+	"HttpRequestLengthRequired", "HttpRequestBodySize", "HttpRequestMethodInvalid",
+	"HttpRequestUriInvalid", "HttpRequestUriTooLong", "HttpRequestHeaderSectionSize",
+	"HttpRequestHeaderSize", "HttpRequestTrailerSectionSize", "HttpRequestTrailerSize",
+	"HttpResponseIncomplete", "HttpResponseHeaderSectionSize", "HttpResponseHeaderSize",
+	"HttpResponseBodySize", "HttpResponseTrailerSectionSize", "HttpResponseTrailerSize",
+	"HttpResponseTransferCoding", "HttpResponseContentCoding", "HttpResponseTimeout",
+	"HttpUpgradeFailed", "HttpProtocolError", "LoopDetected", "ConfigurationError",
+	"InternalError",
 }
 
-func codeError(what string, code uint32) error {
-	name := "unknown"
+// codeError is what murmur's driver says of an error-code at r[off]:
+// "<what>: ErrorCode::Name", with the payload of the body-size cases.
+func codeError(what string, r *retArea, off int) error {
+	code := r.u8(off)
+	name := "Unknown"
 	if int(code) < len(errorCodes) {
 		name = errorCodes[code]
 	}
-	return fmt.Errorf("%s: %s", what, name)
+	switch name {
+	case "HttpRequestBodySize", "HttpResponseBodySize":
+		if r.u8(off+8) == 0 {
+			name += "(None)"
+		} else {
+			name += fmt.Sprintf("(Some(%d))", uint64(r.u32(off+16))|uint64(r.u32(off+20))<<32)
+		}
+	}
+	return fmt.Errorf("%s: ErrorCode::%s", what, name)
 }
 
 // post sends body to url with headers through wasi:http and returns the
@@ -78,7 +90,7 @@ func post(url string, headers [][2]string, body []byte) (int, []byte, error) {
 	ob := r.u32(4)
 	handle(req, 0, 0, r.ptr())
 	if r.u8(0) != 0 {
-		return 0, nil, codeError("HTTP request failed", r.u8(8))
+		return 0, nil, codeError("driver: failed to dispatch HTTP request", &r, 8)
 	}
 	fut := r.u32(8)
 	if err := writeBody(ob, body); err != nil {
@@ -95,7 +107,7 @@ func post(url string, headers [][2]string, body []byte) (int, []byte, error) {
 	case r.u8(8) != 0:
 		return 0, nil, fmt.Errorf("HTTP response already taken")
 	case r.u8(16) != 0:
-		return 0, nil, codeError("HTTP request failed", r.u8(24))
+		return 0, nil, codeError("driver: transport error while awaiting response", &r, 24)
 	}
 	resp := r.u32(24)
 	status := int(responseStatus(resp))
@@ -122,7 +134,7 @@ func writeBody(ob uint32, body []byte) error {
 	dropOutputStream(os)
 	outgoingBodyFinish(ob, 0, 0, r.ptr())
 	if r.u8(0) != 0 {
-		return codeError("HTTP request failed", r.u8(8))
+		return codeError("driver: failed to finish the request body", &r, 8)
 	}
 	return nil
 }
@@ -157,8 +169,8 @@ func readBody(resp uint32) ([]byte, error) {
 		httpErrorCode(e, r.ptr())
 		dropError(e)
 		if r.u8(0) == 1 {
-			return nil, codeError("reading the response body failed", r.u8(8))
+			return nil, codeError("driver: failed to read the response body", &r, 8)
 		}
-		return nil, fmt.Errorf("reading the response body failed")
+		return nil, fmt.Errorf("driver: failed to read the response body")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -77,7 +79,7 @@ func drive(input []byte, env map[string]string) (string, bool) {
 	if err != nil {
 		return err.Error(), true
 	}
-	if status < 200 || status > 299 {
+	if status >= 400 { // murmur's driver reads a 1xx-3xx body as an answer
 		return fmt.Sprintf("HTTP %d: %s", status, resp), true
 	}
 	return decodeResponse(resp)
@@ -141,15 +143,15 @@ func joinText(blocks []canonicalBlock) string {
 	return strings.Join(parts, "\n")
 }
 
-// decodeResponse reads a chat completion, or its server-sent-events form
-// (a body starting "data:"), as murmur's driver does: with tool calls the
+// decodeResponse reads a chat completion (a body starting "{"), or else
+// its server-sent-events form, as murmur's driver does: with tool calls the
 // content is the tool calls alone; the stop reason follows finish_reason
 // only; a refusal is dropped; stream lines that do not parse are skipped.
 func decodeResponse(body []byte) (string, bool) {
 	var texts []string
 	var calls []wireToolCall
 	var finish *string
-	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("data:")) {
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		texts, calls, finish = assembleStream(body)
 	} else {
 		var w struct {
@@ -187,7 +189,7 @@ func decodeResponse(body []byte) (string, bool) {
 			if err := dec.Decode(&input); err != nil {
 				return "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error(), true
 			}
-			content = append(content, map[string]any{"id": tc.ID, "input": input, "name": tc.Function.Name, "type": "tool_call"})
+			content = append(content, map[string]any{"id": tc.ID, "input": normalize(input), "name": tc.Function.Name, "type": "tool_call"})
 		}
 	} else {
 		for _, t := range texts {
@@ -265,7 +267,61 @@ func encode(v any) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
-	return strings.TrimSuffix(b.String(), "\n")
+	return unescapeLineSeparators(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// unescapeLineSeparators writes U+2028 and U+2029 raw, as serde_json does
+// (encoding/json always escapes them).
+func unescapeLineSeparators(s string) string {
+	if !strings.Contains(s, `\u202`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			if strings.HasPrefix(s[i:], `\u2028`) || strings.HasPrefix(s[i:], `\u2029`) {
+				b.WriteString(map[byte]string{'8': "\u2028", '9': "\u2029"}[s[i+5]])
+				i += 5
+				continue
+			}
+			b.WriteString(s[i : i+2])
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// normalize rewrites the numbers of a decoded JSON value as serde_json
+// prints them: integers as they are, other numbers as shortest floats.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			return x
+		}
+		if _, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
+			return x
+		}
+		f, err := strconv.ParseFloat(x.String(), 64)
+		if err != nil {
+			return x
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1e16 {
+			return json.Number(strconv.FormatFloat(f, 'f', 1, 64))
+		}
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+	}
+	return v
 }
 
 // canonicalOrSelf is the tool-result's data: the canonical response, or

@@ -1,0 +1,233 @@
+package drivertest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/apitest"
+	"github.com/murmur-nexus/murmur-eval/inference/driver"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
+	"github.com/murmur-nexus/murmur-eval/inference/openai"
+)
+
+// outcome is what one turn gave the agent loop: a canonical response
+// (stop_reason, content, error; usage left out), a driver failure (the
+// session ends failed with its text), or a provider error's code.
+type outcome struct {
+	canonical string
+	failed    string // a prefix of the driver's error text
+	code      string
+}
+
+func (o outcome) String() string {
+	switch {
+	case o.failed != "":
+		return "driver failed: " + o.failed
+	case o.code != "":
+		return "error " + o.code
+	}
+	return o.canonical
+}
+
+// observe reduces a turn to its outcome; failed keeps the whole text.
+func observe(t *testing.T, resp *inference.Response, err error) outcome {
+	t.Helper()
+	if err != nil {
+		code := errcode.Code(err)
+		if code == "" {
+			t.Fatalf("uncoded error: %v", err)
+		}
+		return outcome{code: code}
+	}
+	if resp.DriverFailed {
+		// The loop's text is the driver's data: the error response, whose
+		// message is compared.
+		var e struct {
+			Error      string `json:"error"`
+			StopReason string `json:"stop_reason"`
+		}
+		if json.Unmarshal([]byte(resp.Error), &e) != nil || e.StopReason != inference.StopError {
+			t.Fatalf("driver failed without an error response: %s", resp.Error)
+		}
+		return outcome{failed: e.Error}
+	}
+	b, _ := json.Marshal(struct {
+		Content    json.RawMessage `json:"content"`
+		Error      string          `json:"error,omitempty"`
+		StopReason string          `json:"stop_reason"`
+	}{resp.Content, resp.Error, resp.StopReason})
+	return outcome{canonical: string(b)}
+}
+
+func (o outcome) matches(got outcome) bool {
+	if o.failed != "" {
+		return strings.HasPrefix(got.failed, o.failed)
+	}
+	return o == got
+}
+
+// exchange is one recorded answer of a Chat Completions server, served as
+// a JSON completion to a client that did not ask for a stream (the
+// built-in provider) and as the same completion's server-sent events to
+// one that did (murmur's driver sends stream: true), unless json is set.
+type exchange struct {
+	name   string
+	status int
+	body   string
+	json   bool // serve the JSON body even to a streaming client
+	// driver is what the driver fixture gives, the same as murmur's
+	// murmur-driver-openai gave on this exchange (checked by hand,
+	// docs/providers.md); builtin is the built-in provider's, when it
+	// differs.
+	driver, builtin outcome
+}
+
+const (
+	helloTurn = `{"content":[{"text":"Hello!","type":"text"}],"stop_reason":"end_turn"}`
+	toolTurn  = `{"content":[{"id":"call_Qn2","input":{"command":"ls -la"},"name":"bash","type":"tool_call"}],"stop_reason":"tool_call"}`
+)
+
+func exchanges() []exchange {
+	bash := apitest.OpenAIToolCall("call_Qn2", "bash", `{"command":"ls -la"}`)
+	refusal := strings.Replace(apitest.OpenAICompletion("stop", "", 9, 4), `"refusal":null`, `"refusal":"I can't help with that."`, 1)
+	return []exchange{
+		{name: "text", status: 200, body: apitest.OpenAICompletion("stop", "Hello!", 12, 3), driver: outcome{canonical: helloTurn}},
+		{name: "tool call", status: 200, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, bash), driver: outcome{canonical: toolTurn}},
+		{name: "tool call, JSON to a stream request", status: 200, json: true, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, bash),
+			driver: outcome{canonical: toolTurn}},
+		{name: "max_tokens", status: 200, body: apitest.OpenAICompletion("length", "The answer is", 12, 3),
+			driver: outcome{canonical: `{"content":[{"text":"The answer is","type":"text"}],"stop_reason":"max_tokens"}`}},
+		{name: "400", status: 400, body: apitest.OpenAIError("invalid_request_error", "model_not_found", "The model `gpt-9` does not exist"),
+			driver:  outcome{failed: `HTTP 400: {"error":{"message":"The model`},
+			builtin: outcome{code: errcode.ProviderRejected}},
+		{name: "500", status: 500, body: apitest.OpenAIError("server_error", "", "The server had an error"),
+			driver:  outcome{failed: `HTTP 500: {"error"`},
+			builtin: outcome{code: errcode.ProviderUnavailable}},
+		{name: "429", status: 429, body: apitest.OpenAIError("requests", "rate_limit_exceeded", "Rate limit reached"),
+			driver:  outcome{failed: `HTTP 429: {"error"`},
+			builtin: outcome{code: errcode.ProviderUnavailable}},
+		{name: "malformed JSON", status: 200, json: true, body: `{"choices":[{"message":{"content":"Hel`,
+			driver:  outcome{failed: "driver: failed to parse OpenAI response JSON: "},
+			builtin: outcome{code: errcode.ModelResponse}},
+		{name: "refusal", status: 200, body: refusal,
+			driver:  outcome{canonical: `{"content":[],"stop_reason":"end_turn"}`},
+			builtin: outcome{canonical: `{"content":[{"text":"I can't help with that.","type":"text"}],"stop_reason":"end_turn"}`}},
+		{name: "content_filter", status: 200, body: apitest.OpenAICompletion("content_filter", "", 9, 0),
+			driver:  outcome{failed: "OpenAI response blocked by content_filter"},
+			builtin: outcome{canonical: `{"content":[],"error":"openai finish_reason content_filter is not supported","stop_reason":"error"}`}},
+		{name: "text with a tool call", status: 200, body: apitest.OpenAICompletion("tool_calls", "Let me look.", 40, 18, bash),
+			driver:  outcome{canonical: toolTurn},
+			builtin: outcome{canonical: `{"content":[{"text":"Let me look.","type":"text"},` + toolTurn[12:]}},
+		{name: "tool call with finish_reason stop", status: 200, body: apitest.OpenAICompletion("stop", "", 40, 18, bash),
+			driver:  outcome{canonical: strings.Replace(toolTurn, `"stop_reason":"tool_call"`, `"stop_reason":"end_turn"`, 1)},
+			builtin: outcome{canonical: toolTurn}},
+		{name: "arguments not JSON", status: 200, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, apitest.OpenAIToolCall("c", "bash", "{cmd")),
+			driver:  outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "},
+			builtin: outcome{canonical: `{"content":[],"error":"tool call \"bash\": arguments are not a JSON object","stop_reason":"error"}`}},
+	}
+}
+
+// TestDifferentialBuiltinAndDriver serves each exchange to the built-in
+// provider (inference/openai over inference/httpapi, retries off) and to
+// the driver fixture run as a case runs a driver (inference/driver), and
+// compares what the loop gets.
+func TestDifferentialBuiltinAndDriver(t *testing.T) {
+	c := compileFixture(t)
+	req := &inference.Request{MaxTokens: 256, Model: "gpt-4o", Params: json.RawMessage(`{}`), System: "be brief",
+		Tools:    []inference.Tool{{Name: "bash", Description: "run a command", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Messages: []inference.Message{inference.UserMessage("list the files")}}
+	for _, ex := range exchanges() {
+		t.Run(ex.name, func(t *testing.T) {
+			srv := apitest.New(t, func(r apitest.Request) apitest.Reply {
+				if !ex.json && ex.status == 200 && strings.Contains(string(r.Body), `"stream":true`) {
+					return apitest.Reply{Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"}, Body: stream(t, ex.body)}
+				}
+				return apitest.Reply{Status: ex.status, Header: map[string]string{"Content-Type": "application/json"}, Body: ex.body}
+			})
+			client := httpapi.NewClient(httpapi.Options{MaxRetries: -1, UnreachableAfter: -1})
+			inf := inference.Config{Transport: "http", Endpoint: srv.URL, Model: "gpt-4o", APIKey: "sk-test", DriverArtifact: "murmur-driver-openai"}
+			api, err := openai.New(inf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Provider(api).Complete(context.Background(), req, inference.NopObserver{})
+			builtin := observe(t, resp, err)
+
+			drv := bind(t, c, srv.URL, client.GuestClient())
+			p, err := driver.New(nil).ForCase(context.Background(), inference.Case{ID: "c1", Inference: inf, Driver: drv})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err = p.Complete(context.Background(), req, inference.NopObserver{})
+			viaDriver := observe(t, resp, err)
+
+			if !ex.driver.matches(viaDriver) {
+				t.Errorf("driver:   %v\nwant      %v", viaDriver, ex.driver)
+			}
+			want := ex.builtin
+			if want == (outcome{}) {
+				want = ex.driver
+			}
+			if !want.matches(builtin) {
+				t.Errorf("built-in: %v\nwant      %v", builtin, want)
+			}
+			for _, r := range srv.Requests() {
+				if r.Header.Get("Authorization") != "Bearer sk-test" {
+					t.Errorf("request %d: Authorization %q", r.Call, r.Header.Get("Authorization"))
+				}
+			}
+		})
+	}
+}
+
+// stream is a JSON chat completion as the chunks a streaming server sends:
+// the content, each tool call whole, then the finish reason and [DONE].
+func stream(t *testing.T, body string) string {
+	t.Helper()
+	var c struct {
+		Choices []struct {
+			Message struct {
+				Content   *string           `json:"content"`
+				Refusal   *string           `json:"refusal"`
+				ToolCalls []json.RawMessage `json:"tool_calls"`
+			} `json:"message"`
+			FinishReason string `json:"finish_reason"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal([]byte(body), &c); err != nil || len(c.Choices) != 1 {
+		t.Fatalf("not a one-choice completion: %v", err)
+	}
+	ch := c.Choices[0]
+	var b strings.Builder
+	chunk := func(delta string, finish string) {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		fmt.Fprintf(&b, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1741570283,"model":"gpt-4o","choices":[{"index":0,"delta":%s,"finish_reason":%s}]}`+"\n\n", delta, f)
+	}
+	chunk(`{"role":"assistant","content":""}`, "")
+	if m := ch.Message.Content; m != nil {
+		s, _ := json.Marshal(*m)
+		chunk(`{"content":`+string(s)+`}`, "")
+	}
+	if m := ch.Message.Refusal; m != nil {
+		s, _ := json.Marshal(*m)
+		chunk(`{"refusal":`+string(s)+`}`, "")
+	}
+	for i, tc := range ch.Message.ToolCalls {
+		var call map[string]any
+		_ = json.Unmarshal(tc, &call)
+		call["index"] = i
+		s, _ := json.Marshal(call)
+		chunk(`{"tool_calls":[`+string(s)+`]}`, "")
+	}
+	chunk(`{}`, ch.FinishReason)
+	b.WriteString("data: [DONE]\n\n")
+	return b.String()
+}

@@ -1,0 +1,68 @@
+package drivertest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
+)
+
+// fixture is the OpenAI driver fixture bound as Launch binds a driver:
+// murmur's environment, the endpoint's allow list, an HTTP client.
+type fixture struct {
+	c        *component.Component
+	env      []string
+	network  []capsule.AllowRule
+	http     *http.Client
+	deadline time.Duration
+	maxBody  int64
+	denied   []capsule.Target
+}
+
+func (f *fixture) Run(ctx context.Context, payload []byte) (inference.DriverResult, error) {
+	data := string(payload)
+	res, err := f.c.RunTool(ctx, component.Env{Name: "openai-driver", Env: f.env, Network: f.network, HTTP: f.http,
+		Deadline: f.deadline, MaxHTTPBodyBytes: f.maxBody,
+		OnHTTPDenied: func(t capsule.Target) { f.denied = append(f.denied, t) }}, component.ToolInput{Data: &data})
+	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata}, err
+}
+
+// compileFixture builds and compiles the fixture for the driver world.
+func compileFixture(t testing.TB) *component.Component {
+	t.Helper()
+	bin := drivertest.BuildOpenAI(t)
+	ctx := context.Background()
+	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	b, err := component.Decode(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := component.Compile(ctx, e.Runtime(), b, component.WorldDriver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// bind binds c to endpoint (an http://host:port URL), allowing its host.
+func bind(t testing.TB, c *component.Component, endpoint string, hc *http.Client) *fixture {
+	t.Helper()
+	rule, err := capsule.ParseAllowEntry(strings.TrimPrefix(endpoint, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{c: c, network: []capsule.AllowRule{rule}, http: hc, deadline: 10 * time.Second,
+		env: []string{"MURMUR_INFERENCE_TRANSPORT=http", "MURMUR_INFERENCE_ENDPOINT=" + endpoint,
+			"MURMUR_INFERENCE_MODEL=gpt-4o", "MURMUR_INFERENCE_DRIVER=murmur-driver-openai", "MURMUR_INFERENCE_API_KEY=sk-test"}}
+}
