@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/murmur-nexus/murmur-eval/inference"
+)
+
+type retryList struct {
+	mu  sync.Mutex
+	got []inference.Retry
+}
+
+func (r *retryList) Retried(x inference.Retry) {
+	r.mu.Lock()
+	r.got = append(r.got, x)
+	r.mu.Unlock()
+}
+func (r *retryList) Diverged(inference.Divergence) {}
+
+func fastClient(maxConns int) *Client {
+	return NewClient(Options{MaxConnections: maxConns, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, MaxRetries: 3})
+}
+
+// TestGuestRetriesOnlyUnderWithRetries: a 429 then a 503 then a 200 are
+// retried (body sent again, each retry reported with its Retry-After)
+// for a request under WithRetries; without it the 429 goes back to the
+// guest as is, the request sent once.
+func TestGuestRetriesOnlyUnderWithRetries(t *testing.T) {
+	var n atomic.Int32
+	var bodies []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		switch n.Add(1) % 3 {
+		case 1:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case 2:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			_, _ = io.WriteString(w, "ok")
+		}
+	}))
+	defer srv.Close()
+	hc := fastClient(0).GuestClient()
+	post := func(ctx context.Context) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("payload"))
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		return resp
+	}
+	obs := &retryList{}
+	if resp := post(WithRetries(context.Background(), obs)); resp.StatusCode != 200 {
+		t.Errorf("under WithRetries: status %d, want 200", resp.StatusCode)
+	}
+	if len(obs.got) != 2 || obs.got[0].Reason != inference.RetryRateLimited || obs.got[0].RetryAfter == nil ||
+		obs.got[1].Reason != inference.RetryServer || obs.got[1].Status != 503 || obs.got[1].Attempt != 2 {
+		t.Errorf("retries %+v, want a rate_limited one with Retry-After, then a server_error one", obs.got)
+	}
+	if strings.Join(bodies, ",") != "payload,payload,payload" {
+		t.Errorf("bodies %q, want the payload every attempt", bodies)
+	}
+	if resp := post(context.Background()); resp.StatusCode != http.StatusTooManyRequests || n.Load() != 4 {
+		t.Errorf("without WithRetries: status %d after %d requests, want the 429 after 4", resp.StatusCode, n.Load())
+	}
+}
+
+// TestGuestLimitTraceparentNoRedirect: --max-connections 1 holds a second
+// request until the first's body is closed; a traced context gives a
+// traceparent; a redirect is returned, not followed.
+func TestGuestLimitTraceparentNoRedirect(t *testing.T) {
+	var inFlight, most atomic.Int32
+	var tp atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/redirect" {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+			return
+		}
+		tp.Store(r.Header.Get("traceparent"))
+		cur := inFlight.Add(1)
+		for {
+			m := most.Load()
+			if cur <= m || most.CompareAndSwap(m, cur) {
+				break
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+		inFlight.Add(-1)
+		_, _ = io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	hc := fastClient(1).GuestClient()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			resp, err := hc.Get(srv.URL)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+		})
+	}
+	wg.Wait()
+	if most.Load() != 1 {
+		t.Errorf("%d requests at once with --max-connections 1", most.Load())
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled})
+	req, _ := http.NewRequestWithContext(trace.ContextWithSpanContext(context.Background(), sc), http.MethodGet, srv.URL, nil)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if got, _ := tp.Load().(string); !strings.HasPrefix(got, "00-01000000000000000000000000000000-0200000000000000-01") {
+		t.Errorf("traceparent %q, want the case's span", got)
+	}
+	resp, err = hc.Get(srv.URL + "/redirect")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusFound {
+		t.Errorf("redirect: status %d, want the 302 itself", resp.StatusCode)
+	}
+}
