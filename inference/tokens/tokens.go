@@ -7,8 +7,9 @@
 // github.com/pkoukk/tiktoken-go-loader): nothing is downloaded at run time.
 // They are decoded on the process's first count (about 25 ms) into a table
 // that is never written again. A Counter remembers the pieces of text it
-// has counted, so what repeats across turns and cases (the system prompt,
-// the tool inventory, earlier messages) costs one map look-up per piece;
+// has counted, and the longer segments between JSON keys and string values
+// (see cut), so what repeats across turns and cases (the system prompt,
+// the tool inventory, earlier messages) costs one map look-up per segment;
 // one Counter is shared by every case of a run.
 package tokens
 
@@ -19,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
@@ -34,6 +36,14 @@ var specials = [...]string{"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", 
 // dropped and refilled (a run's text is mostly the same pieces).
 const maxCached = 1 << 17
 
+// minSegment is the shortest segment (see cut) a Counter remembers whole;
+// shorter ones are counted piece by piece. maxSegmentBytes bounds the
+// bytes of the segments it remembers, as maxCached bounds the pieces.
+const (
+	minSegment      = 64
+	maxSegmentBytes = 4 << 20
+)
+
 // embeddedRanks is the decoded ranks table, read-only once built: like
 // the unicode package's tables, it is data of the binary, decoded lazily so
 // that a run that counts nothing does not pay for it.
@@ -42,14 +52,20 @@ var embeddedRanks = sync.OnceValues(loadRanks) //nolint:gochecknoglobals // the 
 // Counter counts cl100k_base tokens. The zero value is ready; it is safe
 // for concurrent use.
 type Counter struct {
-	ranks map[string]int // nil until the first count
+	ranks  map[string]int // nil until the first count
+	loaded atomic.Bool    // ranks is set: no lock needed to read it
 
-	mu     sync.Mutex
-	pieces map[string]int // piece -> token count
+	mu           sync.Mutex
+	pieces       map[string]int   // piece -> token count
+	segments     map[string]int64 // segment (see cut) -> token count
+	segmentBytes int
 }
 
 // load returns the ranks table.
 func (c *Counter) load() error {
+	if c.loaded.Load() {
+		return nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.ranks != nil {
@@ -57,6 +73,9 @@ func (c *Counter) load() error {
 	}
 	ranks, err := embeddedRanks()
 	c.ranks = ranks
+	if err == nil {
+		c.loaded.Store(true)
+	}
 	return err
 }
 
@@ -104,8 +123,10 @@ func (c *Counter) Count(text string) (n int64, ok bool) {
 	}
 	for text != "" {
 		i, special := nextSpecial(text)
-		for piece := range pieces(text[:i]) {
-			n += int64(c.piece(piece))
+		for span := text[:i]; span != ""; {
+			k := cut(span)
+			n += c.segment(span[:k])
+			span = span[k:]
 		}
 		if special == "" {
 			break
@@ -126,6 +147,63 @@ func nextSpecial(text string) (int, string) {
 		}
 	}
 	return best, which
+}
+
+// cut is where the first segment of text ends: just before the first
+// ASCII letter that follows a double quote and another ASCII punctuation
+// character (the start of a JSON key or string value: `,"model`, `:"You`),
+// or len(text). A piece always begins there, whatever precedes: the
+// character before the quote can only be the start or the middle of a
+// run of [^\s\p{L}\p{N}], which takes the quote and stops at the
+// letter; and no piece before the run looks past its end. So the text's
+// count is the sum of its segments' counts (FuzzCount checks it against
+// the reference), and a segment that repeats (the system prompt, the
+// tool inventory, a conversation's earlier messages) is counted once.
+func cut(text string) int {
+	for p := 2; p < len(text); p++ {
+		if text[p-1] == '"' && isASCIILetter(text[p]) && isASCIIPunct(text[p-2]) {
+			return p
+		}
+	}
+	return len(text)
+}
+
+func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// isASCIIPunct is [^\s\p{L}\p{N}] for an ASCII byte.
+func isASCIIPunct(b byte) bool {
+	return b > ' ' && b < 0x7f && !isASCIILetter(b) && (b < '0' || b > '9')
+}
+
+// segment counts one segment (see cut): one look-up when it was counted
+// before and is long enough to remember, piece by piece otherwise.
+func (c *Counter) segment(seg string) int64 {
+	if len(seg) < minSegment {
+		return c.countPieces(seg)
+	}
+	c.mu.Lock()
+	n, ok := c.segments[seg]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = c.countPieces(seg)
+	c.mu.Lock()
+	if c.segments == nil || c.segmentBytes+len(seg) > maxSegmentBytes {
+		c.segments, c.segmentBytes = make(map[string]int64), 0
+	}
+	c.segments[strings.Clone(seg)] = n
+	c.segmentBytes += len(seg)
+	c.mu.Unlock()
+	return n
+}
+
+// countPieces counts text (no special token in it) piece by piece.
+func (c *Counter) countPieces(text string) (n int64) {
+	for piece := range pieces(text) {
+		n += int64(c.piece(piece))
+	}
+	return n
 }
 
 // piece counts one pre-tokenized piece, remembering it.

@@ -65,6 +65,10 @@ var differential = []string{
 	" \n",
 	"\n",
 	"x<|endoftext|>y <|endofprompt|>",
+	// Segment cuts (cut): a quote and a letter after punctuation, next to
+	// contractions, spaces, newlines, digits and non-ASCII letters.
+	`'"s '"ll !"re x"y ,"z 1"a \n"b` + "\n\"c  \"d _\"e \"\"f é\"g" + `{"":"x","'s":"'t"}`,
+	strings.Repeat(`{"content":"You are a careful assistant, it's \"quoted\" text.","role":"user"},`, 4),
 }
 
 func TestCountMatchesReference(t *testing.T) {
@@ -74,6 +78,31 @@ func TestCountMatchesReference(t *testing.T) {
 		if want := referenceCount(t, text); got != want {
 			t.Errorf("Count(%.60q) = %d, reference %d", text, got, want)
 		}
+	}
+}
+
+// A text's count is the sum of its segments' counts: counted whole (piece
+// by piece, no segment memory) and through the segments, twice (the
+// second time from the memory), the counts agree.
+func TestSegmentsSumToWhole(t *testing.T) {
+	payload, resp := payloadText()
+	var c Counter
+	if err := c.load(); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range append([]string{payload, resp}, differential...) {
+		if strings.Contains(text, "<|") {
+			continue
+		}
+		whole := c.countPieces(text)
+		for round := range 2 {
+			if got, _ := c.Count(text); got != whole {
+				t.Errorf("round %d: Count(%.60q) = %d through segments, %d whole", round, text, got, whole)
+			}
+		}
+	}
+	if len(c.segments) == 0 {
+		t.Error("no segment was remembered")
 	}
 }
 
