@@ -58,11 +58,22 @@ func driverResponse(resp *inference.Response) any {
 // serdeJSON encodes v as serde_json's to_string writes a Value: compact,
 // the keys of every object sorted (content blocks and tool inputs kept
 // verbatim in v are re-sorted), numbers as written, <, > and & unescaped.
+// Most values take canonical's one pass; the rest go through serdeTree.
 func serdeJSON(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
+	if out, ok := canonical(raw); ok {
+		return out, nil
+	}
+	return serdeTree(raw)
+}
+
+// serdeTree is serdeJSON the slow way, for any json.Marshal output: decoded
+// into a tree (numbers kept as written, a repeated key's last value) and
+// encoded again, the encoder sorting every map's keys.
+func serdeTree(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any

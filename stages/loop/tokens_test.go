@@ -94,3 +94,27 @@ func TestTurnTokensIgnoreTheSessionFolder(t *testing.T) {
 		t.Errorf("counts depend on the session folder: %d/%d vs %d/%d", in1, out1, in2, out2)
 	}
 }
+
+// BenchmarkTurnTokens is one single-turn case's counting, the run's
+// Counter warm: the request (a system prompt naming the session folder, a
+// tool, the task) and the answer, each written as serde_json would.
+func BenchmarkTurnTokens(b *testing.B) {
+	var c tokens.Counter
+	workdir := "/tmp/run/sessions/ses_0123456789abcdef0123456789abcdef"
+	req := &inference.Request{MaxTokens: 8192, Model: "bench-model", Params: json.RawMessage("{}"),
+		System: "[Capsule]\nName: bench\nWorkdir: " + workdir + "\n" +
+			strings.Repeat("You are a careful assistant. Use the ok tool for every step, even an easy one. ", 12),
+		Messages: []inference.Message{inference.UserMessage("Call ok once, then say done.")},
+		Tools: []inference.Tool{{Name: "ok", Description: "Answers ok.",
+			Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}}}`)}}}
+	resp := &inference.Response{StopReason: inference.StopEndTurn, Content: json.RawMessage(`[{"type":"text","text":"done"}]`)}
+	if _, _, _, err := turnTokens(&c, req, resp, workdir); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := turnTokens(&c, req, resp, workdir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
