@@ -27,6 +27,7 @@ func main() {
 	if handled, code := sandbox.LauncherMain(os.Args); handled {
 		os.Exit(code)
 	}
+	enterMountNS() // as root, for workspace overlays: returns only if it did not re-execute
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

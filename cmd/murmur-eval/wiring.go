@@ -66,7 +66,11 @@ func (w wiring) stages() (runStages, error) {
 		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires()},
 		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	)
-	st := runStages{graph: g, verifier: ver, close: func() { _ = ver.Close(context.Background()); _ = rep.Close() }}
+	st := runStages{graph: g, verifier: ver, close: func() {
+		_ = ver.Close(context.Background())
+		_ = rep.Close()
+		_ = stageOpts.Workspaces.Close() // overlays released, kept sessions completed
+	}}
 	if err == nil {
 		err = reports.CheckStageColumns(g.Names()) // a stage without its <stage>_ms column is a bug
 	}

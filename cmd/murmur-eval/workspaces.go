@@ -7,7 +7,8 @@ import (
 )
 
 // stagingOptions are the Stage stage's workspace and setup settings:
-// bases under the run folder, MURMUR_EVAL_WORKSPACE_CLONE and
+// bases under the run folder, overlays when main entered a mount namespace
+// of its own (MURMUR_EVAL_MOUNTNS), MURMUR_EVAL_WORKSPACE_CLONE and
 // MURMUR_EVAL_WORKSPACE_LIMITS from the environment (docs/workspaces.md),
 // setup commands through cmds (the launcher the checks share) with the
 // evaluator's PATH.
@@ -21,7 +22,7 @@ func (w wiring) stagingOptions(cmds *datasetcmd.Launcher) (staging.Options, erro
 		return staging.Options{}, err
 	}
 	return staging.Options{
-		Workspaces: workspace.NewSet(w.outDir, lim),
+		Workspaces: workspace.NewSet(w.outDir, lim).WithOverlay(w.env[workspace.MountNSEnv]),
 		Clone:      mech,
 		Commands:   cmds,
 		PATH:       w.env["PATH"],

@@ -35,6 +35,12 @@ type Base struct {
 	entries   []entry // sorted by name
 	lim       Limits
 	noReflink atomic.Bool
+
+	// The base as an overlay's lower layer (prepareLower): made once, its
+	// entries then owned by lowerUID.
+	lowerOnce          sync.Once
+	lowerErr           error
+	lowerUID, lowerGID int
 }
 
 // Set reads each workspace of a run once, on the first case that names
@@ -44,6 +50,7 @@ type Set struct {
 	lim    Limits
 	mu     sync.Mutex
 	m      map[string]*slot
+	ov     overlays
 }
 
 type slot struct {

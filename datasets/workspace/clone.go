@@ -17,16 +17,19 @@ import (
 // Mechanism is how Clone puts a base's files into a session.
 type Mechanism string
 
-// Mechanisms, fastest first. Auto tries a reflink and falls back to a copy
+// Mechanisms, fastest first. Overlay mounts the base under the session
+// folder and creates no file; a Set chooses it for Auto when it can mount
+// (Set.Clone). Base.Clone's Auto tries a reflink and falls back to a copy
 // for the rest of the run when the file system has none.
 const (
 	Auto    Mechanism = "auto"
+	Overlay Mechanism = "overlay"
 	Reflink Mechanism = "reflink"
 	Copy    Mechanism = "copy"
 )
 
-// CloneEnv forces a mechanism: auto (the default), reflink (fail where
-// the file system has none) or copy.
+// CloneEnv forces a mechanism: auto (the default), overlay or reflink
+// (fail where they are not available) or copy.
 const CloneEnv = "MURMUR_EVAL_WORKSPACE_CLONE"
 
 // ParseMechanism reads CloneEnv's value; "" is Auto.
@@ -34,10 +37,10 @@ func ParseMechanism(v string) (Mechanism, error) {
 	switch m := Mechanism(v); m {
 	case "":
 		return Auto, nil
-	case Auto, Reflink, Copy:
+	case Auto, Overlay, Reflink, Copy:
 		return m, nil
 	}
-	return "", errcode.New(errcode.Usage, "%s=%q: want auto, reflink or copy", CloneEnv, v)
+	return "", errcode.New(errcode.Usage, "%s=%q: want auto, overlay, reflink or copy", CloneEnv, v)
 }
 
 // CloneOptions say how Clone works.
@@ -48,13 +51,19 @@ type CloneOptions struct {
 	UID, GID int
 	// Workers copy files in parallel; 0 is 2×GOMAXPROCS, at least 4.
 	Workers int
+	// Layers is the harness-private folder an Overlay clone puts its upper
+	// and work folders in (Set.Clone sets it: <run>/.overlays).
+	Layers string
 }
 
 // CloneResult says what Clone did.
 type CloneResult struct {
-	Mechanism Mechanism // Reflink or Copy: what the files were put there by
+	Mechanism Mechanism // Overlay, Reflink or Copy: what the files were put there by
 	Files     int
 	Duration  time.Duration
+	// overlay is the case's mount (Overlay): Diff reads its upper layer,
+	// Release unmounts it.
+	overlay *overlayMount
 	// stamps are each cloned file's inode, ctime and size once made: Diff
 	// skips reading a file the case has not touched since.
 	stamps map[string]stamp
@@ -69,10 +78,15 @@ type stamp struct {
 
 // Clone populates dst, a fresh session folder no tool has run in yet, with
 // the base's folders, files and links: folders first, then files in
-// parallel (by reflink or copy, never a hard link), then links. Each file
+// parallel (by reflink or copy, never a hard link), then links. With
+// Overlay it mounts an overlay on dst instead (the base its read-only
+// lower layer, opts.Layers holding the rest), which Release ends. Each file
 // is created with O_EXCL|O_NOFOLLOW, mode 0644 (0755 with an exec bit),
 // owned by opts.UID. The base is only read.
 func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneResult, error) {
+	if opts.Mechanism == Overlay {
+		return b.overlayClone(dst, opts)
+	}
 	start := time.Now()
 	mech := opts.Mechanism
 	if mech == "" {
@@ -135,19 +149,8 @@ func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneR
 	if err := ctx.Err(); err != nil {
 		return CloneResult{}, err
 	}
-	for _, e := range b.entries {
-		if e.kind != kindLink {
-			continue
-		}
-		p := filepath.Join(dst, filepath.FromSlash(e.name))
-		if err := os.Symlink(e.target, p); err != nil {
-			return CloneResult{}, ioErr(err, "create link %s", p)
-		}
-		if opts.UID >= 0 {
-			if err := os.Lchown(p, opts.UID, opts.GID); err != nil {
-				return CloneResult{}, ioErr(err, "chown %s", p)
-			}
-		}
+	if err := b.cloneLinks(dst, opts); err != nil {
+		return CloneResult{}, err
 	}
 	res := CloneResult{Mechanism: used, Files: b.Files, Duration: time.Since(start), stamps: make(map[string]stamp, len(files))}
 	// File systems keep ctime at the kernel's clock tick (up to 10 ms): a
@@ -161,6 +164,34 @@ func (b *Base) Clone(ctx context.Context, dst string, opts CloneOptions) (CloneR
 		}
 	}
 	return res, nil
+}
+
+// cloneLinks makes the base's links in dst.
+func (b *Base) cloneLinks(dst string, opts CloneOptions) error {
+	for _, e := range b.entries {
+		if e.kind != kindLink {
+			continue
+		}
+		p := filepath.Join(dst, filepath.FromSlash(e.name))
+		if err := os.Symlink(e.target, p); err != nil {
+			return ioErr(err, "create link %s", p)
+		}
+		if opts.UID >= 0 {
+			if err := os.Lchown(p, opts.UID, opts.GID); err != nil {
+				return ioErr(err, "chown %s", p)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *Base) overlayClone(dst string, opts CloneOptions) (CloneResult, error) {
+	start := time.Now()
+	m, err := b.cloneOverlay(dst, opts)
+	if err != nil {
+		return CloneResult{}, err
+	}
+	return CloneResult{Mechanism: Overlay, Files: b.Files, Duration: time.Since(start), overlay: m}, nil
 }
 
 // stampSlack is more than the coarsest kernel clock tick (HZ=100).

@@ -50,7 +50,9 @@ type DiffResult struct {
 // A file whose inode, ctime and size are still those clone recorded is
 // taken as unchanged without being read (the kernel sets ctime on every
 // write, and no tool can set it back); pass the zero CloneResult to read
-// every file.
+// every file. A clone that is an overlay is compared by its upper layer
+// alone (what the case changed, added or deleted); the files are still read
+// through the merged session folder, so call Diff before Release.
 func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes int64) (DiffResult, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultDiffMax
@@ -60,25 +62,40 @@ func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes
 		return DiffResult{}, err
 	}
 	defer root.Close()
-	sess, stamps, walkNote := walkSession(ctx, root, 2*b.lim.MaxEntries)
 	var buf cappedBuffer
 	buf.max = maxBytes
 	res := DiffResult{}
 	base := map[string]entry{}
-	var names []string
 	for _, e := range b.entries {
-		if e.kind == kindDir {
-			continue
+		if e.kind != kindDir {
+			base[e.name] = e
 		}
-		base[e.name] = e
-		names = append(names, e.name)
 	}
-	for n, k := range sess {
-		if _, ok := base[n]; !ok && k != fs.ModeDir {
+	var names []string
+	var sess map[string]fs.FileMode
+	var stamps map[string]stamp
+	var walkNote string
+	if clone.overlay != nil {
+		// Only what the upper layer holds can differ: no walk of the
+		// merged view, which reads through to the base.
+		ups, note, err := scanLayer(ctx, clone.overlay.upper(), 2*b.lim.MaxEntries)
+		if err != nil {
+			return DiffResult{}, err
+		}
+		names, sess = b.layerChanges(ups)
+		walkNote = note
+	} else {
+		sess, stamps, walkNote = walkSession(ctx, root, 2*b.lim.MaxEntries)
+		for n := range base {
 			names = append(names, n)
 		}
+		for n, k := range sess {
+			if _, ok := base[n]; !ok && k != fs.ModeDir {
+				names = append(names, n)
+			}
+		}
+		slices.Sort(names)
 	}
-	slices.Sort(names)
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
 			return DiffResult{}, err

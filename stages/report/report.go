@@ -96,7 +96,16 @@ func (Stage) Name() string { return Name }
 // nothing when the case never got a session directory (a failure before
 // Stage). A scorer that cannot run (a check command that does not start)
 // fails the stage, so the case is an error, not the model's failure.
-func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
+func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
+	if st, _ := pipeline.Lookup(c, staging.Result); st != nil && st.Workspace != nil {
+		// Once the diff, the checks and expected.files have seen the final
+		// state: an overlaid workspace is unmounted (docs/workspaces.md).
+		defer func() {
+			if rerr := st.Workspace.Release(); rerr != nil && err == nil {
+				err = errcode.Wrap(errcode.IO, rerr, "release the workspace")
+			}
+		}()
+	}
 	ses, _ := pipeline.Lookup(c, launch.Result)
 	out, _ := pipeline.Lookup(c, loop.Result)
 	if out == nil {

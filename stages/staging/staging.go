@@ -48,6 +48,8 @@ type Staged struct {
 type Workspace struct {
 	Base  *workspace.Base
 	Clone workspace.CloneResult
+	set   *workspace.Set // the run's, which releases an overlay
+	dir   string         // the session folder
 }
 
 // Stage is the Stage stage. It is safe for concurrent use. Build it with

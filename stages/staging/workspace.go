@@ -33,8 +33,9 @@ type Options struct {
 // NewWith returns a Stage for one run with workspaces and setup commands.
 func NewWith(o Options) Stage { return Stage{run: &runState{}, opts: o} }
 
-// populate clones the case's workspace into its fresh session folder,
-// owned by the tool user so that its shell tools can rewrite the files.
+// populate clones the case's workspace into its fresh session folder (or
+// mounts it there, workspace.Overlay), owned by the tool user so that its
+// shell tools can rewrite the files.
 func (s Stage) populate(ctx context.Context, c *pipeline.Case, in datasets.Case, ts *verify.Toolset) (*Workspace, error) {
 	if in.Workspace == "" {
 		return nil, nil
@@ -50,9 +51,20 @@ func (s Stage) populate(ctx context.Context, c *pipeline.Case, in datasets.Case,
 	if os.Getuid() == 0 && ts.Host.UserNS {
 		uid = sandbox.ToolUID()
 	}
-	res, err := base.Clone(ctx, c.SessionDir, workspace.CloneOptions{Mechanism: s.opts.Clone, UID: uid, GID: uid})
+	res, err := s.opts.Workspaces.Clone(ctx, base, c.SessionDir, workspace.CloneOptions{Mechanism: s.opts.Clone, UID: uid, GID: uid})
 	if err != nil {
 		return nil, err
 	}
-	return &Workspace{Base: base, Clone: res}, nil
+	return &Workspace{Base: base, Clone: res, set: s.opts.Workspaces, dir: c.SessionDir}, nil
+}
+
+// Release ends the case's use of its workspace once the Report stage has
+// diffed and scored it: an overlay is unmounted and the session folder
+// holds what the case wrote (workspace.Set.Release). It does nothing for
+// a copied workspace.
+func (w *Workspace) Release() error {
+	if w == nil || w.set == nil {
+		return nil
+	}
+	return w.set.Release(w.dir, w.Clone)
 }

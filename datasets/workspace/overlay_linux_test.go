@@ -1,0 +1,259 @@
+//go:build linux
+
+package workspace
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// TestMain runs the package's tests, as root, in a mount namespace of
+// their own (EnterPrivateMountNS), as murmur-eval runs: the overlays they
+// mount never reach the host's mount table.
+func TestMain(m *testing.M) {
+	_ = EnterPrivateMountNS(os.Args, os.Environ())
+	os.Exit(m.Run())
+}
+
+// overlaySet is a Set able to mount overlays, or skips the test.
+func overlaySet(t testing.TB, runDir string) *Set {
+	t.Helper()
+	s := NewSet(runDir, DefaultLimits()).WithOverlay(os.Getenv(MountNSEnv))
+	if err := s.OverlayErr(); err != nil {
+		t.Skipf("no overlays here: %v", err)
+	}
+	return s
+}
+
+// overlayCase sets up a Set over src and returns it with its base.
+func overlayCase(t *testing.T, src string) (*Set, *Base, string) {
+	t.Helper()
+	run := filepath.Join(t.TempDir(), "run")
+	must(t, os.MkdirAll(run, 0o755))
+	s := overlaySet(t, run)
+	b, err := s.Base(t.Context(), src, "dir")
+	must(t, err)
+	return s, b, run
+}
+
+func newSession(t testing.TB, run, name string) string {
+	t.Helper()
+	d := filepath.Join(run, "sessions", name)
+	must(t, os.MkdirAll(d, 0o755))
+	return d
+}
+
+// mountsUnder lists the mount points under dir in this process's table.
+func mountsUnder(t testing.TB, dir string) []string {
+	t.Helper()
+	f, err := os.Open("/proc/self/mountinfo")
+	must(t, err)
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) > 4 && strings.HasPrefix(unescapeMountPath(fields[4]), dir+"/") {
+			out = append(out, fields[4])
+		}
+	}
+	return out
+}
+
+func TestOverlayIsolation(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"a.txt": "alpha\n", "d/b.txt": "beta\n", "d/e/c.txt": "gamma\n", "d/app.txt": "app\n", "gone.txt": "x\n"})
+	srcHash := treeHash(t, src)
+	s, b, run := overlayCase(t, src)
+	one, two := newSession(t, run, "one"), newSession(t, run, "two")
+	var clones []CloneResult
+	for _, d := range []string{one, two} {
+		res, err := s.Clone(t.Context(), b, d, CloneOptions{UID: -1, GID: -1})
+		must(t, err)
+		if res.Mechanism != Overlay {
+			t.Fatalf("auto chose %s, want overlay", res.Mechanism)
+		}
+		clones = append(clones, res)
+	}
+	baseHash := treeHash(t, b.Dir)
+	p := func(n string) string { return filepath.Join(one, filepath.FromSlash(n)) }
+	must(t, os.Remove(p("a.txt")))
+	must(t, os.WriteFile(p("a.txt"), []byte("rewritten\n"), 0o644))
+	f, err := os.OpenFile(p("d/b.txt"), os.O_WRONLY|os.O_TRUNC, 0)
+	must(t, err)
+	_, err = f.WriteString("in place\n")
+	must(t, err)
+	must(t, f.Close())
+	must(t, os.RemoveAll(p("d/e")))
+	must(t, os.Chmod(p("d"), 0o700))
+	for n, want := range map[string]string{"a.txt": "alpha\n", "d/b.txt": "beta\n", "d/e/c.txt": "gamma\n"} {
+		if got := mustRead(t, filepath.Join(two, n)); got != want {
+			t.Errorf("case two sees %s %q", n, got)
+		}
+	}
+	if treeHash(t, src) != srcHash {
+		t.Error("the source changed")
+	}
+	if treeHash(t, b.Dir) != baseHash {
+		t.Error("the base changed")
+	}
+	fi, err := os.Stat(filepath.Join(two, "a.txt"))
+	must(t, err)
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", fi.Mode())
+	}
+	for i, d := range []string{one, two} {
+		must(t, s.Release(d, clones[i]))
+	}
+	must(t, s.Close())
+	if m := mountsUnder(t, run); len(m) > 0 {
+		t.Errorf("mounts left: %v", m)
+	}
+	if _, err := os.Stat(s.LayersDir()); !os.IsNotExist(err) {
+		t.Errorf("layers folder left: %v", err)
+	}
+}
+
+// TestOverlayMatchesCopy: the same changes made in a copied session and an
+// overlaid one give the same out/workspace.diff, and once released and
+// materialised the same final tree (no whiteout, no overlay mark left).
+func TestOverlayMatchesCopy(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{
+		"a.txt": "alpha\n", "d/b.txt": "beta\n", "d/e/c.txt": "gamma\n", "d/app.txt": "app\n",
+		"gone.txt": "x\n", "f/x.txt": "x\n", "f/y.txt": "y\n", "g/z.txt": "z\n", "h": "file\n", "keep/k.txt": "k\n",
+	})
+	must(t, os.Symlink("a.txt", filepath.Join(src, "l")))
+	s, b, run := overlayCase(t, src)
+	cp, ov := newSession(t, run, "copy"), newSession(t, run, "overlay")
+	cres, err := s.Clone(t.Context(), b, cp, CloneOptions{Mechanism: Copy, UID: -1, GID: -1})
+	must(t, err)
+	ores, err := s.Clone(t.Context(), b, ov, CloneOptions{Mechanism: Overlay, UID: -1, GID: -1})
+	must(t, err)
+	for _, d := range []string{cp, ov} {
+		p := func(n string) string { return filepath.Join(d, filepath.FromSlash(n)) }
+		must(t, os.Remove(p("a.txt")))
+		must(t, os.WriteFile(p("a.txt"), []byte("rewritten\n"), 0o644))
+		must(t, os.WriteFile(p("d/b.txt"), []byte("in place\n"), 0o644))
+		f, err := os.OpenFile(p("d/app.txt"), os.O_WRONLY|os.O_APPEND, 0)
+		must(t, err)
+		_, err = f.WriteString("more\n")
+		must(t, err)
+		must(t, f.Close())
+		must(t, os.RemoveAll(p("d/e")))
+		must(t, os.Remove(p("gone.txt")))
+		must(t, os.RemoveAll(p("f"))) // a folder deleted and made again: opaque
+		must(t, os.Mkdir(p("f"), 0o755))
+		must(t, os.WriteFile(p("f/x.txt"), []byte("x\n"), 0o644))
+		must(t, os.RemoveAll(p("g"))) // a folder made a file
+		must(t, os.WriteFile(p("g"), []byte("now a file\n"), 0o644))
+		must(t, os.Remove(p("h"))) // a file made a folder
+		must(t, os.MkdirAll(p("h/i"), 0o755))
+		must(t, os.WriteFile(p("h/i/j.txt"), []byte("j\n"), 0o644))
+		must(t, os.Remove(p("l")))
+		must(t, os.Symlink("d/b.txt", p("l")))
+		must(t, os.MkdirAll(p("new/deep"), 0o755))
+		must(t, os.WriteFile(p("new/deep/n.txt"), []byte("new\n"), 0o644))
+		must(t, os.Chtimes(p("keep/k.txt"), fi0(t, p("keep/k.txt")), fi0(t, p("keep/k.txt")))) // copied up, unchanged
+		must(t, os.MkdirAll(p("out"), 0o755))
+	}
+	dc, err := b.Diff(t.Context(), cp, cres, 0)
+	must(t, err)
+	do, err := b.Diff(t.Context(), ov, ores, 0)
+	must(t, err)
+	wantDiff, gotDiff := mustRead(t, filepath.Join(cp, DiffFile)), mustRead(t, filepath.Join(ov, DiffFile))
+	if wantDiff != gotDiff || dc != do {
+		t.Errorf("overlay diff %+v:\n%s\ncopy diff %+v:\n%s", do, gotDiff, dc, wantDiff)
+	}
+	if !strings.Contains(gotDiff, "gone.txt") || !strings.Contains(gotDiff, "d/e/c.txt") {
+		t.Errorf("deletions missing from the diff:\n%s", gotDiff)
+	}
+	must(t, s.Release(ov, ores))
+	must(t, s.Close())
+	if a, c := treeHash(t, ov), treeHash(t, cp); a != c {
+		t.Errorf("materialised session differs from the copy's:\n%s\n%s", listTree(t, ov), listTree(t, cp))
+	}
+}
+
+func fi0(t *testing.T, p string) (at time.Time) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	must(t, err)
+	return fi.ModTime()
+}
+
+func listTree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(dir, p)
+			fmt.Fprintf(&b, "%s %v\n", rel, fi.Mode())
+		}
+		return nil
+	})
+	return b.String()
+}
+
+// TestOverlayForced: without the private mount namespace, a forced overlay
+// is E-IO-003 and auto falls back to a copy.
+func TestOverlayForced(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"a.txt": "alpha\n"})
+	run := filepath.Join(t.TempDir(), "run")
+	s := NewSet(run, DefaultLimits()) // no token: never mounts
+	b, err := s.Base(t.Context(), src, "dir")
+	must(t, err)
+	_, err = s.Clone(t.Context(), b, newSession(t, run, "a"), CloneOptions{Mechanism: Overlay, UID: -1, GID: -1})
+	if got := errcode.Code(err); got != errcode.IO {
+		t.Fatalf("forced overlay: code %q (%v), want %q", got, err, errcode.IO)
+	}
+	res, err := s.Clone(t.Context(), b, newSession(t, run, "b"), CloneOptions{UID: -1, GID: -1})
+	if err != nil || res.Mechanism == Overlay {
+		t.Fatalf("auto: %s, %v; want no overlay", res.Mechanism, err)
+	}
+	s2 := NewSet(filepath.Join(t.TempDir(), "run"), DefaultLimits()).WithOverlay("mnt:[1]")
+	if s2.OverlayErr() == nil {
+		t.Fatal("a token of another namespace was accepted")
+	}
+}
+
+// TestOverlayHostileSession: links a case plants where the base has
+// folders never lead Materialise (or Diff) out of the session.
+func TestOverlayHostileSession(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeFiles(t, src, map[string]string{"d/b.txt": "beta\n", "e/c.txt": "gamma\n"})
+	s, b, run := overlayCase(t, src)
+	outside := t.TempDir()
+	writeFiles(t, outside, map[string]string{"secret": "s\n"})
+	outHash := treeHash(t, outside)
+	d := newSession(t, run, "h")
+	res, err := s.Clone(t.Context(), b, d, CloneOptions{UID: -1, GID: -1})
+	must(t, err)
+	must(t, os.RemoveAll(filepath.Join(d, "d")))
+	must(t, os.Symlink(outside, filepath.Join(d, "d")))
+	must(t, os.RemoveAll(filepath.Join(d, "e")))
+	must(t, os.Symlink(filepath.Join(outside, "secret"), filepath.Join(d, "e")))
+	must(t, os.Symlink(s.LayersDir(), filepath.Join(d, "layers")))
+	_, err = b.Diff(t.Context(), d, res, 0)
+	must(t, err)
+	diff := mustRead(t, filepath.Join(d, DiffFile))
+	if strings.Contains(diff, "s\n+") || strings.Contains(diff, "secret") && !strings.Contains(diff, "link to") {
+		t.Errorf("diff read through a link:\n%s", diff)
+	}
+	must(t, s.Release(d, res))
+	must(t, s.Close())
+	if treeHash(t, outside) != outHash {
+		t.Error("materialising wrote through a planted link")
+	}
+	if fi, err := os.Lstat(filepath.Join(d, "d")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the case's link was replaced: %v %v", fi, err)
+	}
+}
