@@ -3,7 +3,7 @@ package drivertest_test
 import (
 	"context"
 	"net/http"
-	"strings"
+	"net/url"
 	"testing"
 	"time"
 
@@ -22,14 +22,13 @@ type fixture struct {
 	network  []capsule.AllowRule
 	http     *http.Client
 	deadline time.Duration
-	maxBody  int64
 	denied   []capsule.Target
 }
 
 func (f *fixture) Run(ctx context.Context, payload []byte) (inference.DriverResult, error) {
 	data := string(payload)
 	res, err := f.c.RunTool(ctx, component.Env{Name: "openai-driver", Env: f.env, Network: f.network, HTTP: f.http,
-		Deadline: f.deadline, MaxHTTPBodyBytes: f.maxBody,
+		Deadline:     f.deadline,
 		OnHTTPDenied: func(t capsule.Target) { f.denied = append(f.denied, t) }}, component.ToolInput{Data: &data})
 	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata}, err
 }
@@ -55,10 +54,14 @@ func compileFixture(t testing.TB) *component.Component {
 	return c
 }
 
-// bind binds c to endpoint (an http://host:port URL), allowing its host.
+// bind binds c to endpoint (an http:// URL), allowing its host:port.
 func bind(t testing.TB, c *component.Component, endpoint string, hc *http.Client) *fixture {
 	t.Helper()
-	rule, err := capsule.ParseAllowEntry(strings.TrimPrefix(endpoint, "http://"))
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule, err := capsule.ParseAllowEntry(u.Host)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -165,12 +165,10 @@ func readBody(resp uint32) ([]byte, error) {
 		if r.u8(4) == 1 { // closed
 			return out, nil
 		}
+		// murmur's driver names the stream error's handle, not its
+		// error-code.
 		e := r.u32(8)
-		httpErrorCode(e, r.ptr())
 		dropError(e)
-		if r.u8(0) == 1 {
-			return nil, codeError("driver: failed to read the response body", &r, 8)
-		}
-		return nil, fmt.Errorf("driver: failed to read the response body")
+		return nil, fmt.Errorf("driver: failed to read response stream: StreamError::LastOperationFailed(Error { handle: Resource { handle: %d } })", e)
 	}
 }
