@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
@@ -182,7 +183,10 @@ func (d *Dispatcher) newInstance(ctx context.Context, h *Hook, env []string) *ho
 		}
 	}
 	cenv := component.Env{Name: h.Name, Root: hi.root, Env: env, Args: []string{h.Name}, Deadline: d.set.opts.Deadline,
-		Inference: componentInference{d: d, h: h}}
+		Inference: componentInference{d: d, h: h}, Network: h.Network, HTTP: d.http}
+	if d.onDenied != nil {
+		cenv.OnHTTPDenied = func(t capsule.Target) { d.onDenied(h.Name, t) }
+	}
 	if d.set.engine != nil {
 		cenv.MemoryLimitBytes, cenv.MaxOutputBytes = d.set.engine.MemoryLimitBytes(), d.set.engine.MaxOutputBytes()
 	}

@@ -3,10 +3,12 @@ package hooks
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
@@ -32,6 +34,10 @@ type Dispatcher struct {
 	stageEnv []string
 	now      func() time.Time
 	start    time.Time
+	// http and onDenied are the case's wasi:http client and denial
+	// listener for component hooks (Case).
+	http     *http.Client
+	onDenied func(hook string, t capsule.Target)
 
 	// Totals for on-session-end, counted from the events dispatched.
 	turns, inTokens, outTokens, toolCalls, shellCalls int64

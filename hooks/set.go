@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -28,6 +29,9 @@ type Spec struct {
 	// already validated; "" for none (the hook sees no file system).
 	Scope    string
 	Overflow capsule.Overflow // drop or block, for async hooks
+	// Network is the hook's allow list for wasi:http: its own
+	// network.allow only (capsule.Manifest.NetworkRules).
+	Network []capsule.AllowRule
 }
 
 // Hook is one loaded hook.
@@ -119,6 +123,11 @@ type Case struct {
 	// FormationID is MURMUR_FORMATION_ID, passed on (to on-stage too)
 	// when murmur-eval's own environment has it, as murmur does.
 	FormationID string
+	// HTTP sends component hooks' wasi:http requests (the run's shared
+	// client; nil: one per call). OnHTTPDenied, when set, hears of each
+	// request a hook's allow list refused (any goroutine).
+	HTTP         *http.Client
+	OnHTTPDenied func(hook string, t capsule.Target)
 }
 
 // Open returns the dispatcher of one case. It starts nothing: async
@@ -146,5 +155,6 @@ func (s *Set) Open(c Case, now func() time.Time) *Dispatcher {
 		env = append(env, "MURMUR_FORMATION_ID="+c.FormationID)
 		stageEnv = []string{"MURMUR_FORMATION_ID=" + c.FormationID}
 	}
-	return &Dispatcher{set: s, dir: c.SessionDir, env: env, stageEnv: stageEnv, now: now, start: now()}
+	return &Dispatcher{set: s, dir: c.SessionDir, env: env, stageEnv: stageEnv, now: now, start: now(),
+		http: c.HTTP, onDenied: c.OnHTTPDenied}
 }

@@ -19,10 +19,12 @@ import (
 
 // openHooks gives the case its hook dispatcher: the run's compiled hooks,
 // the case's session folder (logs, scopes), MURMUR_CASE_ID and the host's
-// MURMUR_FORMATION_ID. nil when
+// MURMUR_FORMATION_ID, the run's wasi:http client and the case's denial
+// log. nil when
 // the capsule has no hooks.
-func (s *Stage) openHooks(c *pipeline.Case, ts *verify.Toolset) *hooks.Dispatcher {
-	return ts.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.ID, FormationID: s.env["MURMUR_FORMATION_ID"]}, s.now)
+func (s *Stage) openHooks(c *pipeline.Case, ts *verify.Toolset, denied *session.Denials) *hooks.Dispatcher {
+	return ts.Hooks.Open(hooks.Case{SessionDir: c.SessionDir, CaseID: c.ID, FormationID: s.env["MURMUR_FORMATION_ID"],
+		HTTP: s.http, OnHTTPDenied: denied.Add}, s.now)
 }
 
 // taskConfig fills in the loop's reopen budget and compaction settings.

@@ -128,7 +128,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		Tools:   tools,
 		Config:  cfg,
 		Process: process,
-		Hooks:   s.openHooks(c, ts),
+		Hooks:   s.openHooks(c, ts, tools.denied),
 		Denied:  tools.denied,
 		Script:  script,
 	}

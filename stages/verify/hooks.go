@@ -40,6 +40,7 @@ func loadHooks(ctx context.Context, e *sandbox.Engine, m *capsule.Manifest, arts
 		if d.Capabilities != nil {
 			sp.Scope = d.Capabilities.Filesystem.Scope
 		}
+		sp.Network, _ = m.NetworkRules(&d)
 		specs = append(specs, sp)
 	}
 	return hooks.Load(e, specs, hooks.OptionsFor(m))
