@@ -228,3 +228,31 @@ func TestDriverComponentRunsEveryTurn(t *testing.T) {
 		t.Errorf("the failed driver turn was not recorded: %v", err)
 	}
 }
+
+// TestUnknownDriverNotInstalledIsRefused: a driver murmur-eval does not
+// speak natively and that is not installed is murmur's E-RUN-006 for
+// every case (warned once before they start), with no request sent.
+func TestUnknownDriverNotInstalledIsRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	editManifest(t, dir, "artifact: murmur-driver-anthropic", "artifact: house-driver")
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--filter", "calc-m*")
+	if r.code == 0 {
+		t.Fatalf("exit 0, want the cases refused\nstderr:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, "warning: error[E-RUN-006]"); n != 1 {
+		t.Errorf("%d E-RUN-006 warnings, want one before the cases\nstderr:\n%s", n, r.stderr)
+	}
+	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	if len(rows) != 1 {
+		t.Errorf("%d rows, want calc-multiply's", len(rows))
+	}
+	for _, id := range []string{"calc-multiply"} {
+		if rows[id]["status"] != "error" || rows[id]["error_code"] != "E-RUN-006" {
+			t.Errorf("%s: %v %v (%v), want error E-RUN-006", id, rows[id]["status"], rows[id]["error_code"], rows[id]["error_message"])
+		}
+	}
+}
