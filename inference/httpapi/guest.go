@@ -32,8 +32,9 @@ func WithRetries(ctx context.Context, obs inference.Observer) context.Context {
 // transport and connection pool, its --max-connections bound per endpoint
 // (shared with the built-in providers), a W3C traceparent from the
 // request's context when the case is traced and the guest set none,
-// retries under WithRetries, and no redirect followed (wasi:http returns
-// the 3xx to the guest).
+// retries under WithRetries (where an endpoint that cannot be reached
+// also stops the run, as the built-in providers' does: guestreach.go),
+// and no redirect followed (wasi:http returns the 3xx to the guest).
 func (c *Client) GuestClient() *http.Client {
 	return &http.Client{Transport: &guestTransport{c: c}, CheckRedirect: noRedirects}
 }
@@ -51,12 +52,25 @@ func (g *guestTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	obs, retries := ctx.Value(retriesKey{}).(inference.Observer)
 	o := g.c.opts
+	ep := guestEndpoint(endpointKey(req.URL.String()))
 	for attempt := 1; ; attempt++ {
+		if retries {
+			if err := g.c.reach.declared(ep.URL()); err != nil {
+				return nil, err
+			}
+		}
 		release, err := g.c.limits.acquire(ctx, req.URL.String())
 		if err != nil {
 			return nil, err
 		}
 		resp, err := g.c.hc.Transport.RoundTrip(req)
+		if retries && ctx.Err() == nil {
+			if rerr := g.reached(ep, resp, err); rerr != nil {
+				discard(resp)
+				release()
+				return nil, rerr
+			}
+		}
 		r := classify(resp, err, o.Now())
 		if !retries || r.reason == "" || ctx.Err() != nil || o.MaxRetries < 0 || attempt > o.MaxRetries || !rewindable(req) {
 			return held(resp, err, release)

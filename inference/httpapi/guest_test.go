@@ -144,3 +144,39 @@ func TestGuestLimitTraceparentNoRedirect(t *testing.T) {
 		t.Errorf("redirect: status %d, want the 302 itself", resp.StatusCode)
 	}
 }
+
+// TestGuestUnreachableStopsTheRun: a driver's requests to a closed port
+// declare the endpoint unreachable after UnreachableAfter attempts (the
+// run is told once), and later ones fail at once; a tool's requests
+// (no WithRetries) do not count.
+func TestGuestUnreachableStopsTheRun(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close()
+	var told atomic.Int32
+	c := NewClient(Options{MaxRetries: -1, UnreachableAfter: 2, OnUnreachable: func(error) { told.Add(1) }})
+	hc := c.GuestClient()
+	get := func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := hc.Do(req)
+		if err == nil {
+			_ = resp.Body.Close()
+		}
+		return err
+	}
+	for range 3 {
+		_ = get(context.Background()) // tools: not counted
+	}
+	if told.Load() != 0 {
+		t.Fatal("a tool's refused connections declared the endpoint unreachable")
+	}
+	ctx := WithRetries(context.Background(), &retryList{})
+	_ = get(ctx)
+	_ = get(ctx)
+	if told.Load() != 1 {
+		t.Fatalf("told %d times after two refused driver requests, want once", told.Load())
+	}
+	if err := get(ctx); err == nil || !strings.Contains(err.Error(), "cannot be reached") {
+		t.Errorf("third driver request = %v, want the endpoint's unreachable error", err)
+	}
+}
