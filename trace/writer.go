@@ -48,7 +48,7 @@ const traceBuffer = 4 << 10
 // Create opens path for appending (creating it) and returns a Writer for the
 // session. now is the clock (time.Now in production).
 func Create(path, sessionID string, now func() time.Time) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openAppend(path)
 	if err != nil {
 		return nil, err
 	}
