@@ -31,7 +31,7 @@ func TestSLEB(t *testing.T) {
 func module(data string) []byte {
 	sec := func(id byte, body ...byte) []byte { return append(uleb([]byte{id}, uint32(len(body))), body...) }
 	m := []byte("\x00asm\x01\x00\x00\x00")
-	m = append(m, sec(1, 1, 0x60, 0, 0)...) // one type () -> ()
+	m = append(m, sec(1, 1, 0x60, 0, 0)...)  // one type () -> ()
 	m = append(m, sec(2, 0)...)              // no imports
 	m = append(m, sec(3, 1, 0)...)           // one function of type 0
 	m = append(m, sec(5, 1, 0, 1)...)        // memory min 1
@@ -102,4 +102,3 @@ func TestAddRealloc(t *testing.T) {
 		t.Error("not a module, no error")
 	}
 }
-
