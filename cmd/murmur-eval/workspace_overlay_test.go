@@ -58,7 +58,8 @@ func overlayWorkspace(t *testing.T, dir string) {
 // through its bash tool, another sees the original, a third, as the
 // unprivileged tool user, writes a workspace file in place and tries to
 // reach the overlay's upper layer and the base, directly and through links
-// planted in its session, and fails. Afterwards no mount is left, the
+// planted in its session, and to write outside (Landlock on the mounted
+// view), and fails; a setup command changes the overlaid workspace first. Afterwards no mount is left, the
 // layers are gone, every kept session holds its final state (no overlay
 // whiteout), the diff says what changed, the source is byte-identical,
 // and a --resume (on overlays too) completes the run.
@@ -74,6 +75,7 @@ func TestWorkspaceOverlay(t *testing.T) {
 for f in OUT/.overlays/*/upper/a.txt OUT/.workspaces/*/a.txt; do echo x 2>/dev/null > "$f" && echo "$f" >> wrote.txt; done
 ln -s OUT/.overlays up; ls up/ >/dev/null 2>&1 && echo via > via.txt
 ln -s OUT/.workspaces wsl; cat wsl/*/a.txt >/dev/null 2>&1 && echo via > via-base.txt
+echo x > /tmp/overlay-escape-$$ 2>/dev/null && echo escaped > esc.txt
 echo more >> d/b.txt
 true`)
 	workspaceDataset(t, dir, []wsCase{
@@ -81,7 +83,8 @@ true`)
 			check: "grep -qx changed a.txt && grep -qx more d/b.txt && test ! -e d/e"},
 		{id: "reader", workspace: "repo", check: "grep -qx original a.txt && test \"$(cat d/b.txt)\" = beta && grep -qx gamma d/e/c.txt"},
 		{id: "attack", workspace: "repo", bash: attack,
-			check: "test ! -e reached.txt && test ! -e wrote.txt && test ! -e via.txt && test ! -e via-base.txt && grep -qx more d/b.txt"},
+			check: "test ! -e reached.txt && test ! -e wrote.txt && test ! -e via.txt && test ! -e via-base.txt && test ! -e esc.txt && grep -qx more d/b.txt"},
+		{id: "setup", workspace: "repo", setup: "echo ready > .ready && rm d/e/c.txt", check: "grep -qx ready .ready && test ! -e d/e/c.txt"},
 	})
 	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(overlayCapsule()), 0o644); err != nil {
 		t.Fatal(err)
@@ -91,8 +94,8 @@ true`)
 	res := runWorkspace(t, dir, out, []string{workspace.CloneEnv + "=overlay"}, "--epochs", "2")
 	t.Logf("exit %d\nstderr:\n%s", res.code, res.stderr)
 	rows := readParquet(t, filepath.Join(out, "results.parquet")).Rows
-	if len(rows) != 6 {
-		t.Fatalf("%d rows, want 6", len(rows))
+	if len(rows) != 8 {
+		t.Fatalf("%d rows, want 8", len(rows))
 	}
 	for _, row := range rows {
 		id := fmt.Sprint(row["case_id"])

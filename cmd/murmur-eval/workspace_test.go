@@ -13,7 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -142,6 +144,10 @@ func runWorkspace(t *testing.T, dir, out string, env []string, extra ...string) 
 	r := result{stdout: stdout.String(), stderr: stderr.String()}
 	if cmd.ProcessState != nil {
 		r.code = cmd.ProcessState.ExitCode()
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			t.Logf("peak RSS %d MiB, CPU %s user %s system", ru.Maxrss>>10,
+				time.Duration(ru.Utime.Nano()).Round(time.Millisecond), time.Duration(ru.Stime.Nano()).Round(time.Millisecond))
+		}
 	} else if err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +356,11 @@ func TestWorkspace200Cases(t *testing.T) {
 	dir := t.TempDir()
 	ws := filepath.Join(dir, "repo")
 	body := strings.Repeat("0123456789abcdef", 64)
-	for i := range 5000 {
+	files := 5000 // MURMUR_EVAL_E2E_BIG_FILES: RSS against workspace size (BENCHMARKS.md)
+	if n, err := strconv.Atoi(os.Getenv("MURMUR_EVAL_E2E_BIG_FILES")); err == nil && n >= 200 {
+		files = n
+	}
+	for i := range files {
 		p := filepath.Join(ws, fmt.Sprintf("pkg%02d", i%50), fmt.Sprintf("f%04d.txt", i))
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(fmt.Sprintf("original %d\n%s\n", i, body)), 0o644); err != nil {
@@ -359,7 +369,7 @@ func TestWorkspace200Cases(t *testing.T) {
 	}
 	var cases []wsCase
 	for i := range 200 {
-		read, del, rew := i%5000, (i*7+1)%5000, (i*13+2)%5000
+		read, del, rew := i%files, (i*7+1)%files, (i*13+2)%files
 		fr := fmt.Sprintf("pkg%02d/f%04d.txt", read%50, read)
 		fd := fmt.Sprintf("pkg%02d/f%04d.txt", del%50, del)
 		fw := fmt.Sprintf("pkg%02d/f%04d.txt", rew%50, rew)
@@ -385,16 +395,23 @@ func TestWorkspace200Cases(t *testing.T) {
 	}
 	out := filepath.Join(outRoot, "run")
 	start := time.Now()
-	res := runWorkspace(t, dir, out, nil, "--keep-sessions", "failed")
+	var env []string // MURMUR_EVAL_E2E_BIG_CLONE: the mechanism (auto: an overlay as root)
+	if m := os.Getenv("MURMUR_EVAL_E2E_BIG_CLONE"); m != "" {
+		env = append(env, workspace.CloneEnv+"="+m)
+	}
+	res := runWorkspace(t, dir, out, env, "--keep-sessions", "failed")
 	wall := time.Since(start)
 	rows := readParquet(t, filepath.Join(out, "results.parquet")).Rows
-	var stage []float64
+	var stage, report []float64
 	for _, r := range rows {
 		if r["status"] != "passed" {
 			t.Errorf("%v: %v %v", r["case_id"], r["status"], r["error_message"])
 		}
 		if v, ok := r["stage_ms"].(float64); ok {
 			stage = append(stage, v)
+		}
+		if v, ok := r["report_ms"].(float64); ok {
+			report = append(report, v)
 		}
 	}
 	if len(rows) != 200 {
@@ -404,5 +421,12 @@ func TestWorkspace200Cases(t *testing.T) {
 		t.Error("the workspace source changed")
 	}
 	sort.Float64s(stage)
+	sort.Float64s(report)
 	t.Logf("200 cases in %s; stage_ms p50 %.1f p90 %.1f max %.1f", wall.Round(time.Millisecond), stage[len(stage)/2], stage[len(stage)*9/10], stage[len(stage)-1])
+	if len(report) == len(rows) {
+		t.Logf("report_ms (diff, check, release) p50 %.1f p90 %.1f max %.1f", report[len(report)/2], report[len(report)*9/10], report[len(report)-1])
+	}
+	if m := mountsUnder(t, "/proc/self/mountinfo", out); len(m) > 0 {
+		t.Errorf("mounts left: %v", m)
+	}
 }

@@ -66,11 +66,6 @@ func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes
 	buf.max = maxBytes
 	res := DiffResult{}
 	base := map[string]entry{}
-	for _, e := range b.entries {
-		if e.kind != kindDir {
-			base[e.name] = e
-		}
-	}
 	var names []string
 	var sess map[string]fs.FileMode
 	var stamps map[string]stamp
@@ -84,11 +79,19 @@ func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes
 		}
 		names, sess = b.layerChanges(ups)
 		walkNote = note
-	} else {
-		sess, stamps, walkNote = walkSession(ctx, root, 2*b.lim.MaxEntries)
-		for n := range base {
-			names = append(names, n)
+		for _, n := range names {
+			if e, ok := b.entry(n); ok && e.kind != kindDir {
+				base[n] = e
+			}
 		}
+	} else {
+		for _, e := range b.entries {
+			if e.kind != kindDir {
+				base[e.name] = e
+				names = append(names, e.name)
+			}
+		}
+		sess, stamps, walkNote = walkSession(ctx, root, 2*b.lim.MaxEntries)
 		for n, k := range sess {
 			if _, ok := base[n]; !ok && k != fs.ModeDir {
 				names = append(names, n)

@@ -15,10 +15,6 @@ func (b *Base) layerChanges(ups []layerEntry) ([]string, map[string]fs.FileMode)
 	sess := map[string]fs.FileMode{}
 	cand := map[string]bool{}
 	hidden := map[string]bool{}
-	baseKind := make(map[string]kind, len(b.entries))
-	for _, e := range b.entries {
-		baseKind[e.name] = e.kind
-	}
 	for _, u := range ups {
 		if u.whiteout {
 			hidden[u.name] = true
@@ -32,13 +28,15 @@ func (b *Base) layerChanges(ups []layerEntry) ([]string, map[string]fs.FileMode)
 		if u.opaque {
 			hidden[u.name] = true
 		}
-		if k, ok := baseKind[u.name]; ok && k != kindDir {
+		if e, ok := b.entry(u.name); ok && e.kind != kindDir {
 			cand[u.name] = true // a file or link the case made a folder
 		}
 	}
-	for _, e := range b.entries {
-		if e.kind != kindDir && hiddenBy(e.name, hidden) {
-			cand[e.name] = true
+	if len(hidden) > 0 {
+		for _, e := range b.entries {
+			if e.kind != kindDir && hiddenBy(e.name, hidden) {
+				cand[e.name] = true
+			}
 		}
 	}
 	names := make([]string, 0, len(cand))
@@ -64,4 +62,13 @@ func hiddenBy(name string, hidden map[string]bool) bool {
 		}
 		p = p[:i]
 	}
+}
+
+// entry finds the base's entry named name (entries are sorted by name).
+func (b *Base) entry(name string) (entry, bool) {
+	i, ok := slices.BinarySearchFunc(b.entries, name, func(e entry, n string) int { return strings.Compare(e.name, n) })
+	if !ok {
+		return entry{}, false
+	}
+	return b.entries[i], true
 }
