@@ -35,8 +35,18 @@ type CasePasses struct {
 // SetPassAt sets the k values of pass@k the digest reports (--pass-at).
 func (s *Summary) SetPassAt(ks []int) { s.passAt = slices.Clone(ks) }
 
+// SetEpochs tells the summary the run's epochs per case. With one epoch
+// and no pass@k asked for, it keeps no per-case pass counts: the digest
+// would show none of them (a single-epoch run's statuses say it all), and
+// a map entry per case is the summary's one cost that grows with the run.
+// Without SetEpochs the counts are kept (a merge of shards).
+func (s *Summary) SetEpochs(n int) { s.epochs = n }
+
 // countPass adds one final-attempt row to its case's pass count.
 func (s *Summary) countPass(r ResultRow) {
+	if s.epochs == 1 && len(s.passAt) == 0 && r.Epoch <= 1 {
+		return
+	}
 	if s.perCase == nil {
 		s.perCase = map[string]passCount{}
 	}

@@ -56,3 +56,40 @@ func TestDigestPassAtK(t *testing.T) {
 		t.Errorf("case passes (-want +got):\n%s", diff)
 	}
 }
+
+// A single-epoch run without pass@k keeps no per-case counts and digests
+// as it did with them; told of one epoch but asked for pass@1, or of
+// three, it counts as before.
+func TestSetEpochsKeepsCountsOnlyWhenShown(t *testing.T) {
+	rows := []ResultRow{{RunID: "r", CaseID: "a", Epoch: 1, Status: StatusPassed},
+		{RunID: "r", CaseID: "b", Epoch: 1, Status: StatusFailed}, {RunID: "r", CaseID: "c", Epoch: 1, Status: StatusError}}
+	tests := []struct {
+		name     string
+		epochs   int
+		passAt   []int
+		wantKept bool
+	}{
+		{name: "unknown epochs", wantKept: true},
+		{name: "one epoch", epochs: 1},
+		{name: "one epoch, pass@1", epochs: 1, passAt: []int{1}, wantKept: true},
+		{name: "three epochs", epochs: 3, wantKept: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s, withCounts Summary
+			s.SetEpochs(tt.epochs)
+			s.SetPassAt(tt.passAt)
+			withCounts.SetPassAt(tt.passAt)
+			for _, r := range rows {
+				s.Add(r)
+				withCounts.Add(r)
+			}
+			if kept := s.perCase != nil; kept != tt.wantKept {
+				t.Errorf("per-case counts kept = %v, want %v", kept, tt.wantKept)
+			}
+			if diff := cmp.Diff(withCounts.Digest(0), s.Digest(0)); diff != "" {
+				t.Errorf("digest (-counted +this):\n%s", diff)
+			}
+		})
+	}
+}

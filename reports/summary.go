@@ -43,6 +43,7 @@ type Summary struct {
 	outputTokens   int64
 	multiEpoch     bool
 	passAt         []int                // the k values of pass@k (SetPassAt)
+	epochs         int                  // the run's epochs per case (SetEpochs); 0: unknown
 	perCase        map[string]passCount // verdicts per case_id across epochs
 	slowest        []caseRef            // longest first, at most slowestShown
 	errors         map[string]*errorStat

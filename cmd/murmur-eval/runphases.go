@@ -158,6 +158,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.runID, len(jobs), pluralWord(len(jobs), verb), o.dataset, plural(o.workers, "worker"), o.out)
 	summary := &reports.Summary{}
 	summary.SetPassAt(o.batch.passAt)
+	summary.SetEpochs(o.batch.epochs)
 	col := &collector{outDir: r.outAbs, sinks: sinks, scores: scores, summary: summary, junit: reports.NewSpillingJUnit(r.outAbs),
 		stderr: stderr, printed: r.prep.printed, journal: jw, keep: o.batch.keepSessions, onFail: r.stopRun,
 		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), len(jobs))}
