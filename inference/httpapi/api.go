@@ -1,8 +1,10 @@
 // Package httpapi is the HTTP exchange the native model clients share: a
 // per-endpoint bound on concurrent requests, retries of 429, 5xx and
 // connection failures with exponential backoff and jitter that honour
-// Retry-After within the case's deadline, fail-fast on authentication
-// errors, and a W3C traceparent header when the case is traced. The wire
+// Retry-After within the case's deadline, an answer of status 400 or
+// more (once retries are spent) ending the session failed with the text
+// murmur's driver gives it (Failed), as the driver would, and a W3C
+// traceparent header when the case is traced. The wire
 // formats (anthropic/, openai/) plug in as an API.
 package httpapi
 
@@ -31,6 +33,9 @@ type API interface {
 	Decode(body []byte) (*inference.Response, error)
 	// Failure reads a non-2xx body.
 	Failure(status int, body []byte) Failure
+	// A Decode that finds what murmur's driver would have ended the turn
+	// with (status error) returns Failed(message), not an error: errors
+	// are harness errors (E-EVL-013).
 }
 
 // Failure is what an error body says.
@@ -39,6 +44,11 @@ type Failure struct {
 	// Final marks a response that would be retried by its status but must
 	// not be (OpenAI's 429 insufficient_quota: billing, not load).
 	Final bool
+	// Text is what murmur's driver for this API ends the session with on
+	// this answer (status 400 or more, once the harness's retries are
+	// spent): result.txt is "error: " + ErrorData(Text). "" means
+	// StatusText(status, body).
+	Text string
 }
 
 // Snippet is the start of an unparseable body, for a message: at most 200

@@ -32,6 +32,9 @@ type result struct {
 	retry      bool  // err may go away on another attempt
 	reason     string
 	retryAfter *time.Duration
+	// failText is set for a status of 400 or more: murmur's driver's
+	// message for it (Failure.Text).
+	failText string
 	// unreach is set when the request did not reach the endpoint at all
 	// (no connection, or credentials refused).
 	unreach *unreachable
@@ -86,7 +89,9 @@ func (c *Client) attempt(ctx context.Context, api API, body []byte) result {
 	return c.failed(api, resp, data)
 }
 
-// failed classifies a non-2xx answer.
+// failed classifies a non-2xx answer. An answer of status 400 or more
+// carries the text murmur's driver would end the session with
+// (res.failText); its err is for the retry trace.
 func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 	status := resp.StatusCode
 	f := api.Failure(status, data)
@@ -94,17 +99,19 @@ func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 	if f.Message != "" {
 		msg += ": " + f.Message
 	}
-	res := result{status: status}
+	res := result{status: status, err: errors.New(msg)}
+	if status >= 400 {
+		res.failText = f.Text
+		if res.failText == "" {
+			res.failText = StatusText(status, data)
+		}
+	}
 	switch {
-	case status >= 300 && status <= 399:
+	case status < 400:
 		res.err = redirected(api, resp)
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		res.err = errcode.New(errcode.ProviderAuth, "%s", msg).
-			WithHint("check inference.api_key in murmur.yaml (and the environment variable it names)")
-		res.unreach = &unreachable{cause: "it refused the credentials (" + msg + ")",
-			hint: "check inference.api_key in murmur.yaml and the environment variable it names (.env is read only for ${VAR} in api_key)"}
+		res.unreach = credentialsRefused(msg)
 	case statusRetried(status) && !f.Final:
-		res.err = errors.New(msg)
 		res.retry = true
 		res.reason = inference.RetryServer
 		if status == http.StatusTooManyRequests {
@@ -113,9 +120,6 @@ func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 		if d, ok := retryAfter(resp.Header, c.opts.Now()); ok {
 			res.retryAfter = &d
 		}
-	default:
-		res.err = errcode.New(errcode.ProviderRejected, "%s", msg).
-			WithHint("check inference.model, inference.endpoint and driver.config in murmur.yaml")
 	}
 	return res
 }

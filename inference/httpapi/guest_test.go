@@ -180,3 +180,53 @@ func TestGuestUnreachableStopsTheRun(t *testing.T) {
 		t.Errorf("third driver request = %v, want the endpoint's unreachable error", err)
 	}
 }
+
+// TestGuestRefusedCredentialsStopTheRun: a driver whose first requests
+// all get 401 declares its endpoint unreachable, as the built-in
+// providers' 401s do: the driver gets the first answers (its session ends
+// failed with them), then the run stops. An endpoint that answered once
+// is never declared so.
+func TestGuestRefusedCredentialsStopTheRun(t *testing.T) {
+	var status atomic.Int32
+	status.Store(http.StatusUnauthorized)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(int(status.Load())) }))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name     string
+		answered bool
+	}{{"never answered", false}, {"answered once", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var told atomic.Int32
+			c := NewClient(Options{MaxRetries: -1, UnreachableAfter: 2, OnUnreachable: func(error) { told.Add(1) }})
+			hc := c.GuestClient()
+			ctx := WithRetries(context.Background(), &retryList{})
+			get := func() (int, error) {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+				resp, err := hc.Do(req)
+				if err != nil {
+					return 0, err
+				}
+				_ = resp.Body.Close()
+				return resp.StatusCode, nil
+			}
+			if tc.answered {
+				status.Store(http.StatusOK)
+				_, _ = get()
+				status.Store(http.StatusUnauthorized)
+			}
+			if code, err := get(); code != http.StatusUnauthorized || err != nil {
+				t.Fatalf("first 401: %d %v, want the answer", code, err)
+			}
+			_, err := get()
+			if tc.answered {
+				if err != nil || told.Load() != 0 {
+					t.Errorf("an endpoint that answered: %v, told %d times; want the 401s", err, told.Load())
+				}
+				return
+			}
+			if told.Load() != 1 || err == nil || !strings.Contains(err.Error(), "refused the credentials") {
+				t.Errorf("second 401: %v, told %d times; want the endpoint declared once", err, told.Load())
+			}
+		})
+	}
+}

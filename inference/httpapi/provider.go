@@ -46,21 +46,21 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 			}
 			return resp, nil
 		case !res.retry:
-			return nil, res.err
+			return giveUp(p.api, res, "")
 		}
 		if o.MaxRetries < 0 || attempt > o.MaxRetries {
-			return nil, unavailable(p.api, res, fmt.Sprintf("gave up after %d attempts", attempt))
+			return giveUp(p.api, res, fmt.Sprintf("gave up after %d attempts", attempt))
 		}
 		wait := backoff(attempt, o.BaseDelay, o.MaxDelay, o.Jitter)
 		if res.retryAfter != nil {
 			if *res.retryAfter > o.MaxRetryAfter {
-				return nil, unavailable(p.api, res, fmt.Sprintf("the server asked to retry after %s, more than %s", res.retryAfter.Round(time.Second), o.MaxRetryAfter))
+				return giveUp(p.api, res, fmt.Sprintf("the server asked to retry after %s, more than %s", res.retryAfter.Round(time.Second), o.MaxRetryAfter))
 			}
 			wait = max(wait, *res.retryAfter)
 		}
 		// dl.Sub saturates where Now().Add(wait) could wrap.
 		if dl, ok := ctx.Deadline(); ok && wait > dl.Sub(o.Now()) {
-			return nil, unavailable(p.api, res, fmt.Sprintf("the next attempt (in %s) would start after the case's deadline (%s left)",
+			return giveUp(p.api, res, fmt.Sprintf("the next attempt (in %s) would start after the case's deadline (%s left)",
 				wait.Round(time.Millisecond), max(0, dl.Sub(o.Now())).Round(time.Millisecond)))
 		}
 		obs.Retried(inference.Retry{Attempt: attempt, Status: res.status, Reason: res.reason, Wait: wait, RetryAfter: res.retryAfter, Err: res.err.Error()})
@@ -70,18 +70,28 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 	}
 }
 
-// unavailable is the error of a request whose retries ran out; its hint
-// matches the last failure's cause.
+// giveUp ends a turn whose last attempt failed and will not be retried.
+// An answer of status 400 or more is what murmur's driver would have
+// received: the session ends failed with its text, as the driver would
+// end it (murmur retries nothing; the harness's retries only made that
+// answer the last one). A redirect, or no answer at all, is a harness
+// error; why says why retrying stopped ("" when it was never retried).
+func giveUp(api API, res result, why string) (*inference.Response, error) {
+	switch {
+	case res.failText != "":
+		return Failed(res.failText), nil
+	case why == "":
+		return nil, res.err
+	}
+	return nil, unavailable(api, res, why)
+}
+
+// unavailable is the error of a request whose retries ran out with no
+// answer (connection failures); its hint matches the cause.
 func unavailable(api API, res result, why string) error {
-	hint := "raise --timeout, or check the server's logs (it kept answering with server errors)"
-	switch res.reason {
-	case inference.RetryRateLimited:
-		hint = "the server kept rate-limiting: lower --max-connections or --workers, or raise --timeout"
-	case inference.RetryConnection:
-		hint = "the connection kept failing: check that the server at inference.endpoint is up and reachable, or raise --timeout"
-		if res.unreach != nil {
-			hint = res.unreach.hint
-		}
+	hint := "the connection kept failing: check that the server at inference.endpoint is up and reachable, or raise --timeout"
+	if res.unreach != nil {
+		hint = res.unreach.hint
 	}
 	return errcode.Wrap(errcode.ProviderUnavailable, res.err, "%s unavailable: %s", api.Name(), why).WithHint("%s", hint)
 }

@@ -97,32 +97,43 @@ func TestRetriesEachKindThenSucceeds(t *testing.T) {
 	}
 }
 
-func TestFailuresThatAreNotRetried(t *testing.T) {
+// TestHTTPFailuresEndTheSessionFailed: an answer of status 400 or more
+// that is not retried (or whose retries stop) ends the session failed
+// with the text murmur's driver gives it, "HTTP <status>: <body>" inside
+// the canonical error response, not a harness error; a redirect and an
+// undecodable 2xx body stay harness errors.
+func TestHTTPFailuresEndTheSessionFailed(t *testing.T) {
 	tests := []struct {
 		name  string
 		reply apitest.Reply
+		text  string // murmur's driver's message; "" when code is set
 		code  string
 	}{
-		{"unauthorized fails fast", apitest.Reply{Status: 401, Body: "invalid x-api-key"}, errcode.ProviderAuth},
-		{"forbidden fails fast", apitest.Reply{Status: 403, Body: "no"}, errcode.ProviderAuth},
-		{"bad request", apitest.Reply{Status: 400, Body: "bad"}, errcode.ProviderRejected},
-		{"not found", apitest.Reply{Status: 404, Body: "model"}, errcode.ProviderRejected},
-		{"not implemented", apitest.Reply{Status: 501, Body: "no"}, errcode.ProviderRejected},
-		{"final 429", apitest.Reply{Status: 429, Body: "quota"}, errcode.ProviderRejected},
-		{"retry-after too long", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3600"}}, errcode.ProviderUnavailable},
-		{"retry-after of a day", apitest.Reply{Status: 503, Header: map[string]string{"Retry-After": "86400"}}, errcode.ProviderUnavailable},
-		{"retry-after past any duration", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1e300"}}, errcode.ProviderUnavailable},
-		{"retry-after-ms past any duration", apitest.Reply{Status: 429, Header: map[string]string{"retry-after-ms": "99999999999999999999"}}, errcode.ProviderUnavailable},
-		{"redirect", apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}, errcode.ProviderRejected},
-		{"undecodable body", apitest.Reply{Body: "<html>"}, errcode.ModelResponse},
+		{"unauthorized fails fast", apitest.Reply{Status: 401, Body: "invalid x-api-key"}, "HTTP 401: invalid x-api-key", ""},
+		{"forbidden fails fast", apitest.Reply{Status: 403, Body: "no"}, "HTTP 403: no", ""},
+		{"bad request", apitest.Reply{Status: 400, Body: `{"error":{"message":"bad <model>"}}`}, `HTTP 400: {"error":{"message":"bad <model>"}}`, ""},
+		{"not found", apitest.Reply{Status: 404, Body: "model"}, "HTTP 404: model", ""},
+		{"not implemented", apitest.Reply{Status: 501, Body: "no"}, "HTTP 501: no", ""},
+		{"final 429", apitest.Reply{Status: 429, Body: "quota"}, "HTTP 429: quota", ""},
+		{"empty body", apitest.Reply{Status: 418}, "HTTP 418: ", ""},
+		{"retry-after too long", apitest.Reply{Status: 429, Body: "later", Header: map[string]string{"Retry-After": "3600"}}, "HTTP 429: later", ""},
+		{"retry-after of a day", apitest.Reply{Status: 503, Header: map[string]string{"Retry-After": "86400"}}, "HTTP 503: ", ""},
+		{"retry-after past any duration", apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": "1e300"}}, "HTTP 429: ", ""},
+		{"retry-after-ms past any duration", apitest.Reply{Status: 429, Header: map[string]string{"retry-after-ms": "99999999999999999999"}}, "HTTP 429: ", ""},
+		{"redirect", apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}, "", errcode.ProviderRejected},
+		{"undecodable body", apitest.Reply{Body: "<html>"}, "", errcode.ModelResponse},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := apitest.New(t, script(tt.reply))
 			obs := &retries{}
-			_, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
-			if !errcode.Is(err, tt.code) {
-				t.Fatalf("Complete = %v, want code %s", err, tt.code)
+			resp, err := fast(httpapi.Options{}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
+			if tt.code != "" {
+				if !errcode.Is(err, tt.code) {
+					t.Fatalf("Complete = %v, want code %s", err, tt.code)
+				}
+			} else {
+				assertFailed(t, resp, err, tt.text)
 			}
 			if n := len(srv.Requests()); n != 1 || len(obs.got) != 0 {
 				t.Errorf("%d requests, %d retries; want 1 and 0", n, len(obs.got))
@@ -131,24 +142,66 @@ func TestFailuresThatAreNotRetried(t *testing.T) {
 	}
 }
 
+// assertFailed checks a turn murmur's driver would have ended with status
+// error and message text.
+func assertFailed(t *testing.T, resp *inference.Response, err error, text string) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("Complete = %v, want the session failed with %q", err, text)
+	}
+	want := httpapi.ErrorData(text)
+	if !resp.DriverFailed || resp.StopReason != inference.StopError || resp.Error != want {
+		t.Fatalf("Complete = failed %v stop %q error %q; want failed, error %q", resp.DriverFailed, resp.StopReason, resp.Error, want)
+	}
+	var line struct {
+		Error  string `json:"error"`
+		Failed bool   `json:"murmur_eval_driver_failed"`
+	}
+	if json.Unmarshal(resp.Raw, &line) != nil || !line.Failed || line.Error != want {
+		t.Errorf("recording line %s does not keep the failed ending", resp.Raw)
+	}
+}
+
+func TestErrorDataIsWrittenAsMurmursDriverWritesIt(t *testing.T) {
+	for _, tt := range []struct{ msg, want string }{
+		{"HTTP 500: <b>&</b>", `{"error":"HTTP 500: <b>&</b>","stop_reason":"error"}`},
+		{"a\u2028b\u2029\n\"", "{\"error\":\"a\u2028b\u2029\\n\\\"\",\"stop_reason\":\"error\"}"},
+		{`back\u2028slash`, `{"error":"back\\u2028slash","stop_reason":"error"}`},
+	} {
+		if got := httpapi.ErrorData(tt.msg); got != tt.want {
+			t.Errorf("ErrorData(%q) = %s, want %s", tt.msg, got, tt.want)
+		}
+	}
+	if got := httpapi.StatusText(502, []byte("bad\xffgate")); got != "HTTP 502: bad\uFFFDgate" {
+		t.Errorf("StatusText = %q", got)
+	}
+}
+
 func TestGivesUpAfterMaxRetries(t *testing.T) {
 	srv := apitest.New(t, script(apitest.Reply{Status: 503, Body: "down"}))
 	obs := &retries{}
-	_, err := fast(httpapi.Options{MaxRetries: 2}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
-	if !errcode.Is(err, errcode.ProviderUnavailable) || len(srv.Requests()) != 3 || len(obs.got) != 2 {
-		t.Errorf("Complete = %v after %d requests, %d retries; want E-EVL-016 after 3, 2", err, len(srv.Requests()), len(obs.got))
+	resp, err := fast(httpapi.Options{MaxRetries: 2}).Provider(cannedAPI{srv.URL}).Complete(context.Background(), request(), obs)
+	assertFailed(t, resp, err, "HTTP 503: down")
+	if len(srv.Requests()) != 3 || len(obs.got) != 2 {
+		t.Errorf("%d requests, %d retries; want 3, 2", len(srv.Requests()), len(obs.got))
 	}
 	srv2 := apitest.New(t, script(apitest.Reply{Status: 503}))
-	_, err = fast(httpapi.Options{MaxRetries: -1}).Provider(cannedAPI{srv2.URL}).Complete(context.Background(), request(), &retries{})
-	if !errcode.Is(err, errcode.ProviderUnavailable) || len(srv2.Requests()) != 1 {
-		t.Errorf("MaxRetries -1: %v after %d requests, want one attempt", err, len(srv2.Requests()))
+	resp, err = fast(httpapi.Options{MaxRetries: -1}).Provider(cannedAPI{srv2.URL}).Complete(context.Background(), request(), &retries{})
+	assertFailed(t, resp, err, "HTTP 503: ")
+	if len(srv2.Requests()) != 1 {
+		t.Errorf("MaxRetries -1: %d requests, want one attempt", len(srv2.Requests()))
+	}
+	// No answer at all is still the harness's error.
+	_, err = fast(httpapi.Options{MaxRetries: 1, UnreachableAfter: -1}).Provider(cannedAPI{closedPort(t)}).Complete(context.Background(), request(), &retries{})
+	if !errcode.Is(err, errcode.ProviderUnavailable) {
+		t.Errorf("connection refused: %v, want %s", err, errcode.ProviderUnavailable)
 	}
 }
 
 // TestRetryAfterPastTheDeadlineGivesUpAtOnce: a Retry-After longer than
 // what is left of the case's budget is never waited for, however large
 // (issue 13: a huge one was retried until the deadline), even when
-// MaxRetryAfter would allow it.
+// MaxRetryAfter would allow it: the last answer ends the session.
 func TestRetryAfterPastTheDeadlineGivesUpAtOnce(t *testing.T) {
 	for _, tt := range []struct {
 		retryAfter    string
@@ -159,13 +212,14 @@ func TestRetryAfterPastTheDeadlineGivesUpAtOnce(t *testing.T) {
 		{"1e300", 1<<63 - 1},
 		{"Fri, 01 Mar 2999 12:00:00 GMT", 1<<63 - 1},
 	} {
-		srv := apitest.New(t, script(apitest.Reply{Status: 429, Header: map[string]string{"Retry-After": tt.retryAfter}}))
+		srv := apitest.New(t, script(apitest.Reply{Status: 429, Body: "slow", Header: map[string]string{"Retry-After": tt.retryAfter}}))
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		start := time.Now()
-		_, err := fast(httpapi.Options{MaxRetryAfter: tt.maxRetryAfter}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
+		resp, err := fast(httpapi.Options{MaxRetryAfter: tt.maxRetryAfter}).Provider(cannedAPI{srv.URL}).Complete(ctx, request(), &retries{})
 		cancel()
-		if !errcode.Is(err, errcode.ProviderUnavailable) || time.Since(start) > time.Second || len(srv.Requests()) != 1 {
-			t.Errorf("Retry-After %s: Complete = %v after %s and %d requests, want E-EVL-016 at once after 1", tt.retryAfter, err, time.Since(start), len(srv.Requests()))
+		assertFailed(t, resp, err, "HTTP 429: slow")
+		if time.Since(start) > time.Second || len(srv.Requests()) != 1 {
+			t.Errorf("Retry-After %s: ended after %s and %d requests, want at once after 1", tt.retryAfter, time.Since(start), len(srv.Requests()))
 		}
 	}
 }

@@ -107,6 +107,12 @@ func (r *reach) failed(api API, u *unreachable) error {
 	return err
 }
 
+// credentialsRefused is the cause of a 401 or 403 answer; msg names it.
+func credentialsRefused(msg string) *unreachable {
+	return &unreachable{cause: "it refused the credentials (" + msg + ")",
+		hint: "check inference.api_key in murmur.yaml and the environment variable it names (.env is read only for ${VAR} in api_key)"}
+}
+
 // connUnreachable classifies a request that got no response: nil when the
 // failure may pass (a reset or a timeout after connecting).
 func connUnreachable(err error) *unreachable {

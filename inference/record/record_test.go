@@ -33,7 +33,10 @@ func anthropic(r apitest.Request) apitest.Reply {
 	}
 	_ = json.Unmarshal(r.Body, &req)
 	task := req.Messages[0].Content[0].Text
-	if strings.Contains(task, "fail") {
+	if strings.Contains(task, "fail") { // a harness error: not recorded
+		return apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}
+	}
+	if strings.Contains(task, "rejected") { // murmur's driver fails the session
 		return apitest.Reply{Status: 400, Body: apitest.AnthropicError("invalid_request_error", "no")}
 	}
 	if len(req.Messages) == 1 {
@@ -144,6 +147,25 @@ func TestRecordingReplacesOldFilesAndSkipsErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Errorf("the stale recording survived: %v", err)
+	}
+	// A 400 ends the session failed, as murmur's driver ends it: recorded,
+	// and replayed as the same failed ending.
+	pr, _ := src.ForCase(context.Background(), caseFor("rejected-1", "/w", srv))
+	got, err := converse(context.Background(), pr, "rejected-1", "/w", inference.NopObserver{})
+	if err != nil || len(got) != 1 || !got[0].DriverFailed || !strings.Contains(got[0].Error, "HTTP 400: ") {
+		t.Fatalf("rejected: %v %+v, want the session failed with HTTP 400", err, got)
+	}
+	rep, err := replay.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := rep.ForCase(context.Background(), inference.Case{ID: "rejected-1", Workdir: "/w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := converse(context.Background(), rp, "rejected-1", "/w", inference.NopObserver{})
+	if err != nil || len(again) != 1 || !again[0].DriverFailed || again[0].Error != got[0].Error {
+		t.Errorf("replayed rejected: %v %+v, want the same failed ending %q", err, again, got[0].Error)
 	}
 	// A second case with the same id (another epoch) is served, not recorded.
 	p1, _ := src.ForCase(context.Background(), caseFor("twice", "/w", srv))
