@@ -254,3 +254,70 @@ func TestWorkspaceOverlayKill(t *testing.T) {
 		t.Errorf("%s left after the resume: %v", workspace.LayersDirName, err)
 	}
 }
+
+// TestWorkspaceOverlayWASM: a WASM tool (in murmur-eval's process, as
+// root) sees the overlaid workspace, writes into it, and cannot reach the
+// overlay's layers or the base through links a bash call planted; the
+// next case sharing the workspace sees the original.
+func TestWorkspaceOverlayWASM(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("overlays need root")
+	}
+	e2eBinary(t)
+	dir := copyCapsule(t, "cmd/murmur-eval/testdata/escape")
+	installTool(t, dir, "fileop", "./cmd/murmur-eval/testdata/escape/tools/fileop")
+	overlayWorkspace(t, dir)
+	out := filepath.Join(reachableTempDir(t), "run")
+	plant := "ln -s " + filepath.Join(out, workspace.LayersDirName) + " up && ln -s " + filepath.Join(out, workspace.DirName) + " wsl && echo planted"
+	ops := map[string]any{
+		"read":  []string{"/a.txt", "/d/e/c.txt"},
+		"write": []string{"/a.txt", "/d/new.txt", "/up/pwned", "/wsl/pwned"},
+		"list":  []string{"/up", "/wsl", "/d"},
+	}
+	cases := []scripted{
+		{id: "wasm", calls: append(bash(plant), toolUse{"fileop", ops})},
+		{id: "reader"},
+	}
+	writeScripted(t, dir, cases)
+	ds := mustReadFile(t, filepath.Join(dir, "cases.jsonl"))
+	ds = strings.ReplaceAll(ds, `"task":"Run the tools."`, `"task":"Run the tools.","workspace":"repo"`)
+	ds = strings.Replace(ds, `"case_id":"reader",`, `"case_id":"reader","expected":{"check":"grep -qx original a.txt && test ! -e d/new.txt"},`, 1)
+	ds = strings.Replace(ds, `"case_id":"wasm",`, `"case_id":"wasm","expected":{"check":"grep -qx 'written by fileop' a.txt && test -e d/new.txt"},`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), []byte(ds), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
+		"--out", out, "--workers", "1", "--timeout", "60s", "--progress", "none")
+	cmd.Env = append(cmd.Env, workspace.CloneEnv+"=overlay")
+	stderr, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	for _, c := range cases {
+		if row := byCase[c.id]; row["status"] != "passed" {
+			t.Errorf("case %s: status %v (%v)", c.id, row["status"], row["error_message"])
+		}
+	}
+	sdir := filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase["wasm"]["session_dir"])))
+	calls := toolCalls(t, filepath.Join(sdir, "trace.jsonl"))
+	if len(calls) != 2 {
+		t.Fatalf("tool calls %v", calls)
+	}
+	got := fmt.Sprint(calls[1]["output"])
+	for _, want := range []string{`read /a.txt: ok: "original\n"`, `read /d/e/c.txt: ok: "gamma\n"`, "write /a.txt: <nil>", "write /d/new.txt: <nil>", "list /d: [b.txt e new.txt]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the WASM tool's output lacks %q:\n%s", want, got)
+		}
+	}
+	for _, line := range strings.Split(got, "\n") {
+		if (strings.Contains(line, "/up") || strings.Contains(line, "/wsl")) && !strings.Contains(line, "not permitted") {
+			t.Errorf("not refused: %s", line)
+		}
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, workspace.DirName, "*", "pwned")); len(m) > 0 {
+		t.Errorf("the WASM tool wrote into the base: %v", m)
+	}
+}
