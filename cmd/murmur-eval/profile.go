@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 
 	"github.com/spf13/pflag"
 
@@ -15,14 +16,16 @@ import (
 // profiling a run with `go tool pprof` (BENCHMARKS.md); they change nothing
 // else about the run.
 type profileOptions struct {
-	cpu, mem string
+	cpu, mem, exec string
 }
 
 func (p *profileOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.cpu, "cpuprofile", "", "write a CPU profile of the run to this file")
 	fs.StringVar(&p.mem, "memprofile", "", "write a heap profile to this file when the last case has finished")
+	fs.StringVar(&p.exec, "exectrace", "", "write a Go execution trace of the run to this file (go tool trace)")
 	_ = fs.MarkHidden("cpuprofile")
 	_ = fs.MarkHidden("memprofile")
+	_ = fs.MarkHidden("exectrace")
 }
 
 // start begins the CPU profile; stop ends it. heap writes the heap profile
@@ -41,6 +44,20 @@ func (p profileOptions) start() (stop func(), heap func() error, err error) {
 			return nil, nil, errcode.Wrap(errcode.IO, err, "--cpuprofile %s", p.cpu)
 		}
 		stop = func() { pprof.StopCPUProfile(); _ = f.Close() }
+	}
+	if p.exec != "" {
+		f, err := os.Create(p.exec)
+		if err != nil {
+			stop()
+			return nil, nil, errcode.Wrap(errcode.IO, err, "--exectrace %s", p.exec)
+		}
+		if err := trace.Start(f); err != nil {
+			_ = f.Close()
+			stop()
+			return nil, nil, errcode.Wrap(errcode.IO, err, "--exectrace %s", p.exec)
+		}
+		stopCPU := stop
+		stop = func() { trace.Stop(); _ = f.Close(); stopCPU() }
 	}
 	heap = func() error {
 		if p.mem == "" {
