@@ -321,3 +321,35 @@ func TestWorkspaceOverlayWASM(t *testing.T) {
 		t.Errorf("the WASM tool wrote into the base: %v", m)
 	}
 }
+
+// TestWorkspaceOverlayUnavailable: a run that did not enter a mount
+// namespace of its own (MURMUR_EVAL_MOUNTNS already set, as if started
+// by another murmur-eval) mounts nothing: a forced overlay is E-IO-003
+// naming the mechanism, auto falls back to a copy and passes.
+func TestWorkspaceOverlayUnavailable(t *testing.T) {
+	e2eBinary(t)
+	dir := t.TempDir()
+	overlayWorkspace(t, dir)
+	workspaceDataset(t, dir, []wsCase{{id: "one", workspace: "repo", bash: "echo changed > a.txt", check: "grep -qx changed a.txt"}})
+	noNS := workspace.MountNSEnv + "=mnt:[0]"
+	out := filepath.Join(reachableTempDir(t), "forced")
+	runWorkspace(t, dir, out, []string{noNS, workspace.CloneEnv + "=overlay"})
+	row := readParquet(t, filepath.Join(out, "results.parquet")).Rows[0]
+	if row["status"] != "error" || row["error_code"] != "E-IO-003" || !strings.Contains(fmt.Sprint(row["error_message"]), "overlay") {
+		t.Errorf("forced overlay without a namespace: %v %v %v", row["status"], row["error_code"], row["error_message"])
+	}
+	out = filepath.Join(reachableTempDir(t), "auto")
+	runWorkspace(t, dir, out, []string{noNS})
+	row = readParquet(t, filepath.Join(out, "results.parquet")).Rows[0]
+	if row["status"] != "passed" {
+		t.Errorf("auto without a namespace: %v %v", row["status"], row["error_message"])
+	}
+	base, _ := filepath.Glob(filepath.Join(out, workspace.DirName, "*", "d", "b.txt"))
+	sdir := filepath.Join(out, filepath.FromSlash(fmt.Sprint(row["session_dir"])))
+	if fi, err := os.Stat(filepath.Join(sdir, "d", "b.txt")); err != nil || len(base) != 1 || os.SameFile(fi, statOf(t, base[0])) {
+		t.Errorf("auto without a namespace: d/b.txt is the base's (%v), want a copy", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, workspace.LayersDirName)); !os.IsNotExist(err) {
+		t.Errorf("%s made without overlays: %v", workspace.LayersDirName, err)
+	}
+}
