@@ -1,14 +1,18 @@
 // Package anthropic speaks the Anthropic Messages API (POST /v1/messages)
-// for the http transport, mapping murmur's canonical request and response
-// the way murmur's murmur-driver-anthropic does (murmur-session.md §2.1):
-// tool_call ⇄ tool_use, tool messages as user tool_result blocks, system
-// only when non-empty, stop reasons end_turn|stop_sequence → end_turn,
-// tool_use → tool_call, max_tokens → max_tokens, anything else an error
-// response. Responses are not streamed.
+// for the http transport as murmur's murmur-driver-anthropic speaks it
+// (murmur-session.md §2.1), so that a capsule whose driver is not
+// installed gets the canonical responses and endings the driver would
+// give: the same request (stream: true, tool messages as user tool_result
+// messages, system trimmed, thinking blocks only when thinking is on),
+// the same reading of the answer (server-sent events, or a JSON body), and
+// what the driver ends a turn with (status error) as a failed session
+// (httpapi.Failed), not as a harness error. docs/providers.md lists what
+// still differs.
 package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -27,25 +31,30 @@ const (
 )
 
 // Config is the driver.config keys this client honours; others are
-// ignored (they may be meant for the WASM driver).
+// ignored (they may be meant for the WASM driver). Thinking,
+// ThinkingBudget and BetaFeatures are murmur's driver's keys and are read
+// as it reads them: a value of the wrong type is ignored, not refused. The
+// others are murmur-eval's own and must have their types.
 type Config struct {
-	Path           string            `json:"path"`              // replaces /v1/messages
-	Headers        map[string]string `json:"headers"`           // added to every request
-	Version        string            `json:"anthropic_version"` // default 2023-06-01
-	BetaFeatures   json.RawMessage   `json:"beta_features"`     // string or list → anthropic-beta
-	Thinking       string            `json:"thinking"`          // "enabled" turns extended thinking on
-	ThinkingBudget *int              `json:"thinking_budget_tokens"`
-	Temperature    *float64          `json:"temperature"`
-	TopP           *float64          `json:"top_p"`
-	TopK           *int              `json:"top_k"`
+	Path         string            `json:"path"`              // replaces /v1/messages
+	Headers      map[string]string `json:"headers"`           // added to every request
+	Version      string            `json:"anthropic_version"` // default 2023-06-01
+	BetaFeatures json.RawMessage   `json:"beta_features"`     // string or list → anthropic-beta
+	Thinking     json.RawMessage   `json:"thinking"`          // "enabled" turns extended thinking on
+	// ThinkingBudget is thinking_budget_tokens (default 1024).
+	ThinkingBudget json.RawMessage `json:"thinking_budget_tokens"`
+	Temperature    *float64        `json:"temperature"`
+	TopP           *float64        `json:"top_p"`
+	TopK           *int            `json:"top_k"`
 }
 
 // API is the Messages API bound to one case's inference config.
 type API struct {
-	url   string
-	inf   inference.Config
-	cfg   Config
-	betas []string
+	url      string
+	inf      inference.Config
+	cfg      Config
+	beta     string // the anthropic-beta header, "" for none
+	thinking thinking
 }
 
 // New binds the Messages API to inf.
@@ -57,33 +66,16 @@ func New(inf inference.Config) (*API, error) {
 			return nil, errcode.Wrap(errcode.ProviderDriver, err, "inference.driver.config for the anthropic API")
 		}
 	}
-	betas, err := betaList(cfg.BetaFeatures)
-	if err != nil {
-		return nil, err
-	}
-	url, err := httpapi.JoinURL(inf.Endpoint, path, cfg.Path)
+	// murmur's driver appends /v1/messages to the endpoint as it is, even
+	// one that already ends in /v1: JoinURL's override keeps that.
+	url, err := httpapi.JoinURL(inf.Endpoint, path, cmp.Or(cfg.Path, path))
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Version == "" {
 		cfg.Version = Version
 	}
-	return &API{url: url, inf: inf, cfg: cfg, betas: betas}, nil
-}
-
-func betaList(raw json.RawMessage) ([]string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	var one string
-	if json.Unmarshal(raw, &one) == nil {
-		return []string{one}, nil
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		return nil, errcode.New(errcode.ProviderDriver, "inference.driver.config.beta_features must be a string or a list of strings")
-	}
-	return list, nil
+	return &API{url: url, inf: inf, cfg: cfg, beta: betaHeader(cfg.BetaFeatures), thinking: thinkingConfig(cfg)}, nil
 }
 
 // Name returns "anthropic".
@@ -92,17 +84,17 @@ func (a *API) Name() string { return "anthropic" }
 // URL is <endpoint>/v1/messages.
 func (a *API) URL() string { return a.url }
 
-// Header sets x-api-key, anthropic-version, anthropic-beta and the
+// Header sets the driver's headers: content-type, anthropic-version,
+// x-api-key (the key trimmed, when not blank), anthropic-beta; then the
 // driver.config headers.
 func (a *API) Header(h http.Header) {
 	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "application/json")
 	h.Set("anthropic-version", a.cfg.Version)
-	if a.inf.APIKey != "" {
-		h.Set("x-api-key", a.inf.APIKey)
+	if key := strings.TrimSpace(a.inf.APIKey); key != "" {
+		h.Set("x-api-key", key)
 	}
-	if len(a.betas) > 0 {
-		h.Set("anthropic-beta", strings.Join(a.betas, ","))
+	if a.beta != "" {
+		h.Set("anthropic-beta", a.beta)
 	}
 	for k, v := range a.cfg.Headers {
 		h.Set(k, v)

@@ -5,126 +5,236 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
+// answer is a Messages answer as murmur's driver assembles it, before the
+// stop reason is mapped.
+type answer struct {
+	stop    string // the Anthropic stop reason
+	hasStop bool   // false: none was given, which the driver reads as end_turn
+	blocks  []json.RawMessage
+	usage   *inference.Usage
+}
+
+// Canonical blocks as the driver writes them (keys sorted, a thinking
+// block's signature always present).
 type (
-	wireResponse struct {
-		Type       string            `json:"type"`
+	canonicalText struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
+	}
+	canonicalThinking struct {
+		Signature string `json:"signature"`
+		Text      string `json:"text"`
+		Type      string `json:"type"`
+	}
+	canonicalToolCall struct {
+		ID    string          `json:"id"`
+		Input json.RawMessage `json:"input"`
+		Name  string          `json:"name"`
+		Type  string          `json:"type"`
+	}
+	canonicalAnswer struct {
 		Content    []json.RawMessage `json:"content"`
-		StopReason *string           `json:"stop_reason"`
-		Usage      *wireUsage        `json:"usage"`
+		StopReason string            `json:"stop_reason"`
+		Usage      *inference.Usage  `json:"usage,omitempty"`
 	}
-	wireUsage struct {
-		InputTokens              int64 `json:"input_tokens"`
-		OutputTokens             int64 `json:"output_tokens"`
-		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+)
+
+// Decode maps a 2xx answer to the canonical form, as murmur's driver reads
+// it. See Decode.
+func (a *API) Decode(body []byte) (*inference.Response, error) { return Decode(body) }
+
+// Decode reads a body that starts (after white space) with '{' or '[' as
+// one JSON answer, and anything else, an empty body included, as
+// server-sent events (what the driver's stream: true asks for), exactly
+// as murmur's driver does. Stop reasons end_turn and stop_sequence map to
+// end_turn, tool_use to tool_call, max_tokens to max_tokens, none to
+// end_turn; any other (refusal, pause_turn, …), a JSON body that does not
+// parse or a body that is not UTF-8 ends the session failed with the
+// driver's message (httpapi.Failed). The provider's usage is kept (the
+// driver reports none; the loop counts tokens itself). An error is an
+// answer whose canonical form murmur's loop would refuse (a tool_use
+// without an id, an input that is not an object): a harness error, as it
+// is with the driver.
+func Decode(body []byte) (*inference.Response, error) {
+	var ans answer
+	if looksJSON(body) {
+		var failure string
+		ans, failure = decodeJSON(body)
+		if failure != "" {
+			return httpapi.Failed(failure), nil
+		}
+	} else {
+		ans = decodeSSE(body)
 	}
-	wireBlock struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
+	stop := inference.StopEndTurn
+	if ans.hasStop {
+		switch ans.stop {
+		case "end_turn", "stop_sequence":
+		case "tool_use":
+			stop = inference.StopToolCall
+		case "max_tokens":
+			stop = inference.StopMaxTokens
+		default:
+			return httpapi.Failed("driver: unsupported Anthropic stop_reason '" + ans.stop + "'"), nil
+		}
 	}
-	wireError struct {
-		Type  string `json:"type"`
+	if ans.blocks == nil {
+		ans.blocks = []json.RawMessage{}
+	}
+	data, err := json.Marshal(canonicalAnswer{Content: ans.blocks, StopReason: stop, Usage: ans.usage})
+	if err != nil {
+		return nil, fmt.Errorf("encode canonical response: %w", err)
+	}
+	r, err := inference.ParseResponse(data)
+	if err != nil {
+		return nil, fmt.Errorf("the driver's canonical response would not parse: %w", err)
+	}
+	return r, nil
+}
+
+// looksJSON is the driver's test: the first byte that is not white space
+// is '{' or '['.
+func looksJSON(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\n\r\f")
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
+}
+
+// decodeJSON reads a JSON answer; failure is the driver's message when it
+// would end the turn.
+func decodeJSON(body []byte) (ans answer, failure string) {
+	if !utf8.Valid(body) {
+		return answer{}, "driver: response body is not UTF-8: " + utf8Error(body)
+	}
+	tree, err := decodeTree(body)
+	if err != nil {
+		return answer{}, "driver: failed to parse Anthropic response JSON: " + err.Error()
+	}
+	obj, _ := tree.(map[string]any) // the driver reads nothing from an array
+	ans.stop, ans.hasStop = obj["stop_reason"].(string)
+	content, _ := obj["content"].([]any)
+	for _, c := range content {
+		b, _ := c.(map[string]any)
+		typ, _ := b["type"].(string)
+		switch typ {
+		case "text":
+			text, _ := b["text"].(string)
+			ans.blocks = append(ans.blocks, mustJSON(canonicalText{Text: text, Type: "text"}))
+		case "tool_use":
+			id, _ := b["id"].(string)
+			name, _ := b["name"].(string)
+			input := json.RawMessage("{}")
+			if v, ok := b["input"]; ok {
+				input = serdeJSON(v)
+			}
+			ans.blocks = append(ans.blocks, mustJSON(canonicalToolCall{ID: id, Input: input, Name: name, Type: "tool_call"}))
+		}
+	}
+	ans.usage = usageOf(obj["usage"], nil)
+	return ans, ""
+}
+
+// decodeTree decodes one JSON value, numbers kept as written.
+func decodeTree(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+		return nil, fmt.Errorf("trailing characters at offset %d", dec.InputOffset())
+	}
+	return tree, nil
+}
+
+// serdeJSON writes a decoded value as serde_json writes one: object keys
+// sorted, no HTML escaping.
+func serdeJSON(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return json.RawMessage("{}") // a decoded tree always encodes
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // strings and valid RawMessages only: cannot fail
+	}
+	return b
+}
+
+// usageOf reads a usage object over base: input tokens are input plus
+// cache creation plus cache reads. A count that is not a non-negative
+// integer makes the usage unknown (the driver ignores usage altogether).
+func usageOf(v any, base *inference.Usage) *inference.Usage {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return base
+	}
+	count := func(k string) (int64, bool, bool) {
+		raw, present := m[k]
+		if !present {
+			return 0, false, true
+		}
+		n, isNum := raw.(json.Number)
+		if !isNum {
+			return 0, true, false
+		}
+		i, err := n.Int64()
+		return i, true, err == nil && i >= 0
+	}
+	in, inSet, ok1 := count("input_tokens")
+	cc, ccSet, ok2 := count("cache_creation_input_tokens")
+	cr, crSet, ok3 := count("cache_read_input_tokens")
+	out, outSet, ok4 := count("output_tokens")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil
+	}
+	u := inference.Usage{}
+	if base != nil {
+		u = *base
+	}
+	if inSet || ccSet || crSet {
+		u.InputTokens = trace.AddTokens(in, cc, cr) // saturating
+	}
+	if outSet {
+		u.OutputTokens = out
+	}
+	return &u
+}
+
+// Failure reads an error body ({"type":"error","error":{"type","message"}})
+// for the harness's messages. The session's ending is the driver's: "HTTP
+// <status>: <body>", or, for a body that is not UTF-8, the driver's
+// message saying so.
+func (a *API) Failure(status int, body []byte) httpapi.Failure {
+	f := httpapi.Failure{Message: errorMessage(body)}
+	// A body cut at the harness's limit may end inside a character: only
+	// an invalid sequence before the end is the driver's failure.
+	if msg := utf8Error(body); msg != "" && !strings.HasPrefix(msg, "incomplete") {
+		f.Text = "driver: error response body is not UTF-8: " + msg
+	}
+	return f
+}
+
+func errorMessage(body []byte) string {
+	var e struct {
 		Error struct {
 			Type    string `json:"type"`
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-)
-
-// Decode maps a Messages response to the canonical form. Text, tool_use
-// (as tool_call) and thinking blocks are kept; others (redacted_thinking,
-// server tool blocks) are dropped, as murmur's driver drops them. Usage
-// counts cached input tokens as input. A stop reason murmur's driver does
-// not map becomes a canonical error response, which the loop ends as
-// failed.
-func (a *API) Decode(body []byte) (*inference.Response, error) { return Decode(body) }
-
-// Decode is API.Decode without an API: it needs no configuration.
-func Decode(body []byte) (*inference.Response, error) {
-	var w wireResponse
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&w); err != nil {
-		return nil, fmt.Errorf("not a Messages response: %w", err)
-	}
-	if w.Type == "error" {
-		return nil, fmt.Errorf("an error object with a success status: %s", errorMessage(body))
-	}
-	if w.Type != "message" {
-		return nil, fmt.Errorf("not a Messages response: type %q, want \"message\"", w.Type)
-	}
-	var usage *inference.Usage
-	if u := w.Usage; u != nil {
-		if u.InputTokens < 0 || u.OutputTokens < 0 || u.CacheCreationInputTokens < 0 || u.CacheReadInputTokens < 0 {
-			return nil, fmt.Errorf("usage: negative token counts")
-		}
-		// Saturating: three counts near MaxInt64 wrapped to a small total.
-		in := trace.AddTokens(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens)
-		usage = &inference.Usage{InputTokens: in, OutputTokens: u.OutputTokens}
-	}
-	stop := ""
-	if w.StopReason != nil {
-		stop = *w.StopReason
-	}
-	switch stop {
-	case "end_turn", "stop_sequence":
-		stop = inference.StopEndTurn
-	case "tool_use":
-		stop = inference.StopToolCall
-	case "max_tokens":
-		stop = inference.StopMaxTokens
-	default:
-		if stop == "" {
-			stop = "null"
-		}
-		return inference.NewResponse(inference.StopError, nil, fmt.Sprintf("anthropic stop_reason %s is not supported", stop), usage)
-	}
-	var blocks []json.RawMessage
-	for i, raw := range w.Content {
-		var b wireBlock
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return nil, fmt.Errorf("content[%d]: %v", i, err)
-		}
-		switch b.Type {
-		case "text":
-			blocks = append(blocks, inference.TextBlock(b.Text))
-		case "thinking":
-			blocks = append(blocks, inference.ThinkingBlock(b.Thinking, b.Signature))
-		case "tool_use":
-			in := bytes.TrimSpace(b.Input)
-			if len(in) == 0 || string(in) == "null" {
-				in = []byte("{}")
-			}
-			if in[0] != '{' {
-				return nil, fmt.Errorf("content[%d]: tool_use input is not a JSON object", i)
-			}
-			blocks = append(blocks, inference.ToolCallBlock(b.ID, b.Name, in))
-		}
-	}
-	r, err := inference.NewResponse(stop, blocks, "", usage)
-	if err != nil {
-		return nil, fmt.Errorf("content: %w", err)
-	}
-	return r, nil
-}
-
-// Failure reads an error body: {"type":"error","error":{"type","message"}}.
-func (a *API) Failure(status int, body []byte) httpapi.Failure {
-	return httpapi.Failure{Message: errorMessage(body)}
-}
-
-func errorMessage(body []byte) string {
-	var e wireError
 	if json.Unmarshal(body, &e) == nil && (e.Error.Type != "" || e.Error.Message != "") {
 		return strings.TrimPrefix(e.Error.Type+": "+e.Error.Message, ": ")
 	}
