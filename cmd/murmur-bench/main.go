@@ -45,7 +45,7 @@ var presets = map[string]sizes{ //nolint:gochecknoglobals // read-only table of 
 		Delay: 50 * time.Millisecond, Turns: 3, MemoryCases: []int{1000, 20000}, ParquetEvents: 2_000_000, MaxConnections: 1024,
 		Waiting: []waitPoint{
 			{2048, 64, 50 * time.Millisecond, 1}, {4096, 256, 50 * time.Millisecond, 1}, {4096, 1024, 50 * time.Millisecond, 1},
-			{4096, 1024, time.Second, 1},
+			{8192, 1024, time.Second, 1}, // issue 19's "done when": 8,192 cases within 1.1x of the latency bound
 			{1024, 64, 50 * time.Millisecond, 3}, {2048, 1024, 50 * time.Millisecond, 3},
 		}},
 	"smoke": {Name: "smoke", OverheadCases: 40, Repeat: 1, ScalingCases: 16, ScalingWorkers: []int{1, 8},

@@ -102,7 +102,7 @@ func (r *report) print(w io.Writer) {
 	}
 	if len(r.Waiting) > 0 {
 		section("waiting sessions (OpenAI server; CPU per case of the whole process; the ratio to the same delay and turns at 64 workers)")
-		fmt.Fprintln(tw, "workers\tcases\tdelay\tturns\tideal s\trun wall s\tefficiency\tCPU ms/case\tuser\tsystem\tvs 64\tpeak RSS MiB\tpeak in flight\tload\t")
+		fmt.Fprintln(tw, "workers\tcases\tdelay\tturns\tideal s\trun wall s\tefficiency\twall/CPU floor\tCPU ms/case\tuser\tsystem\tvs 64\tpeak RSS MiB\tpeak in flight\tload\t")
 		for _, x := range r.Waiting {
 			ratio := "-"
 			for _, b := range r.Waiting {
@@ -111,8 +111,8 @@ func (r *report) print(w io.Writer) {
 				}
 			}
 			mr := medianRun(x.Runs, func(c childRun) float64 { return c.RunWallS })
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.1f\t%d\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, x.IdealS, mr.RunWallS,
-				x.Efficiency, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
+			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.1f\t%d\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, x.IdealS, mr.RunWallS,
+				x.Efficiency, x.FloorRatio, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
 		}
 	}
 	if len(r.Memory) > 0 {
