@@ -17,9 +17,8 @@ import (
 // The same dataset through murmur's OpenAI driver (inference/drivertest's
 // fixture, installed as murmur-driver-openai) and through the built-in
 // OpenAI provider (the same capsule without the artifact installed), on
-// the same scripted answers: the same verdicts, except where murmur's
-// driver ends a case failed on an HTTP error that the built-in provider
-// reports as a harness error (docs/providers.md).
+// the same scripted answers: the same verdicts, HTTP errors and refused
+// answers included (docs/providers.md).
 
 const openAIDriverManifest = `name: murmur-driver-openai
 version: 0.1.0
@@ -67,6 +66,12 @@ func openAIScript(t *testing.T) *httptest.Server {
 			answer = apitest.OpenAICompletion("stop", "It is 41.", 20, 4)
 		case strings.HasPrefix(task, "Ramble"):
 			answer = apitest.OpenAICompletion("length", "Once upon a", 20, 4)
+		case strings.HasPrefix(task, "Filter"):
+			answer = apitest.OpenAICompletion("content_filter", "", 20, 0)
+		case strings.HasPrefix(task, "Refuse"):
+			answer = strings.Replace(apitest.OpenAICompletion("stop", "", 20, 4), `"refusal":null`, `"refusal":"I can't."`, 1)
+		case strings.HasPrefix(task, "Explain") && turn == 0:
+			answer = apitest.OpenAICompletion("stop", "Let me check.", 30, 9, apitest.OpenAIToolCall("call_2", "calc", `{"expression":"1+1"}`))
 		default:
 			http.Error(w, apitest.OpenAIError("invalid_request_error", "", "unknown task "+task), http.StatusBadRequest)
 			return
@@ -155,15 +160,19 @@ capabilities:
 {"case_id": "wrong", "task": "Guess 6 times 7.", "expected": {"result_contains": "42"}}
 {"case_id": "ramble", "task": "Ramble on."}
 {"case_id": "rejected", "task": "Something unknown."}
+{"case_id": "filtered", "task": "Filter this."}
+{"case_id": "refused", "task": "Refuse this.", "expected": {"result_contains": "can"}}
+{"case_id": "unanswered", "task": "Explain 1+1.", "expected": {"result_contains": "check"}}
 `)
 	return dir
 }
 
 // TestDriverAndBuiltinVerdicts runs the dataset through the installed
 // driver and through the built-in provider: the same status, exit status,
-// turns and tool calls per case, but for the 400, which murmur's driver
-// ends failed (result.txt its error response) and the built-in provider
-// reports as E-EVL-015.
+// turns, tool calls and result.txt per case, the 400 and content_filter
+// included (murmur's driver ends them failed, result.txt its error
+// response), the refusal dropped and tool calls under finish_reason stop
+// left unanswered.
 func TestDriverAndBuiltinVerdicts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -175,8 +184,7 @@ func TestDriverAndBuiltinVerdicts(t *testing.T) {
 		dir := openAICapsule(t, srv.URL, installed)
 		out := filepath.Join(reachableTempDir(t), "run")
 		r := runBinary(t, dir, "--dataset", filepath.Join(dir, "openai-cases.jsonl"), "--out", out, "--workers", "2")
-		// The built-in provider's E-EVL-015 is a harness error: exit 3.
-		if r.code != 0 && r.code != 1 && (installed || r.code != 3) {
+		if r.code != 0 && r.code != 1 {
 			t.Fatalf("installed=%v: exit %d\nstderr:\n%s", installed, r.code, r.stderr)
 		}
 		if warned := strings.Contains(r.stderr, "E-RUN-006"); warned == installed {
@@ -186,27 +194,27 @@ func TestDriverAndBuiltinVerdicts(t *testing.T) {
 		outs[installed] = out
 	}
 	drv, builtin := rows[true], rows[false]
-	want := map[string]string{"hello": "passed", "multiply": "passed", "wrong": "failed"}
-	for id, status := range want {
-		if drv[id]["status"] != status {
-			t.Errorf("%s: driver %v (%v %v), want %s", id, drv[id]["status"], drv[id]["error_code"], drv[id]["error_message"], status)
+	want := map[string][2]string{"hello": {"passed", "ok"}, "multiply": {"passed", "ok"}, "wrong": {"failed", "ok"},
+		"rejected": {"failed", "failed"}, "filtered": {"failed", "failed"}, "refused": {"failed", "ok"}, "unanswered": {"failed", "ok"}}
+	for id, w := range want {
+		if drv[id]["status"] != w[0] || drv[id]["exit_status"] != w[1] {
+			t.Errorf("%s: driver %v/%v (%v %v), want %s/%s", id, drv[id]["status"], drv[id]["exit_status"], drv[id]["error_code"], drv[id]["error_message"], w[0], w[1])
 		}
 	}
-	for _, id := range []string{"hello", "multiply", "wrong", "ramble"} {
+	for _, id := range []string{"hello", "multiply", "wrong", "ramble", "rejected", "filtered", "refused", "unanswered"} {
 		for _, col := range []string{"status", "exit_status", "error_code", "turns", "tool_calls", "model"} {
 			if drv[id][col] != builtin[id][col] {
 				t.Errorf("%s: %s through the driver %v, through the built-in provider %v", id, col, drv[id][col], builtin[id][col])
 			}
 		}
+		viaDriver, err1 := os.ReadFile(filepath.Join(caseSession(t, outs[true], id), "out", "result.txt"))
+		viaBuiltin, err2 := os.ReadFile(filepath.Join(caseSession(t, outs[false], id), "out", "result.txt"))
+		if err1 != nil || err2 != nil || string(viaDriver) != string(viaBuiltin) {
+			t.Errorf("%s: result.txt through the driver %q (%v), through the built-in provider %q (%v)", id, viaDriver, err1, viaBuiltin, err2)
+		}
 	}
-	if drv["rejected"]["status"] != "failed" || drv["rejected"]["exit_status"] != "failed" {
-		t.Errorf("rejected: driver %v/%v, want failed/failed", drv["rejected"]["status"], drv["rejected"]["exit_status"])
-	}
-	got, err := os.ReadFile(filepath.Join(caseSession(t, outs[true], "rejected"), "out", "result.txt"))
+	got, err := os.ReadFile(filepath.Join(caseSession(t, outs[false], "rejected"), "out", "result.txt"))
 	if err != nil || !strings.HasPrefix(string(got), `error: {"error":"HTTP 400: {\"error\":{\"message\":\"unknown task`) {
-		t.Errorf("rejected: driver result.txt %q (%v)", got, err)
-	}
-	if builtin["rejected"]["status"] != "error" || builtin["rejected"]["error_code"] != "E-EVL-015" {
-		t.Errorf("rejected: built-in %v %v, want error E-EVL-015", builtin["rejected"]["status"], builtin["rejected"]["error_code"])
+		t.Errorf("rejected: built-in result.txt %q (%v)", got, err)
 	}
 }

@@ -80,11 +80,10 @@ type exchange struct {
 	status int
 	body   string
 	json   bool // serve the JSON body even to a streaming client
-	// driver is what the driver fixture gives, the same as murmur's
-	// murmur-driver-openai gave on this exchange (checked by hand,
-	// docs/providers.md); builtin is the built-in provider's, when it
-	// differs.
-	driver, builtin outcome
+	// want is what the driver fixture and the built-in provider both give,
+	// the same as murmur's murmur-driver-openai gave on this exchange
+	// (checked by hand, docs/providers.md).
+	want outcome
 }
 
 const (
@@ -96,40 +95,76 @@ func exchanges() []exchange {
 	bash := apitest.OpenAIToolCall("call_Qn2", "bash", `{"command":"ls -la"}`)
 	refusal := strings.Replace(apitest.OpenAICompletion("stop", "", 9, 4), `"refusal":null`, `"refusal":"I can't help with that."`, 1)
 	return []exchange{
-		{name: "text", status: 200, body: apitest.OpenAICompletion("stop", "Hello!", 12, 3), driver: outcome{canonical: helloTurn}},
-		{name: "tool call", status: 200, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, bash), driver: outcome{canonical: toolTurn}},
+		{name: "text", status: 200, body: apitest.OpenAICompletion("stop", "Hello!", 12, 3), want: outcome{canonical: helloTurn}},
+		{name: "tool call", status: 200, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, bash), want: outcome{canonical: toolTurn}},
 		{name: "tool call, JSON to a stream request", status: 200, json: true, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, bash),
-			driver: outcome{canonical: toolTurn}},
+			want: outcome{canonical: toolTurn}},
 		{name: "max_tokens", status: 200, body: apitest.OpenAICompletion("length", "The answer is", 12, 3),
-			driver: outcome{canonical: `{"content":[{"text":"The answer is","type":"text"}],"stop_reason":"max_tokens"}`}},
+			want: outcome{canonical: `{"content":[{"text":"The answer is","type":"text"}],"stop_reason":"max_tokens"}`}},
 		{name: "400", status: 400, body: apitest.OpenAIError("invalid_request_error", "model_not_found", "The model `gpt-9` does not exist"),
-			driver:  outcome{failed: `HTTP 400: {"error":{"message":"The model`},
-			builtin: outcome{code: errcode.ProviderRejected}},
+			want: outcome{failed: `HTTP 400: {"error":{"message":"The model`}},
 		{name: "500", status: 500, body: apitest.OpenAIError("server_error", "", "The server had an error"),
-			driver:  outcome{failed: `HTTP 500: {"error"`},
-			builtin: outcome{code: errcode.ProviderUnavailable}},
+			want: outcome{failed: `HTTP 500: {"error"`}},
 		{name: "429", status: 429, body: apitest.OpenAIError("requests", "rate_limit_exceeded", "Rate limit reached"),
-			driver:  outcome{failed: `HTTP 429: {"error"`},
-			builtin: outcome{code: errcode.ProviderUnavailable}},
+			want: outcome{failed: `HTTP 429: {"error"`}},
 		{name: "malformed JSON", status: 200, json: true, body: `{"choices":[{"message":{"content":"Hel`,
-			driver:  outcome{failed: "driver: failed to parse OpenAI response JSON: "},
-			builtin: outcome{code: errcode.ModelResponse}},
+			want: outcome{failed: "driver: failed to parse OpenAI response JSON: "}},
 		{name: "refusal", status: 200, body: refusal,
-			driver:  outcome{canonical: `{"content":[],"stop_reason":"end_turn"}`},
-			builtin: outcome{canonical: `{"content":[{"text":"I can't help with that.","type":"text"}],"stop_reason":"end_turn"}`}},
+			want: outcome{canonical: `{"content":[],"stop_reason":"end_turn"}`}},
 		{name: "content_filter", status: 200, body: apitest.OpenAICompletion("content_filter", "", 9, 0),
-			driver:  outcome{failed: "OpenAI response blocked by content_filter"},
-			builtin: outcome{canonical: `{"content":[],"error":"openai finish_reason content_filter is not supported","stop_reason":"error"}`}},
+			want: outcome{failed: "OpenAI response blocked by content_filter"}},
 		{name: "text with a tool call", status: 200, body: apitest.OpenAICompletion("tool_calls", "Let me look.", 40, 18, bash),
-			driver:  outcome{canonical: toolTurn},
-			builtin: outcome{canonical: `{"content":[{"text":"Let me look.","type":"text"},` + toolTurn[12:]}},
+			want: outcome{canonical: toolTurn}},
 		{name: "tool call with finish_reason stop", status: 200, body: apitest.OpenAICompletion("stop", "", 40, 18, bash),
-			driver:  outcome{canonical: strings.Replace(toolTurn, `"stop_reason":"tool_call"`, `"stop_reason":"end_turn"`, 1)},
-			builtin: outcome{canonical: toolTurn}},
+			want: outcome{canonical: strings.Replace(toolTurn, `"stop_reason":"tool_call"`, `"stop_reason":"end_turn"`, 1)}},
 		{name: "arguments not JSON", status: 200, body: apitest.OpenAICompletion("tool_calls", "", 40, 18, apitest.OpenAIToolCall("c", "bash", "{cmd")),
-			driver:  outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "},
-			builtin: outcome{canonical: `{"content":[],"error":"tool call \"bash\": arguments are not a JSON object","stop_reason":"error"}`}},
+			want: outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "}},
 	}
+}
+
+// edgeExchanges are answers served as they are to both sides, each with
+// what murmur's driver gave on it (checked by hand): how it reads content,
+// tool calls, arguments and numbers, a stream, and what it refuses.
+func edgeExchanges() []exchange {
+	call := func(args string) string {
+		return `{"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":` + args + `}}]},"finish_reason":"tool_calls"}]}`
+	}
+	text := func(content, finish string) string {
+		return `{"choices":[{"message":{"content":` + content + `},"finish_reason":` + finish + `}]}`
+	}
+	empty := outcome{canonical: `{"content":[],"stop_reason":"end_turn"}`}
+	ex := []exchange{
+		{name: "empty content", body: text(`""`, `"stop"`), want: outcome{canonical: `{"content":[{"text":"","type":"text"}],"stop_reason":"end_turn"}`}},
+		{name: "content parts", body: text(`[{"type":"text","text":"a"},{"type":"text","text":""},{"type":"refusal","refusal":"no"},{"type":"text"},"s",{"type":"text","text":"b"}]`, `"stop"`),
+			want: outcome{canonical: `{"content":[{"text":"a","type":"text"},{"text":"","type":"text"},{"text":"b","type":"text"}],"stop_reason":"end_turn"}`}},
+		{name: "content of another type, finish_reason of another type", body: text(`5`, `5`), want: empty},
+		{name: "choice not an object", body: `{"choices":[5]}`, want: empty},
+		{name: "html", body: `<html>hi</html>`, want: empty},
+		{name: "tool calls under no finish_reason", body: `{"choices":[{"message":{"content":"hi","tool_calls":[{"id":"c","function":{"name":"bash","arguments":"{}"}}]},"finish_reason":null}]}`,
+			want: outcome{canonical: `{"content":[{"id":"c","input":{},"name":"bash","type":"tool_call"}],"stop_reason":"end_turn"}`}},
+		{name: "arguments not a string", body: call(`{"x":1}`), want: outcome{canonical: `{"content":[{"id":"c","input":{},"name":"bash","type":"tool_call"}],"stop_reason":"tool_call"}`}},
+		{name: "arguments: keys and numbers", body: call(`"{\"n\":{\"b\":1,\"a\":2},\"f\":1.50,\"e\":1e2,\"big\":12345678901234567890123,\"tiny\":1e-6,\"small\":1.5e-5}"`),
+			want: outcome{canonical: `{"content":[{"id":"c","input":{"big":1.2345678901234568e+22,"e":100.0,"f":1.5,"n":{"a":2,"b":1},"small":0.000015,"tiny":1e-6},"name":"bash","type":"tool_call"}],"stop_reason":"tool_call"}`}},
+		{name: "stream: tool calls by index, data: needs its space", body: "data: {\"choices\":[{\"delta\":{\"content\":\"hm\",\"tool_calls\":[{\"index\":1,\"id\":\"c1\",\"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\ndata:{\"choices\":[{\"delta\":{},\"finish_reason\":\"length\"}]}\ndata: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":1,\"function\":{\"arguments\":\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+			want: outcome{canonical: `{"content":[{"id":"c1","input":{"a":1},"name":"bash","type":"tool_call"}],"stop_reason":"tool_call"}`}},
+		{name: "no choices", body: `{"choices":[]}`, want: outcome{failed: "driver: OpenAI response missing choices[0]"}},
+		{name: "an error with status 200", body: apitest.OpenAIError("server_error", "x", "boom"), want: outcome{failed: "driver: OpenAI response missing choices[0]"}},
+		{name: "function_call", body: text(`"x"`, `"function_call"`), want: outcome{failed: "driver: unsupported OpenAI finish_reason 'function_call'"}},
+		{name: "trailing characters", body: text(`"a"`, `"stop"`) + " x", want: outcome{failed: "driver: failed to parse OpenAI response JSON: "}},
+		{name: "empty arguments", body: call(`""`), want: outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "}},
+		{name: "arguments with trailing characters", body: call(`"{} x"`), want: outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "}},
+		{name: "arguments past the f64 range", body: call(`"{\"x\":1e400}"`), want: outcome{failed: "driver: failed to parse OpenAI tool call arguments JSON: "}},
+		{name: "400 with an empty body", status: 400, want: outcome{failed: "HTTP 400: "}},
+		{name: "arguments not an object", body: call(`"[1]"`), want: outcome{code: errcode.RunAgentLoop}},
+		{name: "tool call without id", body: `{"choices":[{"message":{"tool_calls":[{"function":{"name":"bash","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, want: outcome{code: errcode.RunAgentLoop}},
+	}
+	for i := range ex {
+		ex[i].json = true
+		if ex[i].status == 0 {
+			ex[i].status = 200
+		}
+	}
+	return ex
 }
 
 // TestDifferentialBuiltinAndDriver serves each exchange to the built-in
@@ -141,7 +176,7 @@ func TestDifferentialBuiltinAndDriver(t *testing.T) {
 	req := &inference.Request{MaxTokens: 256, Model: "gpt-4o", Params: json.RawMessage(`{}`), System: "be brief",
 		Tools:    []inference.Tool{{Name: "bash", Description: "run a command", Parameters: json.RawMessage(`{"type":"object"}`)}},
 		Messages: []inference.Message{inference.UserMessage("list the files")}}
-	for _, ex := range exchanges() {
+	for _, ex := range append(exchanges(), edgeExchanges()...) {
 		t.Run(ex.name, func(t *testing.T) {
 			srv := apitest.New(t, func(r apitest.Request) apitest.Reply {
 				if !ex.json && ex.status == 200 && strings.Contains(string(r.Body), `"stream":true`) {
@@ -166,17 +201,19 @@ func TestDifferentialBuiltinAndDriver(t *testing.T) {
 			resp, err = p.Complete(context.Background(), req, inference.NopObserver{})
 			viaDriver := observe(t, resp, err)
 
-			if !ex.driver.matches(viaDriver) {
-				t.Errorf("driver:   %v\nwant      %v", viaDriver, ex.driver)
+			if !ex.want.matches(viaDriver) {
+				t.Errorf("driver:   %v\nwant      %v", viaDriver, ex.want)
 			}
-			want := ex.builtin
-			if want == (outcome{}) {
-				want = ex.driver
+			if !ex.want.matches(builtin) {
+				t.Errorf("built-in: %v\nwant      %v", builtin, ex.want)
 			}
-			if !want.matches(builtin) {
-				t.Errorf("built-in: %v\nwant      %v", builtin, want)
+			if builtin != viaDriver {
+				t.Errorf("built-in %v\ndriver   %v: they differ", builtin, viaDriver)
 			}
 			for _, r := range srv.Requests() {
+				if r.Path != "/chat/completions" {
+					t.Errorf("request %d: path %s, want /chat/completions", r.Call, r.Path)
+				}
 				if r.Header.Get("Authorization") != "Bearer sk-test" {
 					t.Errorf("request %d: Authorization %q", r.Call, r.Header.Get("Authorization"))
 				}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 )
@@ -37,16 +38,25 @@ func FailedData(data string) *inference.Response {
 }
 
 // ErrorData is the canonical error response murmur's drivers return as
-// their data, written as they write it (serde_json): keys sorted, no HTML
-// escaping, U+2028 and U+2029 raw.
+// their data, written as they write it (DriverJSON).
 func ErrorData(message string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(struct {
+	return DriverJSON(struct {
 		Error      string `json:"error"`
 		StopReason string `json:"stop_reason"`
 	}{message, inference.StopError})
+}
+
+// DriverJSON writes v as murmur's drivers write JSON (serde_json): no HTML
+// escaping, U+2028 and U+2029 raw; maps with their keys sorted, so
+// structs should declare their fields in sorted order. A value that does
+// not encode gives "null".
+func DriverJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return "null"
+	}
 	return rawLineSeparators(strings.TrimSuffix(b.String(), "\n"))
 }
 
@@ -79,4 +89,60 @@ func rawLineSeparators(s string) string {
 // status of 400 or more: "HTTP <status>: <body>", the body as text.
 func StatusText(status int, body []byte) string {
 	return fmt.Sprintf("HTTP %d: %s", status, strings.ToValidUTF8(string(body), "\uFFFD"))
+}
+
+// UTF8Error is "" for valid UTF-8, else what Rust's from_utf8 says of the
+// first bad sequence, the reason murmur's drivers give for refusing a
+// body: "invalid utf-8 sequence of 1 bytes from index 3", or "incomplete
+// utf-8 byte sequence from index 3" when the body ends inside one.
+func UTF8Error(b []byte) string {
+	if utf8.Valid(b) {
+		return ""
+	}
+	i := 0
+	for i < len(b) {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		i += n
+	}
+	if !utf8.FullRune(b[i:]) {
+		return fmt.Sprintf("incomplete utf-8 byte sequence from index %d", i)
+	}
+	return fmt.Sprintf("invalid utf-8 sequence of %d bytes from index %d", invalidLen(b[i:]), i)
+}
+
+// invalidLen is Rust's Utf8Error::error_len for the invalid sequence at
+// the start of b: 1 when its first or second byte is wrong, else how far
+// its continuation bytes go (2 or 3).
+func invalidLen(b []byte) int {
+	lo, hi := byte(0x80), byte(0xBF)
+	want := 0
+	switch c := b[0]; {
+	case c >= 0xC2 && c <= 0xDF:
+		want = 2
+	case c == 0xE0:
+		want, lo = 3, 0xA0
+	case c == 0xED:
+		want, hi = 3, 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		want = 3
+	case c == 0xF0:
+		want, lo = 4, 0x90
+	case c == 0xF4:
+		want, hi = 4, 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		want = 4
+	default:
+		return 1
+	}
+	if len(b) < 2 || b[1] < lo || b[1] > hi {
+		return 1
+	}
+	n := 2
+	for n < want-1 && n < len(b) && b[n]&0xC0 == 0x80 {
+		n++
+	}
+	return n
 }

@@ -41,7 +41,10 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 			return nil, fmt.Errorf("%s: %w", p.api.Name(), res.ctxErr)
 		case res.err == nil:
 			resp, err := p.api.Decode(res.body)
-			if err != nil {
+			switch {
+			case err != nil && errcode.Code(err) != "":
+				return nil, err // the API's own code (E-RUN-007: what the loop refuses of a driver)
+			case err != nil:
 				return nil, errcode.Wrap(errcode.ModelResponse, err, "%s: response %d", p.api.Name(), res.status)
 			}
 			return resp, nil

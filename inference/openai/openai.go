@@ -1,8 +1,11 @@
 // Package openai speaks the OpenAI Chat Completions API
-// (POST /v1/chat/completions) for the http transport: what OpenAI serves,
-// and DeepSeek, vLLM, llama.cpp's server, Ollama and most gateways
-// imitate. The system prompt is the first message; tools are function
-// tools; tool_call ⇄ tool_calls; tool messages are role "tool".
+// (POST <endpoint>/chat/completions) for the http transport, standing in
+// for murmur's murmur-driver-openai when its component is not installed:
+// it sends what that driver sends and reads answers as it reads them, so a
+// case gets the canonical responses and the verdict murmur gives it
+// (docs/providers.md lists the few differences left). The system prompt is
+// the first message; tools are function tools; tool_call ⇄ tool_calls;
+// tool messages are role "tool".
 package openai
 
 import (
@@ -16,18 +19,21 @@ import (
 )
 
 const (
-	path             = "/v1/chat/completions"
+	// path is appended to the endpoint, as murmur's driver appends it:
+	// https://api.openai.com/v1 reaches /v1/chat/completions, an endpoint
+	// without /v1 reaches /chat/completions.
+	path             = "/chat/completions"
 	defaultMaxTokens = 8192 // murmur's max_tokens default
 )
 
 // Config is the driver.config keys this client honours; others are
 // ignored.
 type Config struct {
-	Path    string            `json:"path"`    // replaces /v1/chat/completions
+	Path    string            `json:"path"`    // replaces /chat/completions
 	Headers map[string]string `json:"headers"` // added to every request
-	// MaxTokensField names the output cap in the request: "max_tokens"
-	// (default; what every compatible server reads) or
-	// "max_completion_tokens" (OpenAI's reasoning models require it).
+	// MaxTokensField names the output cap in the request:
+	// "max_completion_tokens" (default, as murmur's driver sends it) or
+	// "max_tokens" (older compatible servers read only that).
 	MaxTokensField string   `json:"max_tokens_field"`
 	Temperature    *float64 `json:"temperature"`
 	TopP           *float64 `json:"top_p"`
@@ -53,7 +59,7 @@ func New(inf inference.Config) (*API, error) {
 	}
 	switch cfg.MaxTokensField {
 	case "":
-		cfg.MaxTokensField = "max_tokens"
+		cfg.MaxTokensField = "max_completion_tokens"
 	case "max_tokens", "max_completion_tokens":
 	default:
 		return nil, errcode.New(errcode.ProviderDriver,
@@ -69,7 +75,7 @@ func New(inf inference.Config) (*API, error) {
 // Name returns "openai".
 func (a *API) Name() string { return "openai" }
 
-// URL is <endpoint>/v1/chat/completions.
+// URL is <endpoint>/chat/completions, or <endpoint><driver.config.path>.
 func (a *API) URL() string { return a.url }
 
 // Header sets Authorization: Bearer and the driver.config headers.

@@ -1,12 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
 
 type (
@@ -81,8 +83,8 @@ func (a *API) Encode(req *inference.Request) ([]byte, error) {
 		tools := make([]tool, len(req.Tools))
 		for i, t := range req.Tools {
 			params := t.Parameters
-			if len(params) == 0 || string(params) == "null" {
-				params = json.RawMessage(`{"type":"object","properties":{}}`)
+			if len(params) == 0 {
+				params = json.RawMessage("null") // sent as murmur's driver sends it
 			}
 			tools[i] = tool{Type: "function", Function: functionDef{Name: t.Name, Description: t.Description, Parameters: params}}
 		}
@@ -96,7 +98,14 @@ func (a *API) Encode(req *inference.Request) ([]byte, error) {
 			body[k] = v
 		}
 	}
-	return json.Marshal(body)
+	// Without HTML escaping, as the driver writes its body.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // userContent is a plain string for text, the usual shape every compatible
@@ -125,24 +134,40 @@ func userContent(blocks []inference.ContentBlock) any {
 	return parts
 }
 
-// assistantMessage repeats the model's turn: its text (null when there is
-// none, as OpenAI returns it) and its tool calls with the input as a JSON
-// string. Thinking blocks have no place in Chat Completions and are left
-// out.
+// assistantMessage repeats the model's turn as murmur's driver does: with
+// tool calls, the calls alone (content null; the input as a JSON string,
+// keys sorted), else the text. Thinking blocks have no place in Chat
+// Completions and are left out.
 func assistantMessage(blocks []inference.ContentBlock) message {
 	m := message{Role: "assistant"}
-	if text := joinText(blocks); text != "" {
-		m.Content = text
-	}
 	for _, b := range blocks {
 		if b.Type == "tool_call" {
-			m.ToolCalls = append(m.ToolCalls, toolCall{ID: b.ID, Type: "function", Function: function{Name: b.Name, Arguments: string(b.Input)}})
+			m.ToolCalls = append(m.ToolCalls, toolCall{ID: b.ID, Type: "function", Function: function{Name: b.Name, Arguments: inputText(b.Input)}})
 		}
 	}
-	if m.Content == nil && len(m.ToolCalls) == 0 {
-		m.Content = ""
+	if len(m.ToolCalls) == 0 {
+		m.Content = joinText(blocks)
 	}
 	return m
+}
+
+// inputText is a tool call's input as the driver writes it back: "{}"
+// when absent, else re-encoded with sorted keys and no HTML escaping.
+func inputText(input json.RawMessage) string {
+	if len(input) == 0 {
+		return "{}"
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(input)
+	}
+	n, err := normalize(v)
+	if err != nil {
+		return string(input)
+	}
+	return httpapi.DriverJSON(n)
 }
 
 func joinText(blocks []inference.ContentBlock) string {

@@ -3,169 +3,208 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"strconv"
+	"io"
 	"strings"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
 
-type (
-	wireResponse struct {
-		Choices []wireChoice `json:"choices"`
-		Usage   *wireUsage   `json:"usage"`
-	}
-	wireChoice struct {
-		Message      wireMessage `json:"message"`
-		FinishReason *string     `json:"finish_reason"`
-	}
-	wireMessage struct {
-		Content   json.RawMessage `json:"content"` // string, null, or text parts
-		Refusal   *string         `json:"refusal"`
-		ToolCalls []wireToolCall  `json:"tool_calls"`
-	}
-	wireToolCall struct {
-		ID       string `json:"id"`
-		Function struct {
-			Name      string          `json:"name"`
-			Arguments json.RawMessage `json:"arguments"` // a JSON string; some servers send the object
-		} `json:"function"`
-	}
-	wireUsage struct {
+// wireUsage is the completion's token counts.
+type wireUsage struct {
+	Usage *struct {
 		PromptTokens     int64 `json:"prompt_tokens"`
 		CompletionTokens int64 `json:"completion_tokens"`
-	}
-)
+	} `json:"usage"`
+}
 
-// Decode maps a Chat Completions response (its first choice) to the
-// canonical form. finish_reason stop → end_turn, tool_calls (or the legacy
-// function_call) → tool_call, length → max_tokens; a "stop" (or missing)
-// finish_reason with tool calls is a tool_call, as vLLM and Ollama send
-// it; content_filter and anything else become a canonical error response.
-// A tool call whose arguments are not a JSON object is the model's fault:
-// an error response too, which the loop ends as failed.
+// answerCall is one tool call of an answer, as the driver reads it.
+type answerCall struct {
+	id, name, arguments string
+}
+
+// Decode maps a Chat Completions answer to the canonical response as
+// murmur's murmur-driver-openai does (docs/providers.md, "The built-in
+// OpenAI provider against murmur's driver"): a body starting with "{" is a
+// completion (its first choice), any other body is read as server-sent
+// events; with tool calls the content is the tool calls alone; the stop
+// reason follows finish_reason only (stop or none → end_turn, tool_calls →
+// tool_call, length → max_tokens); a refusal is dropped. What the driver
+// returns status error for (a body that is not UTF-8 or does not parse, no
+// choices, content_filter, another finish_reason, tool call arguments that
+// are not JSON) is httpapi.Failed with the driver's text. The canonical
+// response is then read as the loop reads a driver's: one it refuses (a
+// tool call with no id, arguments that are not an object) is E-RUN-007.
+// Usage, which the driver does not report, is kept when valid.
 func (a *API) Decode(body []byte) (*inference.Response, error) { return Decode(body) }
 
 // Decode is API.Decode without an API: it needs no configuration.
 func Decode(body []byte) (*inference.Response, error) {
-	var w wireResponse
-	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&w); err != nil {
-		return nil, fmt.Errorf("not a chat completion: %w", err)
+	content, stop, failed := decode(body)
+	if failed != "" {
+		return httpapi.Failed(failed), nil
 	}
-	if len(w.Choices) == 0 {
-		if msg := errorMessage(body); msg != "" && bytes.Contains(body, []byte(`"error"`)) {
-			return nil, fmt.Errorf("an error object with a success status: %s", msg)
-		}
-		return nil, fmt.Errorf("chat completion has no choices")
+	out := map[string]any{"content": content, "stop_reason": stop}
+	if u := usage(body); u != nil {
+		out["usage"] = u
 	}
-	var usage *inference.Usage
-	if u := w.Usage; u != nil {
-		if u.PromptTokens < 0 || u.CompletionTokens < 0 {
-			return nil, fmt.Errorf("usage: negative token counts")
-		}
-		usage = &inference.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
-	}
-	c := w.Choices[0]
-	text, err := contentText(c.Message.Content)
+	r, err := inference.ParseResponse([]byte(httpapi.DriverJSON(out)))
 	if err != nil {
-		return nil, err
-	}
-	if text == "" && c.Message.Refusal != nil {
-		text = *c.Message.Refusal
-	}
-	var blocks []json.RawMessage
-	if text != "" {
-		blocks = append(blocks, inference.TextBlock(text))
-	}
-	for i, tc := range c.Message.ToolCalls {
-		input, err := arguments(tc.Function.Arguments)
-		if err != nil {
-			return inference.NewResponse(inference.StopError, nil,
-				fmt.Sprintf("tool call %q: %v", tc.Function.Name, err), usage)
-		}
-		id := tc.ID
-		if strings.TrimSpace(id) == "" {
-			id = "call_" + strconv.Itoa(i) // llama.cpp and Ollama may omit it
-		}
-		blocks = append(blocks, inference.ToolCallBlock(id, tc.Function.Name, input))
-	}
-	finish := ""
-	if c.FinishReason != nil {
-		finish = *c.FinishReason
-	}
-	var stop string
-	switch {
-	case finish == "tool_calls" || finish == "function_call":
-		stop = inference.StopToolCall
-	case (finish == "stop" || finish == "") && len(c.Message.ToolCalls) > 0:
-		stop = inference.StopToolCall
-	case finish == "stop" || finish == "":
-		stop = inference.StopEndTurn
-	case finish == "length":
-		stop = inference.StopMaxTokens
-	default:
-		return inference.NewResponse(inference.StopError, nil, fmt.Sprintf("openai finish_reason %s is not supported", finish), usage)
-	}
-	r, err := inference.NewResponse(stop, blocks, "", usage)
-	if err != nil {
-		return nil, fmt.Errorf("message: %w", err)
+		return nil, errcode.Wrap(errcode.RunAgentLoop, err, "failed to parse driver response")
 	}
 	return r, nil
 }
 
-// contentText reads message.content: a string, null, or a list of parts
-// whose text parts are joined.
-func contentText(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, nil
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("message content is neither a string nor a list of parts")
+// decode is the driver's reading of a 2xx body: the content blocks and
+// stop reason, or the text it fails with. Like the driver, it reads the
+// JSON leniently: a field of the wrong type counts as absent.
+func decode(body []byte) (content []any, stop, failed string) {
+	if msg := httpapi.UTF8Error(body); msg != "" {
+		return nil, "", "driver: response body is not UTF-8: " + msg
 	}
 	var texts []string
-	for _, p := range parts {
-		if p.Type == "text" {
-			texts = append(texts, p.Text)
+	var calls []answerCall
+	var finish string
+	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
+		texts, calls, finish = assembleStream(body)
+	} else {
+		var err error
+		if texts, calls, finish, err = completion(body); err != nil {
+			return nil, "", err.Error()
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	switch finish {
+	case "", "stop":
+		stop = inference.StopEndTurn
+	case "tool_calls":
+		stop = inference.StopToolCall
+	case "length":
+		stop = inference.StopMaxTokens
+	case "content_filter":
+		return nil, "", "OpenAI response blocked by content_filter"
+	default:
+		return nil, "", fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish)
+	}
+	content = []any{}
+	for _, tc := range calls {
+		input, err := arguments(tc.arguments)
+		if err != nil {
+			return nil, "", "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error()
+		}
+		content = append(content, map[string]any{"id": tc.id, "input": input, "name": tc.name, "type": "tool_call"})
+	}
+	if len(calls) > 0 {
+		return content, stop, ""
+	}
+	for _, t := range texts {
+		content = append(content, map[string]any{"text": t, "type": "text"})
+	}
+	return content, stop, ""
 }
 
-// arguments reads a tool call's arguments: a JSON string holding an object
-// ("" means {}), or an object sent as is.
-func arguments(raw json.RawMessage) (json.RawMessage, error) {
+// completion reads a JSON chat completion's first choice: its text (a
+// string content, even "", or each text part), its tool calls (arguments
+// that are not a string count as "{}") and its finish_reason.
+func completion(body []byte) (texts []string, calls []answerCall, finish string, err error) {
+	var v json.RawMessage
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil, nil, "", fmt.Errorf("driver: failed to parse OpenAI response JSON: %w", err)
+	}
+	choices := array(field(body, "choices"))
+	if len(choices) == 0 {
+		return nil, nil, "", fmt.Errorf("driver: OpenAI response missing choices[0]")
+	}
+	msg := field(choices[0], "message")
+	content := field(msg, "content")
+	if s, ok := str(content); ok {
+		texts = []string{s}
+	}
+	for _, p := range array(content) {
+		if t, _ := str(field(p, "type")); t == "text" {
+			if s, ok := str(field(p, "text")); ok {
+				texts = append(texts, s)
+			}
+		}
+	}
+	for _, raw := range array(field(msg, "tool_calls")) {
+		fn := field(raw, "function")
+		tc := answerCall{arguments: "{}"}
+		tc.id, _ = str(field(raw, "id"))
+		tc.name, _ = str(field(fn, "name"))
+		if s, ok := str(field(fn, "arguments")); ok {
+			tc.arguments = s
+		}
+		calls = append(calls, tc)
+	}
+	finish, _ = str(field(choices[0], "finish_reason"))
+	return texts, calls, finish, nil
+}
+
+// field is raw's member key when raw is an object, else nil.
+func field(raw json.RawMessage, key string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil {
+		return nil
+	}
+	return obj[key]
+}
+
+// array is raw's elements when raw is an array, else nil.
+func array(raw json.RawMessage) []json.RawMessage {
+	var a []json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+		return nil
+	}
+	return a
+}
+
+// str is raw's value when raw is a string.
+func str(raw json.RawMessage) (string, bool) {
+	var s string
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return json.RawMessage("{}"), nil
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
 	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("arguments: %v", err)
+	return s, true
+}
+
+// arguments reads a tool call's arguments, a JSON text, as any JSON value
+// (the loop then refuses what is not an object), numbers as the driver
+// prints them; "" does not parse.
+func arguments(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("EOF while parsing a value")
 		}
-		raw = bytes.TrimSpace([]byte(s))
-		if len(raw) == 0 {
-			return json.RawMessage("{}"), nil
-		}
+		return nil, err
 	}
-	if raw[0] != '{' || !json.Valid(raw) {
-		return nil, fmt.Errorf("arguments are not a JSON object")
+	if strings.TrimSpace(s[dec.InputOffset():]) != "" {
+		return nil, fmt.Errorf("trailing characters")
 	}
-	return raw, nil
+	return normalize(v)
+}
+
+// usage is the completion's token counts, nil when absent or not valid
+// (the driver reads no usage, so none makes the answer unusable).
+func usage(body []byte) *inference.Usage {
+	var w wireUsage
+	if json.Unmarshal(body, &w) != nil || w.Usage == nil || w.Usage.PromptTokens < 0 || w.Usage.CompletionTokens < 0 {
+		return nil
+	}
+	return &inference.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
 }
 
 // Failure reads an error body: {"error":{"message","type","code"}}, or
-// {"error":"..."} as Ollama and llama.cpp send it. A 429 whose code is
-// insufficient_quota is final: the account is out of credit.
+// {"error":"..."} as Ollama and llama.cpp send it, for the retry trace.
+// A 429 whose code is insufficient_quota is final: the account is out of
+// credit. Text is the driver's: "HTTP <status>: <body>", or its complaint
+// about a body that is not UTF-8.
 func (a *API) Failure(status int, body []byte) httpapi.Failure {
 	var e struct {
 		Error struct {
@@ -173,7 +212,11 @@ func (a *API) Failure(status int, body []byte) httpapi.Failure {
 		} `json:"error"`
 	}
 	_ = json.Unmarshal(body, &e)
-	return httpapi.Failure{Message: errorMessage(body), Final: string(bytes.TrimSpace(e.Error.Code)) == `"insufficient_quota"`}
+	text := fmt.Sprintf("HTTP %d: %s", status, body)
+	if msg := httpapi.UTF8Error(body); msg != "" {
+		text = "driver: error response body is not UTF-8: " + msg
+	}
+	return httpapi.Failure{Message: errorMessage(body), Final: string(bytes.TrimSpace(e.Error.Code)) == `"insufficient_quota"`, Text: text}
 }
 
 func errorMessage(body []byte) string {

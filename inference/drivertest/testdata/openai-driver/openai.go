@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 type (
@@ -144,121 +147,168 @@ func joinText(blocks []canonicalBlock) string {
 }
 
 // decodeResponse reads a chat completion (a body starting "{"), or else
-// its server-sent-events form, as murmur's driver does: with tool calls the
-// content is the tool calls alone; the stop reason follows finish_reason
-// only; a refusal is dropped; stream lines that do not parse are skipped.
+// its server-sent-events form, as murmur's driver does (checked by hand,
+// docs/providers.md): fields of the wrong type count as absent; with tool
+// calls the content is the tool calls alone; the stop reason follows
+// finish_reason only; a refusal is dropped; a JSON content string is a
+// text block even when empty, a streamed text only when not; stream lines
+// other than "data: <chunk that parses>" are skipped.
 func decodeResponse(body []byte) (string, bool) {
+	if !utf8.Valid(body) {
+		return "driver: response body is not UTF-8", true
+	}
 	var texts []string
 	var calls []wireToolCall
-	var finish *string
+	var finish string
 	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		texts, calls, finish = assembleStream(body)
 	} else {
-		var w struct {
-			Choices []wireChoice `json:"choices"`
-		}
-		if err := json.Unmarshal(body, &w); err != nil {
+		var v any
+		if err := json.Unmarshal(body, &v); err != nil {
 			return "driver: failed to parse OpenAI response JSON: " + err.Error(), true
 		}
-		if len(w.Choices) == 0 {
+		choices, _ := get(v, "choices").([]any)
+		if len(choices) == 0 {
 			return "driver: OpenAI response missing choices[0]", true
 		}
-		c := w.Choices[0]
-		texts, calls, finish = contentTexts(c.Message.Content), c.Message.ToolCalls, c.FinishReason
+		msg := get(choices[0], "message")
+		switch c := get(msg, "content").(type) {
+		case string:
+			texts = []string{c}
+		case []any:
+			for _, p := range c {
+				if t, ok := get(p, "text").(string); ok && get(p, "type") == "text" {
+					texts = append(texts, t)
+				}
+			}
+		}
+		list, _ := get(msg, "tool_calls").([]any)
+		for _, tc := range list {
+			var w wireToolCall
+			w.ID, _ = get(tc, "id").(string)
+			w.Function.Name, _ = get(get(tc, "function"), "name").(string)
+			w.Function.Arguments = "{}"
+			if a, ok := get(get(tc, "function"), "arguments").(string); ok {
+				w.Function.Arguments = a
+			}
+			calls = append(calls, w)
+		}
+		finish, _ = get(choices[0], "finish_reason").(string)
 	}
 	stop := "end_turn"
-	if finish != nil {
-		switch *finish {
-		case "stop":
-		case "tool_calls":
-			stop = "tool_call"
-		case "length":
-			stop = "max_tokens"
-		case "content_filter":
-			return "OpenAI response blocked by content_filter", true
-		default:
-			return fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", *finish), true
-		}
+	switch finish {
+	case "", "stop":
+	case "tool_calls":
+		stop = "tool_call"
+	case "length":
+		stop = "max_tokens"
+	case "content_filter":
+		return "OpenAI response blocked by content_filter", true
+	default:
+		return fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish), true
 	}
 	content := []any{}
 	if len(calls) > 0 {
 		for _, tc := range calls {
-			dec := json.NewDecoder(strings.NewReader(tc.Function.Arguments))
-			dec.UseNumber()
-			var input any
-			if err := dec.Decode(&input); err != nil {
+			input, err := parseArguments(tc.Function.Arguments)
+			if err != nil {
 				return "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error(), true
 			}
-			content = append(content, map[string]any{"id": tc.ID, "input": normalize(input), "name": tc.Function.Name, "type": "tool_call"})
+			content = append(content, map[string]any{"id": tc.ID, "input": input, "name": tc.Function.Name, "type": "tool_call"})
 		}
 	} else {
 		for _, t := range texts {
-			if t != "" {
-				content = append(content, map[string]any{"text": t, "type": "text"})
-			}
+			content = append(content, map[string]any{"text": t, "type": "text"})
 		}
 	}
 	return encode(map[string]any{"content": content, "stop_reason": stop}), false
 }
 
-// contentTexts reads message.content: a string, null, or text parts.
-func contentTexts(raw json.RawMessage) []string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []string{s}
-	}
-	var parts []canonicalBlock
-	_ = json.Unmarshal(raw, &parts)
-	var texts []string
-	for _, p := range parts {
-		if p.Type == "text" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return texts
+// get is v[key] when v is an object, else nil.
+func get(v any, key string) any {
+	m, _ := v.(map[string]any)
+	return m[key]
 }
 
-// assembleStream joins the chunks' deltas: content text, tool calls by
-// index (arguments concatenated), the last finish_reason.
-func assembleStream(body []byte) ([]string, []wireToolCall, *string) {
+// parseArguments reads a tool call's arguments as serde_json::from_str
+// does: one JSON value, surrounding space allowed, numbers as f64 unless
+// they are 64-bit integers.
+func parseArguments(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var input any
+	if err := dec.Decode(&input); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("EOF while parsing a value")
+		}
+		return nil, err
+	}
+	if strings.TrimSpace(s[dec.InputOffset():]) != "" {
+		return nil, fmt.Errorf("trailing characters")
+	}
+	return normalize(input)
+}
+
+// assembleStream joins the chunks' deltas: content text (none when
+// empty), tool calls by index in index order (arguments concatenated), the
+// last finish_reason.
+func assembleStream(body []byte) ([]string, []wireToolCall, string) {
 	var text strings.Builder
-	var calls []wireToolCall
-	var finish *string
+	byIndex := map[int]*wireToolCall{}
+	var finish string
 	for _, line := range strings.Split(string(body), "\n") {
-		payload, ok := strings.CutPrefix(strings.TrimSpace(line), "data:")
+		payload, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
 		payload = strings.TrimSpace(payload)
 		if !ok || payload == "[DONE]" {
 			continue
 		}
-		var chunk struct {
-			Choices []wireChoice `json:"choices"`
-		}
-		if json.Unmarshal([]byte(payload), &chunk) != nil || len(chunk.Choices) == 0 {
+		var chunk any
+		if json.Unmarshal([]byte(payload), &chunk) != nil {
 			continue
 		}
-		c := chunk.Choices[0]
-		var s string
-		if json.Unmarshal(c.Delta.Content, &s) == nil {
+		choices, _ := get(chunk, "choices").([]any)
+		if len(choices) == 0 {
+			continue
+		}
+		delta := get(choices[0], "delta")
+		if s, ok := get(delta, "content").(string); ok {
 			text.WriteString(s)
 		}
-		for _, d := range c.Delta.ToolCalls {
-			for len(calls) <= d.Index {
-				calls = append(calls, wireToolCall{Index: len(calls)})
+		list, _ := get(delta, "tool_calls").([]any)
+		for _, d := range list {
+			i := 0
+			if f, ok := get(d, "index").(float64); ok && f >= 0 && f < 1<<20 {
+				i = int(f)
 			}
-			tc := &calls[d.Index]
-			if d.ID != "" {
-				tc.ID = d.ID
+			tc := byIndex[i]
+			if tc == nil {
+				tc = &wireToolCall{Index: i}
+				byIndex[i] = tc
 			}
-			if d.Function.Name != "" {
-				tc.Function.Name = d.Function.Name
+			if id, _ := get(d, "id").(string); id != "" {
+				tc.ID = id
 			}
-			tc.Function.Arguments += d.Function.Arguments
+			fn := get(d, "function")
+			if name, _ := get(fn, "name").(string); name != "" {
+				tc.Function.Name = name
+			}
+			args, _ := get(fn, "arguments").(string)
+			tc.Function.Arguments += args
 		}
-		if c.FinishReason != nil {
-			finish = c.FinishReason
+		if f, ok := get(choices[0], "finish_reason").(string); ok {
+			finish = f
 		}
 	}
-	return []string{text.String()}, calls, finish
+	var texts []string
+	if text.Len() > 0 {
+		texts = []string{text.String()}
+	}
+	var calls []wireToolCall
+	for _, tc := range byIndex {
+		calls = append(calls, *tc)
+	}
+	sort.Slice(calls, func(a, b int) bool { return calls[a].Index < calls[b].Index })
+	return texts, calls, finish
 }
 
 // encode writes v as murmur's driver does: keys sorted, no HTML escaping.
@@ -293,35 +343,55 @@ func unescapeLineSeparators(s string) string {
 	return b.String()
 }
 
-// normalize rewrites the numbers of a decoded JSON value as serde_json
-// prints them: integers as they are, other numbers as shortest floats.
-func normalize(v any) any {
+// normalize rewrites the numbers of a decoded JSON value as murmur's
+// driver prints them: 64-bit integers as they are, other numbers as f64,
+// in decimals (at least one fraction digit) from 1e-5 to below 1e16, else
+// as shortest digits and an exponent (1e-6, 1e+16); past the f64 range an
+// error.
+func normalize(v any) (any, error) {
 	switch x := v.(type) {
 	case json.Number:
-		if _, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-			return x
+		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			return json.Number(strconv.FormatInt(i, 10)), nil
 		}
-		if _, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
-			return x
+		if u, err := strconv.ParseUint(x.String(), 10, 64); err == nil {
+			return json.Number(strconv.FormatUint(u, 10)), nil
 		}
 		f, err := strconv.ParseFloat(x.String(), 64)
-		if err != nil {
-			return x
+		if err != nil || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("number out of range")
 		}
-		if f == math.Trunc(f) && math.Abs(f) < 1e16 {
-			return json.Number(strconv.FormatFloat(f, 'f', 1, 64))
+		mant, exp, _ := strings.Cut(strconv.FormatFloat(f, 'e', -1, 64), "e")
+		e, _ := strconv.Atoi(exp)
+		if f != 0 && (e < -5 || e >= 16) {
+			if e >= 0 {
+				return json.Number(mant + "e+" + strconv.Itoa(e)), nil
+			}
+			return json.Number(mant + "e" + strconv.Itoa(e)), nil
 		}
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+		d := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.Contains(d, ".") {
+			d += ".0"
+		}
+		return json.Number(d), nil
 	case map[string]any:
 		for k, e := range x {
-			x[k] = normalize(e)
+			n, err := normalize(e)
+			if err != nil {
+				return nil, err
+			}
+			x[k] = n
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = normalize(e)
+			n, err := normalize(e)
+			if err != nil {
+				return nil, err
+			}
+			x[i] = n
 		}
 	}
-	return v
+	return v, nil
 }
 
 // canonicalOrSelf is the tool-result's data: the canonical response, or
