@@ -33,16 +33,19 @@ type overlayMount struct {
 func (m *overlayMount) upper() string { return filepath.Join(m.layer, "upper") }
 
 const (
-	dirFlags   = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	pathFlags  = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
-	opaqueAttr = "trusted.overlay.opaque"
+	dirFlags     = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	pathFlags    = unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	opaqueAttr   = "trusted.overlay.opaque"
+	redirectAttr = "trusted.overlay.redirect"
 )
 
-// overlayOptions: no redirects (a renamed lower folder is copied, so the
-// upper layer alone says what changed), no metadata-only copy-up (an upper
-// file always holds its data), no index, and volatile (no syncfs at
-// unmount: a case's upper layer never outlives the run).
-const overlayOptions = "redirect_dir=off,metacopy=off,index=off,xino=off"
+// overlayOptions: folders of the base can be renamed (redirect_dir: the
+// upper folder names the lower one it continues, which scanLayer reads;
+// without it rename(2) of such a folder is EXDEV and `git mv` fails), no
+// metadata-only copy-up (an upper file always holds its data), no index;
+// mountOverlay adds volatile (no syncfs at unmount: a case's upper layer
+// never outlives the run).
+const overlayOptions = "redirect_dir=on,metacopy=off,index=off,xino=off"
 
 // cloneOverlay mounts an overlay over dst (a fresh, empty session folder)
 // with the base as its read-only lower layer: no file is created.
@@ -171,38 +174,37 @@ func (b *Base) ownLower(uid, gid int) error {
 	return nil
 }
 
-// layerEntry is one entry of an overlay's upper layer (or of a released
-// session, which holds that layer's entries).
-type layerEntry struct {
-	name     string
-	typ      fs.FileMode // 0 for a regular file, fs.ModeDir, fs.ModeSymlink, ...
-	whiteout bool        // the base's entry at name was deleted
-	opaque   bool        // a folder that hides the base's folder at name
-}
-
 // scanLayer lists dir's entries, parents first, but the session's own
 // top-level names (Reserved), at most limit of them and maxDepth deep; the
 // note says what was left out. The layer was written by tools: it is read
 // by descriptor, never following a link.
 func scanLayer(ctx context.Context, dir string, limit int) ([]layerEntry, string, error) {
+	return scan(ctx, dir, limit, true)
+}
+
+// scan is scanLayer, with the session's own names too unless skipReserved.
+func scan(ctx context.Context, dir string, limit int, skipReserved bool) ([]layerEntry, string, error) {
 	fd, err := unix.Open(dir, dirFlags, 0)
 	if err != nil {
 		return nil, "", ioErr(err, "open %s", dir)
 	}
-	s := layerScan{ctx: ctx, limit: limit}
-	s.walk(fd, "", 0)
+	s := layerScan{ctx: ctx, limit: limit, skipReserved: skipReserved}
+	s.walk(fd, layerEntry{typ: fs.ModeDir, hasLower: true}, 0)
 	return s.out, s.note, ctx.Err()
 }
 
 type layerScan struct {
-	ctx   context.Context
-	limit int
-	out   []layerEntry
-	note  string
+	ctx          context.Context
+	limit        int
+	skipReserved bool
+	out          []layerEntry
+	note         string
 }
 
-func (s *layerScan) walk(fd int, prefix string, depth int) {
-	f := os.NewFile(uintptr(fd), prefix)
+// walk lists the folder fd, which is the layer's entry dir (its name
+// "" at the top), parents first.
+func (s *layerScan) walk(fd int, dir layerEntry, depth int) {
+	f := os.NewFile(uintptr(fd), dir.name)
 	defer f.Close()
 	des, err := f.ReadDir(-1)
 	if err != nil {
@@ -214,14 +216,14 @@ func (s *layerScan) walk(fd int, prefix string, depth int) {
 			return
 		}
 		name := d.Name()
-		if prefix == "" && slices.Contains(Reserved(), name) {
+		if s.skipReserved && dir.name == "" && slices.Contains(Reserved(), name) {
 			continue
 		}
 		if len(s.out) >= s.limit {
 			s.note = fmt.Sprintf("more than %d paths in the session; the rest not compared", s.limit)
 			return
 		}
-		e := layerEntry{name: path.Join(prefix, name), typ: d.Type().Type()}
+		e := layerEntry{name: path.Join(dir.name, name), typ: d.Type().Type()}
 		switch {
 		case e.typ&fs.ModeCharDevice != 0:
 			var st unix.Stat_t
@@ -232,19 +234,41 @@ func (s *layerScan) walk(fd int, prefix string, depth int) {
 				s.out = append(s.out, e)
 				continue
 			}
-			var v [2]byte
-			n, err := unix.Fgetxattr(cfd, opaqueAttr, v[:])
-			e.opaque = err == nil && n == 1 && v[0] == 'y'
+			lowerOf(cfd, &e, dir)
 			s.out = append(s.out, e)
 			if depth+1 >= maxDepth {
 				s.note = fmt.Sprintf("folders deeper than %d not compared (%s)", maxDepth, e.name)
 				_ = unix.Close(cfd)
 				return
 			}
-			s.walk(cfd, e.name, depth+1)
+			s.walk(cfd, e, depth+1)
 			continue
 		}
 		s.out = append(s.out, e)
+	}
+}
+
+// lowerOf reads the overlay's marks on the layer's folder fd, e, whose
+// parent is dir: opaque (no lower folder), or a redirect (the base folder
+// it was renamed from: absolute from the top, or a name beside it).
+func lowerOf(fd int, e *layerEntry, dir layerEntry) {
+	var v [2]byte
+	n, err := unix.Fgetxattr(fd, opaqueAttr, v[:])
+	if e.opaque = err == nil && n == 1 && v[0] == 'y'; e.opaque {
+		return
+	}
+	e.lower, e.hasLower = path.Join(dir.lower, path.Base(e.name)), dir.hasLower
+	buf := make([]byte, unix.PathMax)
+	n, err = unix.Fgetxattr(fd, redirectAttr, buf)
+	if err != nil || n == 0 {
+		return
+	}
+	r := string(buf[:n])
+	e.redirect = true
+	if strings.HasPrefix(r, "/") {
+		e.lower, e.hasLower = strings.Trim(path.Clean(r), "/"), true
+	} else {
+		e.lower = path.Join(dir.lower, r)
 	}
 }
 
@@ -318,18 +342,13 @@ func moveInto(from, to string) error {
 // own. Call it once the base is no lower layer of any mounted case: the
 // links share the base's files.
 func (b *Base) Materialise(ctx context.Context, dst string) error {
-	ups, _, err := scanLayer(ctx, dst, 4*b.lim.MaxEntries)
+	// The session's own folders too: every folder the case made carries
+	// the overlay's opaque mark (redirect_dir), to be removed.
+	ups, _, err := scan(ctx, dst, 4*b.lim.MaxEntries, false)
 	if err != nil {
 		return err
 	}
-	present := make(map[string]layerEntry, len(ups))
-	hidden := map[string]bool{}
-	for _, u := range ups {
-		present[u.name] = u
-		if u.whiteout || u.opaque || u.typ != fs.ModeDir {
-			hidden[u.name] = true
-		}
-	}
+	v := b.view(ups)
 	dirs := dirFDs{m: map[string]int{}}
 	defer dirs.closeAll()
 	top, err := unix.Open(dst, dirFlags, 0)
@@ -337,20 +356,33 @@ func (b *Base) Materialise(ctx context.Context, dst string) error {
 		return ioErr(err, "open %s", dst)
 	}
 	dirs.m["."] = top
+	put := func(e entry, name string) error {
+		if _, ok := v.present[name]; ok {
+			return nil
+		}
+		pfd, ok := dirs.open(path.Dir(name))
+		if !ok {
+			return nil // under something the case made that is no folder
+		}
+		if err := b.putBack(pfd, path.Base(name), e); err != nil {
+			return ioErr(err, "put back %s as %s in %s", e.name, name, dst)
+		}
+		return nil
+	}
 	for _, e := range b.entries {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if _, ok := present[e.name]; ok || hiddenBy(e.name, hidden) {
+		if hiddenBy(e.name, v.hidden) {
 			continue
 		}
-		pfd, ok := dirs.open(path.Dir(e.name))
-		if !ok {
-			continue // under something the case made that is no folder
+		if err := put(e, e.name); err != nil {
+			return err
 		}
-		base := path.Base(e.name)
-		if err := b.putBack(pfd, base, e); err != nil {
-			return ioErr(err, "put back %s in %s", e.name, dst)
+	}
+	for _, m := range v.moved {
+		if err := put(m.e, m.name); err != nil {
+			return err
 		}
 	}
 	for _, u := range ups {
@@ -359,9 +391,10 @@ func (b *Base) Materialise(ctx context.Context, dst string) error {
 		case !ok:
 		case u.whiteout:
 			_ = unix.Unlinkat(pfd, path.Base(u.name), 0)
-		case u.opaque:
+		case u.opaque || u.redirect:
 			if fd, ok := dirs.open(u.name); ok {
 				_ = unix.Fremovexattr(fd, opaqueAttr)
+				_ = unix.Fremovexattr(fd, redirectAttr)
 			}
 		}
 	}

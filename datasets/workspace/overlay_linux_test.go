@@ -4,6 +4,7 @@ package workspace
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -182,6 +185,7 @@ func TestOverlayMatchesCopy(t *testing.T) {
 	if a, c := treeHash(t, ov), treeHash(t, cp); a != c {
 		t.Errorf("materialised session differs from the copy's:\n%s\n%s", listTree(t, ov), listTree(t, cp))
 	}
+	noMarks(t, ov)
 }
 
 func fi0(t *testing.T, p string) (at time.Time) {
@@ -189,6 +193,28 @@ func fi0(t *testing.T, p string) (at time.Time) {
 	fi, err := os.Stat(p)
 	must(t, err)
 	return fi.ModTime()
+}
+
+// noMarks fails if a materialised session keeps an overlay mark: a
+// whiteout, or an opaque or redirect attribute.
+func noMarks(t *testing.T, dir string) {
+	t.Helper()
+	_ = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi.Mode()&os.ModeCharDevice != 0 {
+			t.Errorf("whiteout left: %s", p)
+		}
+		if fi.IsDir() {
+			for _, a := range []string{opaqueAttr, redirectAttr} {
+				if n, err := unix.Lgetxattr(p, a, make([]byte, 256)); err == nil && n > 0 {
+					t.Errorf("%s left on %s", a, p)
+				}
+			}
+		}
+		return nil
+	})
 }
 
 func listTree(t *testing.T, dir string) string {
@@ -344,11 +370,11 @@ func BenchmarkOverlay(b *testing.B) {
 }
 
 // TestOverlayMatchesCopyRandom applies the same random changes (writes,
-// appends, deletions of files and trees, new folders, file renames, kind
-// changes, links, modes) to a copied session and an overlaid one: the
-// diffs are byte-identical and the overlaid session, released and
-// materialised, is the same tree as the copy. (Renaming a folder of the
-// base is EXDEV on the overlay, as with redirect_dir=off; `mv` copies.)
+// appends, deletions of files and trees, new folders, renames of files and
+// folders, kind changes, links, modes) to a copied session and an
+// overlaid one: every change succeeds or fails alike, the diffs are
+// byte-identical, and the overlaid session, released and materialised, is
+// the same tree as the copy.
 func TestOverlayMatchesCopyRandom(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "src")
 	writeFiles(t, src, map[string]string{
@@ -357,22 +383,30 @@ func TestOverlayMatchesCopyRandom(t *testing.T) {
 	})
 	must(t, os.Symlink("a/1.txt", filepath.Join(src, "l")))
 	s, b, run := overlayCase(t, src)
-	paths := []string{"top.txt", "a", "a/1.txt", "a/b", "a/b/2.txt", "a/b/c", "a/b/c/3.txt", "d", "d/4.txt", "d/5.bin", "e", "e/6.txt", "l", "new", "new/x.txt", "a/b/y.txt", "d/z"}
-	for seed := range 40 {
+	paths := []string{"top.txt", "a", "a/1.txt", "a/b", "a/b/2.txt", "a/b/c", "a/b/c/3.txt", "d", "d/4.txt", "d/5.bin", "e", "e/6.txt", "l", "new", "new/x.txt", "a/b/y.txt", "d/z", "out", "out/sub"}
+	const seeds = 120
+	for seed := range seeds {
 		rng := rand.New(rand.NewPCG(uint64(seed), 7))
 		type op struct{ kind, p, q int }
 		var ops []op
 		for range 1 + rng.IntN(10) {
-			ops = append(ops, op{rng.IntN(9), rng.IntN(len(paths)), rng.IntN(len(paths))})
+			ops = append(ops, op{rng.IntN(12), rng.IntN(len(paths)), rng.IntN(len(paths))})
 		}
 		cp, ov := newSession(t, run, fmt.Sprintf("c%d", seed)), newSession(t, run, fmt.Sprintf("o%d", seed))
 		cres, err := s.Clone(t.Context(), b, cp, CloneOptions{Mechanism: Copy, UID: -1, GID: -1})
 		must(t, err)
 		ores, err := s.Clone(t.Context(), b, ov, CloneOptions{Mechanism: Overlay, UID: -1, GID: -1})
 		must(t, err)
-		for _, d := range []string{cp, ov} {
+		var results [2][]string
+		for i, d := range []string{cp, ov} {
 			for _, o := range ops {
 				p, q := filepath.Join(d, paths[o.p]), filepath.Join(d, paths[o.q])
+				if o.kind >= 9 { // mostly folders of the base, to names free or not
+					dirs, to := []string{"a", "a/b", "a/b/c", "d", "e", "renamed"}, []string{"renamed", "a/moved", "d/sub", "new", "e"}
+					p, q = filepath.Join(d, dirs[o.p%len(dirs)]), filepath.Join(d, to[o.q%len(to)])
+					err := os.Rename(p, q)
+					results[i] = append(results[i], fmt.Sprint(errors.Unwrap(err)))
+				}
 				switch o.kind {
 				case 0:
 					_ = os.WriteFile(p, []byte(fmt.Sprintf("w%d\n", seed)), 0o644)
@@ -406,6 +440,9 @@ func TestOverlayMatchesCopyRandom(t *testing.T) {
 				}
 			}
 		}
+		if fmt.Sprint(results[0]) != fmt.Sprint(results[1]) {
+			t.Fatalf("seed %d, ops %v: renames gave %v on the copy, %v on the overlay", seed, ops, results[0], results[1])
+		}
 		_, err = b.Diff(t.Context(), cp, cres, 0)
 		must(t, err)
 		_, err = b.Diff(t.Context(), ov, ores, 0)
@@ -416,10 +453,11 @@ func TestOverlayMatchesCopyRandom(t *testing.T) {
 		must(t, s.Release(ov, ores))
 	}
 	must(t, s.Close())
-	for seed := range 40 {
+	for seed := range seeds {
 		cp, ov := filepath.Join(run, "sessions", fmt.Sprintf("c%d", seed)), filepath.Join(run, "sessions", fmt.Sprintf("o%d", seed))
 		if treeHash(t, cp) != treeHash(t, ov) {
 			t.Errorf("seed %d: materialised tree differs\ncopy:\n%s\noverlay:\n%s", seed, listTree(t, cp), listTree(t, ov))
 		}
+		noMarks(t, ov)
 	}
 }

@@ -4,7 +4,6 @@ package workspace
 
 import (
 	"context"
-	"io/fs"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -13,12 +12,6 @@ import (
 type overlayMount struct{}
 
 func (*overlayMount) upper() string { return "" }
-
-type layerEntry struct {
-	name             string
-	typ              fs.FileMode
-	whiteout, opaque bool
-}
 
 func errNoOverlay() error {
 	return errcode.New(errcode.IO, "workspace: overlays are Linux's")
