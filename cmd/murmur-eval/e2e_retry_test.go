@@ -10,8 +10,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
 )
 
-// TestRetriesOfHarnessErrors: a provider that refuses the first attempt of
-// every other case yields those cases passed on their second attempt, the
+// TestRetriesOfHarnessErrors: a provider that redirects the first attempt
+// of every other case yields those cases passed on their second attempt, the
 // failed attempt kept as a row; the model's failures are never retried.
 // --keep-sessions failed keeps the folders of the attempts that did not pass.
 func TestRetriesOfHarnessErrors(t *testing.T) {
@@ -31,7 +31,9 @@ func TestRetriesOfHarnessErrors(t *testing.T) {
 			return nil
 		}
 		refused[caseID] = true
-		return &apitest.Reply{Status: 400, Body: apitest.AnthropicError("invalid_request_error", "provider outage")}
+		// A redirect is a harness error (E-EVL-015); a 4xx would end the
+		// session failed, as murmur's driver ends it, and not be retried.
+		return &apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}
 	})
 	manifest := filepath.Join(dir, "murmur.yaml")
 	yaml, err := os.ReadFile(manifest)
