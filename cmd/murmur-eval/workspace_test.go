@@ -3,6 +3,7 @@ package main
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -399,7 +400,8 @@ func TestWorkspace200Cases(t *testing.T) {
 	if m := os.Getenv("MURMUR_EVAL_E2E_BIG_CLONE"); m != "" {
 		env = append(env, workspace.CloneEnv+"="+m)
 	}
-	res := runWorkspace(t, dir, out, env, "--keep-sessions", "failed")
+	keep := cmp.Or(os.Getenv("MURMUR_EVAL_E2E_BIG_KEEP"), "failed") // all: every session completed at the end
+	res := runWorkspace(t, dir, out, env, "--keep-sessions", keep)
 	wall := time.Since(start)
 	rows := readParquet(t, filepath.Join(out, "results.parquet")).Rows
 	var stage, report []float64
