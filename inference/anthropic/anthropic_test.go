@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
 
 // conversation is a request with every kind of block: images (one without
@@ -210,6 +211,8 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestUTF8Error: the reasons murmur's driver gives for a body that is not
+// UTF-8 (Rust's from_utf8), which Decode and Failure use.
 func TestUTF8Error(t *testing.T) {
 	for in, want := range map[string]string{
 		"ok é":             "",
@@ -220,8 +223,8 @@ func TestUTF8Error(t *testing.T) {
 		"\xf4\x90\x80\x80": "invalid utf-8 sequence of 1 bytes from index 0",
 		"\xf0\x9f\x98A":    "invalid utf-8 sequence of 3 bytes from index 0",
 	} {
-		if got := utf8Error([]byte(in)); got != want {
-			t.Errorf("utf8Error(%q) = %q, want %q", in, got, want)
+		if got := httpapi.UTF8Error([]byte(in)); got != want {
+			t.Errorf("httpapi.UTF8Error(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func looksJSON(body []byte) bool {
 // would end the turn.
 func decodeJSON(body []byte) (ans answer, failure string) {
 	if !utf8.Valid(body) {
-		return answer{}, "driver: response body is not UTF-8: " + utf8Error(body)
+		return answer{}, "driver: response body is not UTF-8: " + httpapi.UTF8Error(body)
 	}
 	tree, err := decodeTree(body)
 	if err != nil {
@@ -222,7 +222,7 @@ func (a *API) Failure(status int, body []byte) httpapi.Failure {
 	f := httpapi.Failure{Message: errorMessage(body)}
 	// A body cut at the harness's limit may end inside a character: only
 	// an invalid sequence before the end is the driver's failure.
-	if msg := utf8Error(body); msg != "" && !strings.HasPrefix(msg, "incomplete") {
+	if msg := httpapi.UTF8Error(body); msg != "" && !strings.HasPrefix(msg, "incomplete") {
 		f.Text = "driver: error response body is not UTF-8: " + msg
 	}
 	return f
