@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
@@ -174,8 +176,13 @@ func edgeExchanges() []exchange {
 func TestDifferentialBuiltinAndDriver(t *testing.T) {
 	c := compileFixture(t)
 	req := &inference.Request{MaxTokens: 256, Model: "gpt-4o", Params: json.RawMessage(`{}`), System: "be brief",
-		Tools:    []inference.Tool{{Name: "bash", Description: "run a command", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Messages: []inference.Message{inference.UserMessage("list the files")}}
+		Tools: []inference.Tool{{Name: "bash", Description: "run a command", Parameters: json.RawMessage(`{"type":"object"}`)}, {Name: "now"}},
+		Messages: []inference.Message{
+			{Role: "user", Content: json.RawMessage(`[{"type":"text","text":"list the files"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}}]`)},
+			inference.AssistantMessage(json.RawMessage(`[{"type":"thinking","text":"hm","signature":"s"},{"type":"text","text":"Let me look."},{"type":"tool_call","id":"call_0","name":"bash","input":{"z":"<&>","command":"ls","n":1.50}}]`)),
+			inference.ToolMessage("call_0", false, "a.txt"),
+			inference.AssistantMessage(json.RawMessage(`[{"type":"text","text":"One file."},{"type":"text","text":"Again?"}]`)),
+			inference.UserMessage("yes")}}
 	for _, ex := range append(exchanges(), edgeExchanges()...) {
 		t.Run(ex.name, func(t *testing.T) {
 			srv := apitest.New(t, func(r apitest.Request) apitest.Reply {
@@ -210,6 +217,7 @@ func TestDifferentialBuiltinAndDriver(t *testing.T) {
 			if builtin != viaDriver {
 				t.Errorf("built-in %v\ndriver   %v: they differ", builtin, viaDriver)
 			}
+			sameRequest(t, srv.Requests())
 			for _, r := range srv.Requests() {
 				if r.Path != "/chat/completions" {
 					t.Errorf("request %d: path %s, want /chat/completions", r.Call, r.Path)
@@ -219,6 +227,26 @@ func TestDifferentialBuiltinAndDriver(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// sameRequest checks that the built-in provider (the first request) sent
+// what the driver (the second) sent, but for the driver's stream: true.
+func sameRequest(t *testing.T, reqs []apitest.Request) {
+	t.Helper()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want one from each side", len(reqs))
+	}
+	var builtin, drv map[string]any
+	if json.Unmarshal(reqs[0].Body, &builtin) != nil || json.Unmarshal(reqs[1].Body, &drv) != nil {
+		t.Fatalf("request bodies are not JSON objects:\n%s\n%s", reqs[0].Body, reqs[1].Body)
+	}
+	if drv["stream"] != true || builtin["stream"] != nil {
+		t.Errorf("stream: driver %v, built-in %v; want true and absent", drv["stream"], builtin["stream"])
+	}
+	delete(drv, "stream")
+	if diff := cmp.Diff(drv, builtin); diff != "" {
+		t.Errorf("request bodies differ (-driver +built-in):\n%s", diff)
 	}
 }
 

@@ -30,11 +30,15 @@ type (
 		Content    []canonicalBlock `json:"content"`
 	}
 	canonicalBlock struct {
-		Type  string          `json:"type"`
-		Text  string          `json:"text,omitempty"`
-		ID    string          `json:"id,omitempty"`
-		Name  string          `json:"name,omitempty"`
-		Input json.RawMessage `json:"input,omitempty"`
+		Type   string          `json:"type"`
+		Text   string          `json:"text,omitempty"`
+		ID     string          `json:"id,omitempty"`
+		Name   string          `json:"name,omitempty"`
+		Input  json.RawMessage `json:"input,omitempty"`
+		Source *struct {
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		} `json:"source,omitempty"`
 	}
 	wireToolCall struct {
 		Index    int    `json:"index"`
@@ -67,9 +71,6 @@ func drive(input []byte, env map[string]string) (string, bool) {
 	if endpoint == "" {
 		return "driver: MURMUR_INFERENCE_ENDPOINT is not set", true
 	}
-	if req.Model == "" {
-		req.Model = env["MURMUR_INFERENCE_MODEL"]
-	}
 	body, err := encodeRequest(&req)
 	if err != nil {
 		return "driver: " + err.Error(), true
@@ -88,6 +89,11 @@ func drive(input []byte, env map[string]string) (string, bool) {
 	return decodeResponse(resp)
 }
 
+// encodeRequest writes the request as murmur's driver does: user text as
+// a string (parts when there is an image), an assistant's tool calls alone
+// (content null, the input re-encoded with sorted keys), the tool
+// parameters as given, the description only when set,
+// max_completion_tokens always, stream: true.
 func encodeRequest(req *canonicalRequest) ([]byte, error) {
 	var msgs []map[string]any
 	if req.System != "" {
@@ -97,19 +103,15 @@ func encodeRequest(req *canonicalRequest) ([]byte, error) {
 		text := joinText(m.Content)
 		switch m.Role {
 		case "user":
-			msgs = append(msgs, map[string]any{"role": "user", "content": text})
+			msgs = append(msgs, map[string]any{"role": "user", "content": userContent(m.Content, text)})
 		case "tool":
 			msgs = append(msgs, map[string]any{"role": "tool", "tool_call_id": m.ToolCallID, "content": text})
 		case "assistant":
 			var calls []map[string]any
 			for _, b := range m.Content {
 				if b.Type == "tool_call" {
-					args := string(b.Input)
-					if args == "" {
-						args = "{}"
-					}
 					calls = append(calls, map[string]any{"id": b.ID, "type": "function",
-						"function": map[string]any{"name": b.Name, "arguments": args}})
+						"function": map[string]any{"name": b.Name, "arguments": inputText(b.Input)}})
 				}
 			}
 			if len(calls) > 0 {
@@ -121,19 +123,57 @@ func encodeRequest(req *canonicalRequest) ([]byte, error) {
 			return nil, fmt.Errorf("unsupported message role %q", m.Role)
 		}
 	}
-	body := map[string]any{"model": req.Model, "messages": msgs, "stream": true}
-	if req.MaxTokens > 0 {
-		body["max_completion_tokens"] = req.MaxTokens
-	}
+	body := map[string]any{"model": req.Model, "messages": msgs, "stream": true, "max_completion_tokens": req.MaxTokens}
 	if len(req.Tools) > 0 {
 		var tools []map[string]any
 		for _, t := range req.Tools {
-			tools = append(tools, map[string]any{"type": "function",
-				"function": map[string]any{"name": t.Name, "description": t.Description, "parameters": t.Parameters}})
+			fn := map[string]any{"name": t.Name, "parameters": t.Parameters}
+			if t.Description != "" {
+				fn["description"] = t.Description
+			}
+			tools = append(tools, map[string]any{"type": "function", "function": fn})
 		}
 		body["tools"] = tools
 	}
-	return json.Marshal(body)
+	return []byte(encode(body)), nil
+}
+
+// userContent is the text, or with an image the text and image_url parts.
+func userContent(blocks []canonicalBlock, text string) any {
+	var parts []map[string]any
+	image := false
+	for _, b := range blocks {
+		switch {
+		case b.Type == "text":
+			parts = append(parts, map[string]any{"type": "text", "text": b.Text})
+		case b.Type == "image" && b.Source != nil:
+			parts = append(parts, map[string]any{"type": "image_url",
+				"image_url": map[string]any{"url": "data:" + b.Source.MediaType + ";base64," + b.Source.Data}})
+			image = true
+		}
+	}
+	if !image {
+		return text
+	}
+	return parts
+}
+
+// inputText is a tool call's input re-encoded as serde_json writes it.
+func inputText(input json.RawMessage) string {
+	if len(input) == 0 {
+		return "{}"
+	}
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(input)
+	}
+	n, err := normalize(v)
+	if err != nil {
+		return string(input)
+	}
+	return encode(n)
 }
 
 func joinText(blocks []canonicalBlock) string {
