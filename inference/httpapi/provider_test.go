@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	oteltrace "go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
@@ -294,4 +296,29 @@ func TestConnectionLimitHolds(t *testing.T) {
 		t.Errorf("at most %d requests in flight, want 2..8", m)
 	}
 	t.Logf("%d requests, at most %d in flight", len(srv.Requests()), srv.MaxInFlight())
+}
+
+// FuzzUTF8Error: bodies are untrusted; the reason is given exactly when
+// the body is not UTF-8, and names an index inside it.
+func FuzzUTF8Error(f *testing.F) {
+	f.Add([]byte("ok"))
+	f.Add([]byte("bad \xe2\x82"))
+	f.Add([]byte("\xf0\x90\x80A"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		msg := httpapi.UTF8Error(b)
+		if (msg == "") != utf8.Valid(b) {
+			t.Fatalf("UTF8Error(%q) = %q", b, msg)
+		}
+		var n, i int
+		if msg != "" {
+			if _, err := fmt.Sscanf(msg, "invalid utf-8 sequence of %d bytes from index %d", &n, &i); err != nil {
+				if _, err := fmt.Sscanf(msg, "incomplete utf-8 byte sequence from index %d", &i); err != nil {
+					t.Fatalf("UTF8Error(%q) = %q", b, msg)
+				}
+			}
+			if i < 0 || i >= len(b) || n < 0 || n > 3 || !utf8.Valid(b[:i]) {
+				t.Fatalf("UTF8Error(%q) = %q: index or length out of place", b, msg)
+			}
+		}
+	})
 }

@@ -228,6 +228,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(apitest.OpenAICompletion("tool_calls", "x", 1, 2, apitest.OpenAIToolCall("c", "n", `{"a":1}`))))
 	f.Add([]byte(apitest.OpenAICompletion("stop", "hi", 1, 2)))
 	f.Add([]byte(`{"choices":[{"message":{"content":[{"type":"text","text":"a"}],"tool_calls":[{"function":{"name":"n","arguments":{"b":2}}}]},"finish_reason":null}]}`))
+	f.Add([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\",\"tool_calls\":[{\"index\":2,\"id\":\"c\",\"function\":{\"name\":\"n\",\"arguments\":\"{\\\"x\\\":1.5e-9}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r, err := Decode(body)
 		if err != nil {
