@@ -10,8 +10,10 @@ func TestJoinURL(t *testing.T) {
 	tests := []struct{ endpoint, path, override, want string }{
 		{"https://api.anthropic.com", "/v1/messages", "", "https://api.anthropic.com/v1/messages"},
 		{"https://api.anthropic.com/", "/v1/messages", "", "https://api.anthropic.com/v1/messages"},
-		{"https://api.openai.com/v1", "/v1/chat/completions", "", "https://api.openai.com/v1/chat/completions"},
-		{"http://localhost:11434/v1/", "/v1/chat/completions", "", "http://localhost:11434/v1/chat/completions"},
+		{"https://api.openai.com/v1", "/chat/completions", "", "https://api.openai.com/v1/chat/completions"},
+		{"http://localhost:11434/v1/", "/chat/completions", "", "http://localhost:11434/v1/chat/completions"},
+		{"http://localhost:11434", "/chat/completions", "", "http://localhost:11434/chat/completions"},
+		{"https://x.example/v1", "/v1/messages", "", "https://x.example/v1/v1/messages"},
 		{"https://gw.example/anthropic", "/v1/messages", "", "https://gw.example/anthropic/v1/messages"},
 		{"https://gw.example/api?key=1", "/v1/chat/completions", "", "https://gw.example/api/v1/chat/completions?key=1"},
 		{"https://x.example/openai/deployments/d", "/v1/chat/completions", "chat/completions", "https://x.example/openai/deployments/d/chat/completions"},
