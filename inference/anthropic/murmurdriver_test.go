@@ -92,7 +92,7 @@ func driverExchanges() []struct{ name, body, want string } {
 		{"JSON array", `[1,2]`, emptyTurn},
 		{"text not a string", `{"type":"message","content":[{"type":"text","text":5}],"stop_reason":"end_turn"}`, `{"content":[{"text":"","type":"text"}],"stop_reason":"end_turn"}`},
 		{"malformed JSON", `{"type":"message","content":[{"type":"te`, `failed: {"error":"driver: failed to parse Anthropic response JSON: `},
-		{"trailing characters", msg("end_turn", 1, 1, txt("ok")) + " x", `failed: {"error":"driver: failed to parse Anthropic response JSON: `},
+		{"trailing characters", msg("end_turn", 1, 1, txt("ok")) + " x", `failed: {"error":"driver: failed to parse Anthropic response JSON: trailing characters at line 1 column 294","stop_reason":"error"}`},
 		{"not UTF-8", "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"\xe2\x82A\"}]}", `failed: {"error":"driver: response body is not UTF-8: invalid utf-8 sequence of 2 bytes from index 52","stop_reason":"error"}`},
 		{"empty body", ``, emptyTurn},
 		{"HTML", `<html>hi</html>`, emptyTurn},
@@ -115,6 +115,11 @@ func driverExchanges() []struct{ name, body, want string } {
 			block("0", "thinking", "") + delta("0", "thinking_delta", "thinking", "hmm") + block("1", "redacted_thinking", `,"data":"x"`) +
 				delta("1", "text_delta", "text", "into redacted") + delta("0", "text_delta", "text", "wrong kind") + "event: message_stop\ndata: {}\n\n",
 			`{"content":[{"signature":"","text":"hmm","type":"thinking"},{"text":"into redacted","type":"text"}],"stop_reason":"end_turn"}`},
+		{"a number beyond f64 in JSON", msg("tool_use", 1, 1, apitest.AnthropicToolUse("t1", "calc", `{"n":1e400}`)), `failed: {"error":"driver: failed to parse Anthropic response JSON: `},
+		{"a number beyond f64 in a tool's streamed input, or in an event",
+			block("0", "tool_use", `,"id":"t","name":"n"`) + delta("0", "input_json_delta", "partial_json", `{\"n\":1e400}`) +
+				block("1", "text", "") + strings.Replace(delta("1", "text_delta", "text", "lost"), `"index":1`, `"index":1,"x":1e400`, 1) + "event: message_stop\ndata: {}\n\n",
+			`{"content":[{"id":"t","input":{},"name":"n","type":"tool_call"}],"stop_reason":"end_turn"}`},
 		{"tool input keys sorted, HTML not escaped", msg("tool_use", 1, 1, apitest.AnthropicToolUse("t1", "calc", `{"z":1,"a":{"y":2.50,"b":1e2},"m":"<x>"}`)),
 			`{"content":[{"id":"t1","input":{"a":{"b":100.0,"y":2.5},"m":"<x>","z":1},"name":"calc","type":"tool_call"}],"stop_reason":"tool_call"}`},
 	}
@@ -147,6 +152,23 @@ func sameTurn(got, want string) bool {
 		return json.Unmarshal([]byte(got), &g) == nil && json.Unmarshal([]byte(want), &w) == nil && reflect.DeepEqual(g, w)
 	}
 	return got == want || strings.HasSuffix(want, ": ") && strings.HasPrefix(got, want)
+}
+
+// TestSerdeNumbers: numbers in a tool's input as murmur's driver passed
+// them on, recorded (the input was [1e15,1e16,…] in a JSON answer).
+func TestSerdeNumbers(t *testing.T) {
+	in := strings.Split("1e15,1e16,1e17,100,100.0,2.50,0.0001,0.00001,1.5e-7,123.456,1e21,12345678901234567890,18446744073709551615,18446744073709551616,-9223372036854775808,-9223372036854775809,-0,-0.0,0.0,0,1e-400,5e-324,1.7976931348623157e308,0.1,1234567.125,1e0,1E2,3.0e1,99999999999999999,1e22,1.5e300,-1.25e-10,0.000123,123456789.0", ",")
+	want := strings.Split("1000000000000000.0,1e+16,1e+17,100,100.0,2.5,0.0001,0.00001,1.5e-7,123.456,1e+21,12345678901234567890,18446744073709551615,1.8446744073709552e+19,-9223372036854775808,-9.223372036854776e+18,-0.0,-0.0,0.0,0,0.0,5e-324,1.7976931348623157e+308,0.1,1234567.125,1.0,100.0,30.0,99999999999999999,1e+22,1.5e+300,-1.25e-10,0.000123,123456789.0", ",")
+	for i, lit := range in {
+		if got, err := serdeNumber(lit); got != want[i] || err != nil {
+			t.Errorf("serdeNumber(%s) = %s, %v; murmur's driver wrote %s", lit, got, err, want[i])
+		}
+	}
+	for _, lit := range []string{"1e400", "-1e309", "1" + strings.Repeat("0", 400)} {
+		if _, err := serdeNumber(lit); err == nil {
+			t.Errorf("serdeNumber(%s...) accepted a number beyond f64", lit[:6])
+		}
+	}
 }
 
 // TestFailuresAsMurmurDriver: an answer of status 400 or more ends the

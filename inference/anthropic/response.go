@@ -140,7 +140,8 @@ func decodeJSON(body []byte) (ans answer, failure string) {
 	return ans, ""
 }
 
-// decodeTree decodes one JSON value, numbers kept as written.
+// decodeTree decodes one JSON value as serde_json does, numbers as it
+// writes them again (serdeNumbers): a number beyond f64 fails.
 func decodeTree(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -148,10 +149,14 @@ func decodeTree(data []byte) (any, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, err
 	}
-	if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
-		return nil, fmt.Errorf("trailing characters at offset %d", dec.InputOffset())
+	end := int(dec.InputOffset())
+	if rest := bytes.TrimLeft(data[end:], " \t\n\r"); len(rest) > 0 {
+		at := len(data) - len(rest) // serde's position: line and byte column, from 1
+		line := bytes.Count(data[:at], []byte("\n")) + 1
+		col := at - bytes.LastIndexByte(data[:at], '\n')
+		return nil, fmt.Errorf("trailing characters at line %d column %d", line, col)
 	}
-	return tree, nil
+	return serdeNumbers(tree)
 }
 
 // serdeJSON writes a decoded value as serde_json writes one: object keys
