@@ -27,7 +27,7 @@
 //     file murmur-eval owns with one link, and creates it fresh otherwise.
 //     A link planted at a name is replaced, never written through. On
 //     Linux, WriteFile first tries the whole write as one openat2
-//     (O_CREAT|O_EXCL, RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), which the
+//     (O_CREAT|O_EXCL, RESOLVE_NO_SYMLINKS), which the
 //     kernel grants only for a fresh name under real folders; anything
 //     else falls through to the removal and replacement above.
 //

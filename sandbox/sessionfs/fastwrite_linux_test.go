@@ -14,6 +14,7 @@ func TestWriteFast(t *testing.T) {
 		plant    func(t *testing.T, h hostile)
 		write    string
 		wantDone bool
+		viaLink  bool // write through <top>/sess-link, a link to the session folder
 	}{
 		{name: "fresh at the top", write: "eval.jsonl", wantDone: true},
 		{name: "fresh in a folder", write: "out/result.txt", wantDone: true},
@@ -34,6 +35,16 @@ func TestWriteFast(t *testing.T) {
 				must(t, os.Symlink(h.host, h.p("out")))
 			}},
 		{name: "missing parent", write: "new/result.txt"},
+		{name: "session folder reached through a link", write: "out/result.txt", wantDone: true,
+			plant: func(t *testing.T, h hostile) {
+				must(t, os.Symlink(h.sess, h.top+"/sess-link"))
+			}, viaLink: true},
+		{name: "parent linked inside, folder through a link", write: "out/result.txt", viaLink: true,
+			plant: func(t *testing.T, h hostile) {
+				must(t, os.Symlink(h.sess, h.top+"/sess-link"))
+				must(t, os.RemoveAll(h.p("out")))
+				must(t, os.Symlink("logs", h.p("out")))
+			}},
 		{name: "fifo", write: "eval.jsonl", plant: func(t *testing.T, h hostile) { mkfifo(t, h.p("eval.jsonl")) }},
 	}
 	for _, tt := range tests {
@@ -45,8 +56,15 @@ func TestWriteFast(t *testing.T) {
 			before, _ := os.Lstat(h.p(tt.write))
 			var done bool
 			var err error
-			prompt(t, func() { done, err = writeFast(h.sess, tt.write, []byte("written"), 0o644) })
-			defer h.intact(t)
+			dir := h.sess
+			if tt.viaLink {
+				dir = h.top + "/sess-link"
+			}
+			prompt(t, func() { done, err = writeFast(dir, tt.write, []byte("written"), 0o644) })
+			defer func() {
+				_ = os.Remove(h.top + "/sess-link") // a third entry beside sess and host
+				h.intact(t)
+			}()
 			if err != nil || done != tt.wantDone {
 				t.Fatalf("writeFast(%q) = %v, %v; want done %v and no error", tt.write, done, err, tt.wantDone)
 			}
