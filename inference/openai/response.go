@@ -15,10 +15,8 @@ import (
 
 // wireUsage is the completion's token counts.
 type wireUsage struct {
-	Usage *struct {
-		PromptTokens     int64 `json:"prompt_tokens"`
-		CompletionTokens int64 `json:"completion_tokens"`
-	} `json:"usage"`
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
 }
 
 // answerCall is one tool call of an answer, as the driver reads it.
@@ -43,12 +41,12 @@ func (a *API) Decode(body []byte) (*inference.Response, error) { return Decode(b
 
 // Decode is API.Decode without an API: it needs no configuration.
 func Decode(body []byte) (*inference.Response, error) {
-	content, stop, failed := decode(body)
+	content, stop, failed, u := decode(body)
 	if failed != "" {
 		return httpapi.Failed(failed), nil
 	}
 	out := map[string]any{"content": content, "stop_reason": stop}
-	if u := usage(body); u != nil {
+	if u != nil {
 		out["usage"] = u
 	}
 	r, err := inference.ParseResponse([]byte(httpapi.DriverJSON(out)))
@@ -61,9 +59,9 @@ func Decode(body []byte) (*inference.Response, error) {
 // decode is the driver's reading of a 2xx body: the content blocks and
 // stop reason, or the text it fails with. Like the driver, it reads the
 // JSON leniently: a field of the wrong type counts as absent.
-func decode(body []byte) (content []any, stop, failed string) {
+func decode(body []byte) (content []any, stop, failed string, u *inference.Usage) {
 	if msg := httpapi.UTF8Error(body); msg != "" {
-		return nil, "", "driver: response body is not UTF-8: " + msg
+		return nil, "", "driver: response body is not UTF-8: " + msg, nil
 	}
 	var texts []string
 	var calls []answerCall
@@ -71,10 +69,15 @@ func decode(body []byte) (content []any, stop, failed string) {
 	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		texts, calls, finish = assembleStream(body)
 	} else {
-		var err error
-		if texts, calls, finish, err = completion(body); err != nil {
-			return nil, "", err.Error()
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(body, &top); err != nil {
+			return nil, "", "driver: failed to parse OpenAI response JSON: " + err.Error(), nil
 		}
+		var err error
+		if texts, calls, finish, err = completion(top); err != nil {
+			return nil, "", err.Error(), nil
+		}
+		u = usage(top["usage"])
 	}
 	switch finish {
 	case "", "stop":
@@ -84,41 +87,38 @@ func decode(body []byte) (content []any, stop, failed string) {
 	case "length":
 		stop = inference.StopMaxTokens
 	case "content_filter":
-		return nil, "", "OpenAI response blocked by content_filter"
+		return nil, "", "OpenAI response blocked by content_filter", nil
 	default:
-		return nil, "", fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish)
+		return nil, "", fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish), nil
 	}
 	content = []any{}
 	for _, tc := range calls {
 		input, err := arguments(tc.arguments)
 		if err != nil {
-			return nil, "", "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error()
+			return nil, "", "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error(), nil
 		}
 		content = append(content, map[string]any{"id": tc.id, "input": input, "name": tc.name, "type": "tool_call"})
 	}
 	if len(calls) > 0 {
-		return content, stop, ""
+		return content, stop, "", u
 	}
 	for _, t := range texts {
 		content = append(content, map[string]any{"text": t, "type": "text"})
 	}
-	return content, stop, ""
+	return content, stop, "", u
 }
 
 // completion reads a JSON chat completion's first choice: its text (a
 // string content, even "", or each text part), its tool calls (arguments
 // that are not a string count as "{}") and its finish_reason.
-func completion(body []byte) (texts []string, calls []answerCall, finish string, err error) {
-	var v json.RawMessage
-	if err := json.Unmarshal(body, &v); err != nil {
-		return nil, nil, "", fmt.Errorf("driver: failed to parse OpenAI response JSON: %w", err)
-	}
-	choices := array(field(body, "choices"))
+func completion(top map[string]json.RawMessage) (texts []string, calls []answerCall, finish string, err error) {
+	choices := array(top["choices"])
 	if len(choices) == 0 {
 		return nil, nil, "", fmt.Errorf("driver: OpenAI response missing choices[0]")
 	}
-	msg := field(choices[0], "message")
-	content := field(msg, "content")
+	choice := object(choices[0])
+	msg := object(choice["message"])
+	content := msg["content"]
 	if s, ok := str(content); ok {
 		texts = []string{s}
 	}
@@ -129,7 +129,7 @@ func completion(body []byte) (texts []string, calls []answerCall, finish string,
 			}
 		}
 	}
-	for _, raw := range array(field(msg, "tool_calls")) {
+	for _, raw := range array(msg["tool_calls"]) {
 		fn := field(raw, "function")
 		tc := answerCall{arguments: "{}"}
 		tc.id, _ = str(field(raw, "id"))
@@ -139,17 +139,23 @@ func completion(body []byte) (texts []string, calls []answerCall, finish string,
 		}
 		calls = append(calls, tc)
 	}
-	finish, _ = str(field(choices[0], "finish_reason"))
+	finish, _ = str(choice["finish_reason"])
 	return texts, calls, finish, nil
 }
 
 // field is raw's member key when raw is an object, else nil.
 func field(raw json.RawMessage, key string) json.RawMessage {
+	return object(raw)[key]
+}
+
+// object is raw's members when raw is an object, else nil (keys matched
+// exactly, the last of a repeated key kept, as serde_json reads them).
+func object(raw json.RawMessage) map[string]json.RawMessage {
 	var obj map[string]json.RawMessage
 	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil {
 		return nil
 	}
-	return obj[key]
+	return obj
 }
 
 // array is raw's elements when raw is an array, else nil.
@@ -192,12 +198,12 @@ func arguments(s string) (any, error) {
 
 // usage is the completion's token counts, nil when absent or not valid
 // (the driver reads no usage, so none makes the answer unusable).
-func usage(body []byte) *inference.Usage {
-	var w wireUsage
-	if json.Unmarshal(body, &w) != nil || w.Usage == nil || w.Usage.PromptTokens < 0 || w.Usage.CompletionTokens < 0 {
+func usage(raw json.RawMessage) *inference.Usage {
+	var u wireUsage
+	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.PromptTokens < 0 || u.CompletionTokens < 0 || string(raw) == "null" {
 		return nil
 	}
-	return &inference.Usage{InputTokens: w.Usage.PromptTokens, OutputTokens: w.Usage.CompletionTokens}
+	return &inference.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 }
 
 // Failure reads an error body: {"error":{"message","type","code"}}, or
