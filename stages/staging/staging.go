@@ -91,8 +91,10 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	// The session folder is new (its id is too), so below it plain Mkdir
 	// will do: MkdirAll would first stat every path it creates, and
 	// file-system calls are most of a trivial case's cost (BENCHMARKS.md).
-	if err := os.MkdirAll(c.SessionDir, 0o755); err != nil {
-		return errcode.Wrap(errcode.IO, err, "create session folder")
+	if err := os.Mkdir(c.SessionDir, 0o755); err != nil { // sessions/ is the run's: one call
+		if err := os.MkdirAll(c.SessionDir, 0o755); err != nil {
+			return errcode.Wrap(errcode.IO, err, "create session folder")
+		}
 	}
 	// The workspace first: its names never collide with the session's own
 	// (workspace.Reserved are refused when its base is read).
@@ -126,7 +128,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	// 0600: a task_path may name any file the evaluator can read; only the
 	// tool's uid gets task.md (sandbox's handOver gives it at each call).
-	if err := os.WriteFile(filepath.Join(c.SessionDir, "task.md"), []byte(task), 0o600); err != nil {
+	if err := sessionfs.WriteFile(c.SessionDir, "task.md", []byte(task), 0o600); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write task.md")
 	}
 	if err := s.setup(ctx, c, in, cap, ts, ws); err != nil {
