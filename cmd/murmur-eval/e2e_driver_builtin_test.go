@@ -169,7 +169,7 @@ capabilities:
 
 // TestDriverAndBuiltinVerdicts runs the dataset through the installed
 // driver and through the built-in provider: the same status, exit status,
-// turns, tool calls and result.txt per case, the 400 and content_filter
+// turns, tool calls, murmur's token counts and result.txt per case, the 400 and content_filter
 // included (murmur's driver ends them failed, result.txt its error
 // response), the refusal dropped and tool calls under finish_reason stop
 // left unanswered.
@@ -202,7 +202,7 @@ func TestDriverAndBuiltinVerdicts(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"hello", "multiply", "wrong", "ramble", "rejected", "filtered", "refused", "unanswered"} {
-		for _, col := range []string{"status", "exit_status", "error_code", "turns", "tool_calls", "model"} {
+		for _, col := range []string{"status", "exit_status", "error_code", "turns", "tool_calls", "model", "input_tokens", "output_tokens"} {
 			if drv[id][col] != builtin[id][col] {
 				t.Errorf("%s: %s through the driver %v, through the built-in provider %v", id, col, drv[id][col], builtin[id][col])
 			}
