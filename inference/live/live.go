@@ -15,6 +15,7 @@ import (
 // concurrent use.
 type Source struct {
 	client *httpapi.Client
+	memo   memo
 }
 
 // New returns a Source sending through client.
@@ -32,7 +33,7 @@ func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provi
 		return nil, errcode.New(errcode.ProviderDriver,
 			"inference.transport %q is not served", c.Inference.Transport)
 	}
-	api, err := Select(c.Inference)
+	api, err := s.memo.selectAPI(c.Inference)
 	if err != nil {
 		return nil, err
 	}
