@@ -13,12 +13,20 @@ import (
 // they are: the files the harness wrote (trace.jsonl, the tools' hard
 // links shared with other cases) remain the evaluator's and read-only to
 // the tool; only task.md, written 0600, is given to the tool so that it,
-// and no other user of the host, can read its task.
-func handOver(dir string, uid int) error {
+// and no other user of the host, can read its task. With layer (an
+// overlaid session's upper layer) only the folders the case created or
+// copied up are looked at: the base's were given to uid once per run.
+func handOver(dir, layer string, uid int) error {
 	if uid == os.Getuid() {
 		return nil
 	}
-	if err := sessionfs.ChownDirs(dir, uid, uid, "tools"); err != nil {
+	var err error
+	if layer != "" {
+		err = sessionfs.ChownLayerDirs(dir, layer, uid, uid, "tools")
+	} else {
+		err = sessionfs.ChownDirs(dir, uid, uid, "tools")
+	}
+	if err != nil {
 		return err
 	}
 	r, err := sessionfs.Open(dir)

@@ -63,7 +63,13 @@ type Proc struct {
 	// ExecFiles (a native tool's binary, a check's command) are executable,
 	// each with its closure (ELF interpreter, libraries, a script's
 	// interpreter); nothing else is unless WorkdirExec or CapsuleGrants.
-	SessionDir  string
+	SessionDir string
+	// Layer, when set, is the writable upper layer of the overlay mounted
+	// at SessionDir (a harness-private folder no tool reaches): the
+	// workdir guard measures it, what the case added, instead of the
+	// whole session, and only its folders are handed over to the tool
+	// user (sessionfs.ChownLayerDirs).
+	Layer       string
 	WorkdirExec bool
 	ExecFiles   []string
 	// CapsuleGrants applies the Spawner's capsule grants (SpawnerOptions):

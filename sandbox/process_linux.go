@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,7 +76,7 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		return nil, interrupted(ctx, p.Argv[0])
 	}
 	if s.host.UserNS {
-		if err := handOver(p.SessionDir, subprocessUID()); err != nil {
+		if err := handOver(p.SessionDir, p.Layer, subprocessUID()); err != nil {
 			return nil, ioError(err, "hand %s over to the subprocess user", p.SessionDir)
 		}
 	}
@@ -131,7 +132,7 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 				kill()
 				return
 			case <-tick.C:
-				if err := CheckWorkdir(p.SessionDir, p.Resources.WorkdirMaxBytes); err != nil {
+				if err := CheckWorkdir(cmp.Or(p.Layer, p.SessionDir), p.Resources.WorkdirMaxBytes); err != nil {
 					breach = err
 					kill()
 					return

@@ -27,8 +27,9 @@ type Base struct {
 	Kind   string // datasets.WorkspaceDir, ...Tar, ...TarGz, ...Zip
 	Dir    string // <run>/.workspaces/<hash>
 	// Bytes is what the base measures as the workdir guard measures a
-	// session (sessionfs.Size): a case's workdir_max_bytes is raised by it,
-	// so the limit counts what the case adds.
+	// session (sessionfs.Size): a copied case's workdir_max_bytes is raised
+	// by it, so the limit counts what the case adds (an overlaid case's
+	// guard measures its upper layer instead).
 	Bytes uint64
 	Files int // regular files
 

@@ -69,6 +69,17 @@ type CloneResult struct {
 	stamps map[string]stamp
 }
 
+// UpperDir is the overlaid case's writable upper layer, a folder of the
+// run's harness-private .overlays that no tool reaches: what the case
+// added or changed, and nothing of the base it did not touch. It is ""
+// for a copied or reflinked workspace.
+func (r CloneResult) UpperDir() string {
+	if r.overlay == nil {
+		return ""
+	}
+	return r.overlay.upper()
+}
+
 // stamp identifies one state of a file: the kernel sets ctime on every
 // change of content, mode or owner, and no tool can set it back.
 type stamp struct {

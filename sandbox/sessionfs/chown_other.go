@@ -38,3 +38,8 @@ func ChownDirs(dir string, uid, gid int, skip ...string) error {
 		return nil
 	})
 }
+
+// ChownLayerDirs is ChownDirs: overlays are Linux-only.
+func ChownLayerDirs(dir, _ string, uid, gid int, skip ...string) error {
+	return ChownDirs(dir, uid, gid, skip...)
+}

@@ -38,6 +38,9 @@ type Policy struct {
 	Declared string // the manifest's containment floor, "advisory" when absent
 	Achieved string // the class this host gives the case
 	Root     string // the host folder a guest sees as "/": the session dir
+	// Layer is the overlaid session's upper layer ("" when the session is
+	// not an overlay): the workdir guard measures it (sandbox.Proc.Layer).
+	Layer    string
 	Env      []string
 	Deadline time.Duration // per tool call: capabilities.limits.deadline_seconds
 
@@ -89,16 +92,16 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	// The subprocesses' HOME, which Stage created when a subprocess can run.
 	home := filepath.Join(c.SessionDir, staging.CapsuleHome)
 	identity := identityEnv(m, c.SessionID)
+	// workdir_max_bytes counts what the case adds, not the workspace it
+	// started with (docs/workspaces.md): under an overlay the guard
+	// measures the upper layer (Layer), else the limit is raised.
 	res := caps.Resources
-	if w := st.Workspace; w != nil && w.Base != nil {
-		// workdir_max_bytes counts what the case adds, not the workspace it
-		// started with (docs/workspaces.md).
-		res.WorkdirMaxBytes += min(w.Base.Bytes, ^uint64(0)-res.WorkdirMaxBytes)
-	}
+	res.WorkdirMaxBytes = st.Workspace.WorkdirMaxBytes(res.WorkdirMaxBytes)
 	pipeline.Store(c, Result, &Policy{
 		Declared:    string(cls.Declared),
 		Achieved:    string(cls.Achieved),
 		Root:        c.SessionDir,
+		Layer:       st.Workspace.UpperDir(),
 		Env:         append(sandbox.FilterEnv(s.hostEnv, caps.Env.Allow, caps.Shell.StripEnv), identity...),
 		Deadline:    time.Duration(caps.Limits.DeadlineSeconds) * time.Second,
 		ShellEnv:    sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home),

@@ -87,6 +87,7 @@ type Proc struct {
 	Argv       []string // argv[0] as the dataset wrote it
 	Env        []string // the whole environment
 	SessionDir string   // the working directory and the one folder it may write
+	Layer      string   // the session's overlay upper layer, if any (sandbox.Proc.Layer)
 	ExecFiles  []string // files outside the system folders it may execute
 	Timeout    time.Duration
 	Output     io.Writer // stdout and stderr, as one stream
@@ -130,7 +131,7 @@ func (l *Launcher) Run(ctx context.Context, ts *verify.Toolset, res capsule.Reso
 	}
 	r, err := sp.Run(ctx, sandbox.Proc{
 		Path: p.Path, Argv: p.Argv, Env: p.Env, Dir: p.SessionDir,
-		SessionDir: p.SessionDir, WorkdirExec: true, ExecFiles: p.ExecFiles,
+		SessionDir: p.SessionDir, Layer: p.Layer, WorkdirExec: true, ExecFiles: p.ExecFiles,
 		// What is untrusted is the session's content, which the tool uid,
 		// Landlock and the namespaces contain.
 		ExecSystemDirs: true,

@@ -76,7 +76,7 @@ func (t *toolbox) run(ctx context.Context, p sandbox.Proc) (*sandbox.ProcResult,
 	if t.set.Spawner == nil {
 		return nil, errcode.New(errcode.Internal, "no subprocess launcher for '%s'", p.Argv[0])
 	}
-	p.Dir, p.SessionDir = t.policy.Root, t.policy.Root
+	p.Dir, p.SessionDir, p.Layer = t.policy.Root, t.policy.Root, t.policy.Layer
 	p.WorkdirExec, p.Resources, p.Isolate = t.policy.WorkdirExec, t.policy.Resources, t.policy.Isolate
 	p.Deadline, p.MaxOutput = t.policy.Deadline, maxShellOutput
 	return t.set.Spawner.Run(ctx, p)

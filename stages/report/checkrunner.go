@@ -30,7 +30,7 @@ func (r caseChecks) RunCheck(ctx context.Context, p scoring.CheckProc) (scoring.
 		return scoring.CheckResult{}, errcode.New(errcode.Internal, "check: the case has no toolset or policy")
 	}
 	res, err := r.box.Run(ctx, ts, pol.Resources, datasetcmd.Proc{
-		Path: p.Path, Argv: p.Argv, Env: p.Env, SessionDir: p.SessionDir,
+		Path: p.Path, Argv: p.Argv, Env: p.Env, SessionDir: p.SessionDir, Layer: pol.Layer,
 		ExecFiles: p.ExecFiles, Timeout: p.Timeout, Output: p.Output,
 	})
 	if err != nil {

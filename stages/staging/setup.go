@@ -70,11 +70,9 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 	}
 	home := filepath.Join(c.SessionDir, SetupHome)
 	res := cap.Manifest.Capabilities.Resources
-	if ws != nil {
-		res.WorkdirMaxBytes = addSat(res.WorkdirMaxBytes, ws.Base.Bytes)
-	}
+	res.WorkdirMaxBytes = ws.WorkdirMaxBytes(res.WorkdirMaxBytes)
 	r, err := s.opts.Commands.Run(ctx, ts, res, datasetcmd.Proc{
-		Path: bin, Argv: spec.Argv, SessionDir: c.SessionDir, ExecFiles: execFiles,
+		Path: bin, Argv: spec.Argv, SessionDir: c.SessionDir, Layer: ws.UpperDir(), ExecFiles: execFiles,
 		Env: []string{
 			"PATH=" + path,
 			"HOME=" + home,

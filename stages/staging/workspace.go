@@ -58,6 +58,28 @@ func (s Stage) populate(ctx context.Context, c *pipeline.Case, in datasets.Case,
 	return &Workspace{Base: base, Clone: res, set: s.opts.Workspaces, dir: c.SessionDir}, nil
 }
 
+// UpperDir is the case's overlay upper layer (workspace.CloneResult.
+// UpperDir): what the workdir guard measures and the only folders handed
+// over to the tool user before each subprocess. "" without an overlay.
+func (w *Workspace) UpperDir() string {
+	if w == nil {
+		return ""
+	}
+	return w.Clone.UpperDir()
+}
+
+// WorkdirMaxBytes is the workdir guard's limit for the case given the
+// manifest's workdir_max_bytes, which counts what the case adds. Under an
+// overlay the guard measures only the upper layer, so it is limit itself;
+// a copied or reflinked workspace is measured whole, so the limit is
+// raised by the base's size. 0 (no limit) stays 0.
+func (w *Workspace) WorkdirMaxBytes(limit uint64) uint64 {
+	if w == nil || w.Base == nil || limit == 0 || w.UpperDir() != "" {
+		return limit
+	}
+	return addSat(limit, w.Base.Bytes)
+}
+
 // Release ends the case's use of its workspace once the Report stage has
 // diffed and scored it: an overlay is unmounted and the session folder
 // holds what the case wrote (workspace.Set.Release). It does nothing for
