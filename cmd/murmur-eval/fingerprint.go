@@ -37,6 +37,10 @@ func configParts(o options, env map[string]string, cases []datasets.Case) (map[s
 		"flags": fmt.Sprintf("retries=%d timeout=%s check-timeout=%s record=%t",
 			o.batch.retries, o.timeout, o.checkTimeout, o.record != ""),
 	}
+	if o.driver == driverBuiltin {
+		// Only when set, so runs journaled before --driver existed still resume.
+		parts["driver"] = driverBuiltin
+	}
 	files := map[string]string{
 		"manifest": filepath.Join(o.capsuleDir, capsule.ManifestFile),
 		"lock":     filepath.Join(o.capsuleDir, capsule.LockFile),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -54,6 +55,7 @@ type options struct {
 	out        string
 	workers    int
 	replay     string
+	driver     string // --driver: "installed" (the capsule's driver component) or "builtin"
 	record     string
 	maxConns   int
 	timeout    time.Duration
@@ -86,6 +88,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases run at once (env MURMUR_EVAL_WORKERS)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
 	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "also write every model response to this folder, for --replay (env MURMUR_EVAL_RECORD)")
+	fs.StringVar(&o.driver, "driver", cmp.Or(env["MURMUR_EVAL_DRIVER"], driverInstalled), "who answers model turns of a transport: http capsule: \"installed\" runs the capsule's driver component when it is installed, as murmur; \"builtin\" the built-in provider for murmur's own drivers (env MURMUR_EVAL_DRIVER)")
 	fs.IntVar(&o.maxConns, "max-connections", envInt(env, "MURMUR_EVAL_MAX_CONNECTIONS", 0, &envErrs), "model requests in flight per endpoint across all cases, 0 for no bound beyond --workers (env MURMUR_EVAL_MAX_CONNECTIONS)")
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
@@ -143,6 +146,8 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)
 	case o.maxConns < 0:
 		return errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", o.maxConns)
+	case o.driver != driverInstalled && o.driver != driverBuiltin:
+		return errcode.New(errcode.Usage, "--driver %q: want %s or %s", o.driver, driverInstalled, driverBuiltin)
 	}
 	if o.batch.resume != "" {
 		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.batch.resume) {
@@ -165,6 +170,12 @@ func usageError(stderr io.Writer, err error) int {
 
 // envInt reads an integer default from the environment; a value that does
 // not parse is reported (once flags are parsed) rather than ignored.
+// --driver's values.
+const (
+	driverInstalled = "installed"
+	driverBuiltin   = "builtin"
+)
+
 func envInt(env map[string]string, key string, def int, errs *[]error) int {
 	v, ok := env[key]
 	if !ok || v == "" {

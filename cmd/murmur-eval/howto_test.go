@@ -38,7 +38,12 @@ const howtoRoot = "cmd/murmur-eval/testdata/howto"
 
 // howtoEnv is the environment of a murmur user who exported their key
 // (api_key: ${ANTHROPIC_API_KEY} in every page's manifest).
-func howtoEnv() []string { return []string{"ANTHROPIC_API_KEY=sk-ant-howto-test-key"} }
+// The pages' projects install murmur-driver-anthropic as an empty component (its bytes are
+// not murmur's), so the runs answer with the built-in provider, which follows murmur's
+// driver exchange for exchange (--driver builtin, docs/providers.md).
+func howtoEnv() []string {
+	return []string{"ANTHROPIC_API_KEY=sk-ant-howto-test-key", "MURMUR_EVAL_DRIVER=builtin"}
+}
 
 // componentBytes is an empty WebAssembly component (preamble version 0x0d, layer 1): the
 // shape of every artifact murmur publishes (tools, drivers, hooks), used as the payload of

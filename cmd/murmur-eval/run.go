@@ -64,7 +64,10 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 			return usageError(stderr, err)
 		}
 	}
-	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), env: env, source: mods.source, guests: mods.guests, plan: in.plan}.stages()
+	if o.driver == driverBuiltin {
+		fmt.Fprintln(stderr, "murmur-eval: --driver builtin: the built-in provider answers the model turns; an installed driver component is verified but not run")
+	}
+	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.source, guests: mods.guests, plan: in.plan}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

@@ -27,10 +27,13 @@ type wiring struct {
 	capsuleDir string
 	outDir     string
 	cacheDir   string
-	env        map[string]string
-	source     inference.Source
-	guests     *http.Client  // every component guest's wasi:http
-	plan       *scoring.Plan // the run's scoring plan, for Report
+	// builtinDriver: --driver builtin (the installed driver component is
+	// not compiled; the built-in provider answers).
+	builtinDriver bool
+	env           map[string]string
+	source        inference.Source
+	guests        *http.Client  // every component guest's wasi:http
+	plan          *scoring.Plan // the run's scoring plan, for Report
 }
 
 // runStages is the run's stage graph, its Verify stage, whose security
@@ -55,7 +58,7 @@ func (w wiring) stages() (runStages, error) {
 		return runStages{}, err
 	}
 	stageOpts.StagedDir = filepath.Join(w.outDir, ".staged")
-	ver := verify.New(verify.Options{RunDir: w.outDir, CacheDir: w.cacheDir})
+	ver := verify.New(verify.Options{RunDir: w.outDir, CacheDir: w.cacheDir, BuiltinDriver: w.builtinDriver})
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}),
 			Produces: resolve.Result, Shared: true},

@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
@@ -226,20 +225,28 @@ func TestLoopRetriesAreTraced(t *testing.T) {
 	}
 }
 
+// TestLoopAuthFailureFailsFast: a 401 ends the session failed at once, as murmur's driver
+// ends it (the error JSON in result.txt): one request, no retry, no inference event.
 func TestLoopAuthFailureFailsFast(t *testing.T) {
 	srv := apitest.New(t, func(apitest.Request) apitest.Reply {
 		return apitest.Reply{Status: 401, Body: apitest.AnthropicError("authentication_error", "invalid x-api-key")}
 	})
 	c := httpCase(t, quick(httpapi.Options{}), "x", "hi", anthropicConfig(srv))
-	err := Stage{}.Run(context.Background(), c)
-	if !errcode.Is(err, errcode.ProviderAuth) || !strings.Contains(err.Error(), "authentication_error: invalid x-api-key") {
-		t.Fatalf("Run = %v, want E-EVL-014 with the provider's message", err)
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatalf("Run = %v, want the session ended failed (murmur's driver returns status error)", err)
+	}
+	out := outcomeOf(c)
+	if out.ExitStatus != "failed" || !strings.HasPrefix(out.ResultText, `error: {"error":"HTTP 401: `) ||
+		!strings.Contains(out.ResultText, "invalid x-api-key") {
+		t.Errorf("outcome %+v, want exit failed and result.txt murmur's error JSON naming HTTP 401 and the provider's message", *out)
 	}
 	if n := len(srv.Requests()); n != 1 || sessionOf(c).Trace.EvalCounts().Retries != 0 {
 		t.Errorf("%d requests, %d retries; an auth failure is not retried", n, sessionOf(c).Trace.EvalCounts().Retries)
 	}
-	if diff := cmp.Diff([]string{"session_start"}, eventTypes(c)); diff != "" || sessionOf(c).Trace.Ended() {
-		t.Errorf("trace (-want +got):\n%s (Report writes the fallback session_end)", diff)
+	for _, typ := range eventTypes(c) {
+		if typ == "inference" {
+			t.Errorf("trace %v has an inference event; murmur's loop writes none for a failed driver turn", eventTypes(c))
+		}
 	}
 }
 

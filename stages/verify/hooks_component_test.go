@@ -53,7 +53,7 @@ func TestComponentHooksAreCompiled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", hook), hookArtifact(t, "judge", "")}, sandbox.Config{})
+	ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", hook), hookArtifact(t, "judge", "")}, sandbox.Config{}, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
@@ -72,7 +72,7 @@ func TestComponentHooksAreCompiled(t *testing.T) {
 		{"empty component", []byte("\x00asm\x0d\x00\x01\x00"), "does not export murmur:hook/lifecycle@0.5.0"},
 		{"tool component", tool, "import murmur:text/chunks@0.1.0 is not part of murmur's hook world"},
 	} {
-		ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", tc.payload)}, sandbox.Config{})
+		ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", tc.payload)}, sandbox.Config{}, false)
 		if ts != nil && ts.Engine != nil {
 			defer ts.Engine.Close(ctx)
 		}

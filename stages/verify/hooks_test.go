@@ -39,7 +39,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 		hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: reopen-task\n"),
 		hookArtifact(t, "watch", "execution_mode: async\n"),
 	}
-	ts, err := prepare(ctx, m, arts, sandbox.Config{})
+	ts, err := prepare(ctx, m, arts, sandbox.Config{}, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
@@ -56,7 +56,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 	}
 
 	bad := []Artifact{hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: replace-context\n")}
-	ts, err = prepare(ctx, m, bad, sandbox.Config{})
+	ts, err = prepare(ctx, m, bad, sandbox.Config{}, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}

@@ -25,7 +25,7 @@ import (
 // tools and the inventory: they go to the run's hook set (see hooks.go).
 // Native tools are staged executable; they and shell tools run through the
 // Spawner that finish makes.
-func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config) (*Toolset, error) {
+func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config, builtinDriver bool) (*Toolset, error) {
 	ts := &Toolset{Tools: map[string]*Tool{}}
 	var hookArts []Artifact
 	engine := func() (*sandbox.Engine, error) {
@@ -41,8 +41,8 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sand
 	for _, a := range arts {
 		role := a.Archive.Manifest.Role()
 		if role == capsule.RuntimeDriver {
-			if !isInferenceDriver(m, a) {
-				continue // declared, never called: murmur does not stage it as a tool either
+			if !isInferenceDriver(m, a) || builtinDriver {
+				continue // declared, never called (or --driver builtin): murmur does not stage it as a tool either
 			}
 			e, err := engine()
 			if err != nil {

@@ -101,6 +101,11 @@ type Options struct {
 	RunDir string
 	// CacheDir is wazero's compilation cache across runs; "" for none.
 	CacheDir string
+	// BuiltinDriver leaves the capsule's installed inference driver
+	// uncompiled (Toolset.Driver nil): the built-in provider answers the
+	// model turns instead (--driver builtin, docs/providers.md). The driver
+	// is still resolved and its digest verified.
+	BuiltinDriver bool
 }
 
 // Stage is the Verify stage. It is safe for concurrent use. Close releases
@@ -132,7 +137,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return nil, err
 		}
 		limits := cap.Manifest.Capabilities.Limits
-		ts, err := prepare(ctx, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes})
+		ts, err := prepare(ctx, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes}, s.opts.BuiltinDriver)
 		if ts != nil {
 			ts.Artifacts = arts
 		}
