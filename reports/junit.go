@@ -29,6 +29,9 @@ type JUnit struct {
 	// into cases, and index says where each one lies.
 	spill *os.File
 	index []spilled
+	// tally counts the cases by their place in the suite's totals, as
+	// they are added, so the index need not hold each one's status.
+	tally suiteTally
 	size  int64
 	buf   []byte
 	err   error
@@ -85,11 +88,27 @@ func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 		}
 		c.notes = append(c.notes, note+")")
 	}
+	j.tally.add(c.status)
 	if j.spill != nil {
 		j.put(c)
 		return
 	}
 	j.cases = append(j.cases, c)
+}
+
+// suiteTally is the <testsuite>'s failures, errors and skipped.
+type suiteTally struct{ failures, errors, skipped int }
+
+func (t *suiteTally) add(status string) {
+	switch status {
+	case StatusPassed:
+	case StatusFailed:
+		t.failures++
+	case StatusError, StatusTimeout:
+		t.errors++
+	default:
+		t.skipped++
+	}
 }
 
 // The XML elements, in the shape of the Ant/Surefire JUnit format.
@@ -140,24 +159,10 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 		return j.err
 	}
 	slices.SortFunc(j.cases, func(a, b junitCase) int { return a.key.compare(b.key) })
-	slices.SortFunc(j.index, func(a, b spilled) int { return a.key.compare(b.key) })
+	slices.SortFunc(j.index, func(a, b spilled) int { return a.key().compare(b.key()) })
 	n, at := len(j.cases), func(i int) (junitCase, error) { return j.cases[i], nil }
-	statuses := func(yield func(string) bool) {
-		for _, c := range j.cases {
-			if !yield(c.status) {
-				return
-			}
-		}
-	}
 	if j.spill != nil {
 		n, at = len(j.index), func(i int) (junitCase, error) { return j.get(j.index[i]) }
-		statuses = func(yield func(string) bool) {
-			for _, s := range j.index {
-				if !yield(s.status) {
-					return
-				}
-			}
-		}
 	}
 	class := strings.TrimSpace(d.Capsule.Name)
 	if class == "" {
@@ -180,17 +185,7 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	if !started.IsZero() {
 		suite.Timestamp = started.UTC().Format("2006-01-02T15:04:05")
 	}
-	for status := range statuses {
-		switch status {
-		case StatusPassed:
-		case StatusFailed:
-			suite.Failures++
-		case StatusError, StatusTimeout:
-			suite.Errors++
-		default:
-			suite.Skipped++
-		}
-	}
+	suite.Failures, suite.Errors, suite.Skipped = j.tally.failures, j.tally.errors, j.tally.skipped
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}

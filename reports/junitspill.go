@@ -32,12 +32,15 @@ func NewSpillingJUnit(dir string) *JUnit {
 }
 
 // spilled is where one spilled case's record lies in the spill file.
+// Its status is in the record: 32 bytes a case stay in memory, not 56.
 type spilled struct {
-	key    CaseKey
-	status string
+	caseID string
 	off    int64
-	n      int
+	n      uint32
+	epoch  int32
 }
+
+func (s spilled) key() CaseKey { return CaseKey{CaseID: s.caseID, Epoch: s.epoch} }
 
 // put writes c to the spill file; the first error is kept for Write.
 func (j *JUnit) put(c junitCase) {
@@ -46,7 +49,7 @@ func (j *JUnit) put(c junitCase) {
 	}
 	b := j.buf[:0]
 	b = binary.AppendUvarint(b, math.Float64bits(c.seconds))
-	for _, s := range []string{c.code, c.stage, c.message} {
+	for _, s := range []string{c.status, c.code, c.stage, c.message} {
 		b = appendString(b, s)
 	}
 	for _, l := range [][]string{c.failures, c.scores, c.notes} {
@@ -56,11 +59,15 @@ func (j *JUnit) put(c junitCase) {
 		}
 	}
 	j.buf = b
+	if len(b) > math.MaxUint32 {
+		j.err = errcode.New(errcode.IO, "spill a junit.xml case: its record is %d bytes", len(b))
+		return
+	}
 	if _, err := j.spill.WriteAt(b, j.size); err != nil {
 		j.err = errcode.Wrap(errcode.IO, err, "spill a junit.xml case")
 		return
 	}
-	j.index = append(j.index, spilled{key: c.key, status: c.status, off: j.size, n: len(b)})
+	j.index = append(j.index, spilled{caseID: c.key.CaseID, epoch: c.key.Epoch, off: j.size, n: uint32(len(b))})
 	j.size += int64(len(b))
 }
 
@@ -71,13 +78,13 @@ func appendString(b []byte, s string) []byte {
 
 // get reads back the case s points at.
 func (j *JUnit) get(s spilled) (junitCase, error) {
-	j.buf = slices.Grow(j.buf[:0], s.n)[:s.n]
+	j.buf = slices.Grow(j.buf[:0], int(s.n))[:s.n]
 	if _, err := j.spill.ReadAt(j.buf, s.off); err != nil {
 		return junitCase{}, errcode.Wrap(errcode.IO, err, "read back a junit.xml case")
 	}
 	r := spillReader{b: j.buf}
-	c := junitCase{key: s.key, status: s.status, seconds: math.Float64frombits(r.uvarint())}
-	c.code, c.stage, c.message = r.string(), r.string(), r.string()
+	c := junitCase{key: s.key(), seconds: math.Float64frombits(r.uvarint())}
+	c.status, c.code, c.stage, c.message = r.string(), r.string(), r.string(), r.string()
 	for _, l := range []*[]string{&c.failures, &c.scores, &c.notes} {
 		if n := r.uvarint(); n > 0 && !r.bad {
 			*l = make([]string, 0, min(n, uint64(len(r.b))))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // TestSpillingJUnitWritesTheSameBytes feeds the same cases, in an order
@@ -68,5 +69,13 @@ func TestSpillingJUnitWritesTheSameBytes(t *testing.T) {
 				t.Fatalf("junit.xml differs:\nheld:\n%s\nspilt:\n%s", a.Bytes(), b.Bytes())
 			}
 		})
+	}
+}
+
+// TestSpilledIndexEntryIsSmall keeps what a spilling JUnit holds per case
+// in memory at 32 bytes on 64-bit machines (issue 19: 100,000 cases).
+func TestSpilledIndexEntryIsSmall(t *testing.T) {
+	if size := unsafe.Sizeof(spilled{}); unsafe.Sizeof(uintptr(0)) == 8 && size > 32 {
+		t.Errorf("an index entry is %d bytes, want at most 32", size)
 	}
 }
