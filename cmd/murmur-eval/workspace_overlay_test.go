@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 )
 
@@ -193,7 +195,7 @@ func checkMaterialised(t *testing.T, sdir string) {
 			t.Errorf("whiteout left in a kept session: %s", p)
 		}
 		if d.IsDir() {
-			if n, err := syscall.Getxattr(p, "trusted.overlay.opaque", make([]byte, 4)); err == nil && n > 0 {
+			if n, err := unix.Getxattr(p, "trusted.overlay.opaque", make([]byte, 4)); err == nil && n > 0 {
 				t.Errorf("opaque mark left in a kept session: %s", p)
 			}
 		}
