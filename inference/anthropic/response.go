@@ -131,7 +131,7 @@ func decodeJSON(body []byte) (ans answer, failure string) {
 			name, _ := b["name"].(string)
 			input := json.RawMessage("{}")
 			if v, ok := b["input"]; ok {
-				input = serdeJSON(v)
+				input = json.RawMessage(httpapi.DriverJSON(v))
 			}
 			ans.blocks = append(ans.blocks, mustJSON(canonicalToolCall{ID: id, Input: input, Name: name, Type: "tool_call"}))
 		}
@@ -141,7 +141,7 @@ func decodeJSON(body []byte) (ans answer, failure string) {
 }
 
 // decodeTree decodes one JSON value as serde_json does, numbers as it
-// writes them again (serdeNumbers): a number beyond f64 fails.
+// writes them again (httpapi.SerdeNumbers): a number beyond f64 fails.
 func decodeTree(data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -156,19 +156,7 @@ func decodeTree(data []byte) (any, error) {
 		col := at - bytes.LastIndexByte(data[:at], '\n')
 		return nil, fmt.Errorf("trailing characters at line %d column %d", line, col)
 	}
-	return serdeNumbers(tree)
-}
-
-// serdeJSON writes a decoded value as serde_json writes one: object keys
-// sorted, no HTML escaping.
-func serdeJSON(v any) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if enc.Encode(v) != nil {
-		return json.RawMessage("{}") // a decoded tree always encodes
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return httpapi.SerdeNumbers(tree)
 }
 
 func mustJSON(v any) json.RawMessage {

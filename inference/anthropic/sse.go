@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
 
 // sseBlock is a content block being assembled from its deltas.
@@ -127,7 +128,7 @@ func (s *sseState) answer() answer {
 		case b.kind == "tool_use":
 			input := json.RawMessage("{}")
 			if tree, err := decodeTree([]byte(b.input)); err == nil {
-				input = serdeJSON(tree)
+				input = json.RawMessage(httpapi.DriverJSON(tree))
 			}
 			ans.blocks = append(ans.blocks, mustJSON(canonicalToolCall{ID: b.id, Input: input, Name: b.name, Type: "tool_call"}))
 		}

@@ -163,7 +163,7 @@ func inputText(input json.RawMessage) string {
 	if dec.Decode(&v) != nil {
 		return string(input)
 	}
-	n, err := normalize(v)
+	n, err := httpapi.SerdeNumbers(v)
 	if err != nil {
 		return string(input)
 	}

@@ -193,7 +193,7 @@ func arguments(s string) (any, error) {
 	if strings.TrimSpace(s[dec.InputOffset():]) != "" {
 		return nil, fmt.Errorf("trailing characters")
 	}
-	return normalize(v)
+	return httpapi.SerdeNumbers(v)
 }
 
 // usage is the completion's token counts, nil when absent or not valid

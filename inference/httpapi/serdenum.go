@@ -1,4 +1,4 @@
-package anthropic
+package httpapi
 
 import (
 	"encoding/json"
@@ -11,13 +11,13 @@ import (
 // errOutOfRange is serde_json's refusal of a number beyond f64.
 var errOutOfRange = errors.New("number out of range")
 
-// serdeNumbers rewrites every number of a decoded tree (json.Number, as
-// decodeTree leaves them) as serde_json writes the value it parsed, which
-// is what murmur's driver passes on: an integer that fits in u64 (or, when
+// SerdeNumbers rewrites every number of a tree decoded with UseNumber
+// (json.Number) as serde_json writes the value it parsed, which is what
+// murmur's drivers pass on (checked by hand against both): an integer that fits in u64 (or, when
 // negative, in i64) as the integer; anything else as the f64 it is,
 // written as ryu writes it (100.0, 2.5, 0.00001, 1e+16, 1.5e-7, -0.0).
 // A number beyond f64 is serde's "number out of range".
-func serdeNumbers(v any) (any, error) {
+func SerdeNumbers(v any) (any, error) {
 	switch t := v.(type) {
 	case json.Number:
 		s, err := serdeNumber(string(t))
@@ -25,13 +25,13 @@ func serdeNumbers(v any) (any, error) {
 	case []any:
 		for i := range t {
 			var err error
-			if t[i], err = serdeNumbers(t[i]); err != nil {
+			if t[i], err = SerdeNumbers(t[i]); err != nil {
 				return nil, err
 			}
 		}
 	case map[string]any:
 		for k, e := range t {
-			n, err := serdeNumbers(e)
+			n, err := SerdeNumbers(e)
 			if err != nil {
 				return nil, err
 			}
