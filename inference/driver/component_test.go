@@ -13,8 +13,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/driver"
+	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
-	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
@@ -38,22 +38,7 @@ func (r *relay) Run(ctx context.Context, payload []byte) (inference.DriverResult
 
 func compileRelay(t *testing.T) *component.Component {
 	t.Helper()
-	bin := componenttest.Build(t, "testdata/relay.wat", "driver", false)
-	ctx := context.Background()
-	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close(ctx) })
-	b, err := component.Decode(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := component.Compile(ctx, e.Runtime(), b, component.WorldDriver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return drivertest.Compile(t, componenttest.Build(t, "testdata/relay.wat", "driver", false))
 }
 
 type retries struct{ got []inference.Retry }

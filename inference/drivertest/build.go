@@ -1,6 +1,7 @@
 package drivertest
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
@@ -87,4 +90,25 @@ func buildOpenAI(pkg string) ([]byte, string) {
 		return nil, err.Error()
 	}
 	return bin, ""
+}
+
+// Compile decodes bin and compiles it for murmur's driver world on an
+// engine of its own, closed when t ends.
+func Compile(t testing.TB, bin []byte) *component.Component {
+	t.Helper()
+	ctx := context.Background()
+	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.Close(ctx) })
+	b, err := component.Decode(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := component.Compile(ctx, e.Runtime(), b, component.WorldDriver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
-	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
 
@@ -36,22 +35,7 @@ func (f *fixture) Run(ctx context.Context, payload []byte) (inference.DriverResu
 // compileFixture builds and compiles the fixture for the driver world.
 func compileFixture(t testing.TB) *component.Component {
 	t.Helper()
-	bin := drivertest.BuildOpenAI(t)
-	ctx := context.Background()
-	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = e.Close(ctx) })
-	b, err := component.Decode(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := component.Compile(ctx, e.Runtime(), b, component.WorldDriver)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return drivertest.Compile(t, drivertest.BuildOpenAI(t))
 }
 
 // bind binds c to endpoint (an http:// URL), allowing its host:port.
