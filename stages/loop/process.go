@@ -95,7 +95,14 @@ func (l *run) runProcess(ctx context.Context, task string) (Outcome, error) {
 //
 // Hooks hear each turn (on-inference: no prompt and no tools, the turn's
 // content as output) and each call (on-tool-call), as murmur's do.
+//
+// Once the run's context has ended (the toolbox stopped the case in
+// bridgeDispatch, or the case's time ran out), events the CLI still
+// streams before it is killed are not traced; Run returns why it ended.
 func (l *run) processEvent(ctx context.Context, ev process.Event) error {
+	if ctx.Err() != nil {
+		return nil
+	}
 	if t := ev.Turn; t != nil {
 		turn := t.Index
 		if turn >= l.cfg.MaxTurns {
