@@ -87,9 +87,12 @@ func (h *harness) evalRun(ctx context.Context, name, capsule, dataset string, n,
 			return r, err
 		}
 	}
-	if !h.keep {
-		_ = os.RemoveAll(out)
-	}
+	// The run folder stays until the harness ends (main removes the whole
+	// work folder then). Removing it here made the next run's figures
+	// measure this one's deletion: this VM's ext4 (no journal) skips
+	// recently deleted inodes when it allocates, and thousands of them
+	// doubled the next run's system time (BENCHMARKS.md, "Run folders are
+	// removed at the end").
 	return r, nil
 }
 

@@ -58,7 +58,6 @@ var presets = map[string]sizes{ //nolint:gochecknoglobals // read-only table of 
 type harness struct {
 	bin  string
 	work string
-	keep bool
 	seq  int
 	// profileDir, when set, gets a CPU and a heap profile of every run.
 	profileDir string
@@ -112,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 1
 	}
-	h := &harness{bin: *bin, work: work, keep: *keep, log: stderr}
+	h := &harness{bin: *bin, work: work, log: stderr}
 	if !*keep {
 		defer os.RemoveAll(work)
 	} else {
