@@ -69,15 +69,16 @@ func decode(body []byte) (content []any, stop, failed string, u *inference.Usage
 	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
 		texts, calls, finish = assembleStream(body)
 	} else {
-		var top map[string]json.RawMessage
-		if err := json.Unmarshal(body, &top); err != nil {
+		if !json.Valid(body) {
+			var top map[string]json.RawMessage
+			err := json.Unmarshal(body, &top) // for its message
 			return nil, "", "driver: failed to parse OpenAI response JSON: " + err.Error(), nil
 		}
 		var err error
-		if texts, calls, finish, err = completion(top); err != nil {
+		if texts, calls, finish, err = completion(body); err != nil {
 			return nil, "", err.Error(), nil
 		}
-		u = usage(top["usage"])
+		u = usage(field(body, "usage"))
 	}
 	switch finish {
 	case "", "stop":
@@ -111,14 +112,14 @@ func decode(body []byte) (content []any, stop, failed string, u *inference.Usage
 // completion reads a JSON chat completion's first choice: its text (a
 // string content, even "", or each text part), its tool calls (arguments
 // that are not a string count as "{}") and its finish_reason.
-func completion(top map[string]json.RawMessage) (texts []string, calls []answerCall, finish string, err error) {
-	choices := array(top["choices"])
+func completion(body json.RawMessage) (texts []string, calls []answerCall, finish string, err error) {
+	choices := array(field(body, "choices"))
 	if len(choices) == 0 {
 		return nil, nil, "", fmt.Errorf("driver: OpenAI response missing choices[0]")
 	}
-	choice := object(choices[0])
-	msg := object(choice["message"])
-	content := msg["content"]
+	choice := choices[0]
+	msg := field(choice, "message")
+	content := field(msg, "content")
 	if s, ok := str(content); ok {
 		texts = []string{s}
 	}
@@ -129,7 +130,7 @@ func completion(top map[string]json.RawMessage) (texts []string, calls []answerC
 			}
 		}
 	}
-	for _, raw := range array(msg["tool_calls"]) {
+	for _, raw := range array(field(msg, "tool_calls")) {
 		fn := field(raw, "function")
 		tc := answerCall{arguments: "{}"}
 		tc.id, _ = str(field(raw, "id"))
@@ -139,42 +140,8 @@ func completion(top map[string]json.RawMessage) (texts []string, calls []answerC
 		}
 		calls = append(calls, tc)
 	}
-	finish, _ = str(choice["finish_reason"])
+	finish, _ = str(field(choice, "finish_reason"))
 	return texts, calls, finish, nil
-}
-
-// field is raw's member key when raw is an object, else nil.
-func field(raw json.RawMessage, key string) json.RawMessage {
-	return object(raw)[key]
-}
-
-// object is raw's members when raw is an object, else nil (keys matched
-// exactly, the last of a repeated key kept, as serde_json reads them).
-func object(raw json.RawMessage) map[string]json.RawMessage {
-	var obj map[string]json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil {
-		return nil
-	}
-	return obj
-}
-
-// array is raw's elements when raw is an array, else nil.
-func array(raw json.RawMessage) []json.RawMessage {
-	var a []json.RawMessage
-	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
-		return nil
-	}
-	return a
-}
-
-// str is raw's value when raw is a string.
-func str(raw json.RawMessage) (string, bool) {
-	var s string
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // arguments reads a tool call's arguments, a JSON text, as any JSON value

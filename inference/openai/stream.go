@@ -1,9 +1,11 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -17,13 +19,13 @@ func assembleStream(body []byte) ([]string, []answerCall, string) {
 	var text strings.Builder
 	calls := map[uint64]*answerCall{}
 	var finish string
-	for line := range strings.SplitSeq(string(body), "\n") {
-		payload, ok := strings.CutPrefix(strings.TrimSpace(line), "data: ")
-		payload = strings.TrimSpace(payload)
-		if !ok || payload == "[DONE]" || !json.Valid([]byte(payload)) {
+	for line := range bytes.SplitSeq(body, []byte("\n")) {
+		payload, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte("data: "))
+		payload = bytes.TrimSpace(payload)
+		if !ok || string(payload) == "[DONE]" || !json.Valid(payload) {
 			continue
 		}
-		choices := array(field(json.RawMessage(payload), "choices"))
+		choices := array(field(payload, "choices"))
 		if len(choices) == 0 {
 			continue
 		}
@@ -32,8 +34,10 @@ func assembleStream(body []byte) ([]string, []answerCall, string) {
 			text.WriteString(s)
 		}
 		for _, d := range array(field(delta, "tool_calls")) {
-			var i uint64
-			_ = json.Unmarshal(field(d, "index"), &i)
+			var i uint64 // 0 unless a number that fits, as encoding/json reads it
+			if n, err := strconv.ParseUint(string(field(d, "index")), 10, 64); err == nil {
+				i = n
+			}
 			tc := calls[i]
 			if tc == nil {
 				tc = &answerCall{}
