@@ -84,19 +84,19 @@ func TestMurmur_eval_task_path_relative_to_working_directory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := ds.Cases[0]; !c.TaskFromWorkingDir || ds.FromWorkingDir()[0] != "a" {
+	if c := allCases(t, ds)[0]; !c.TaskFromWorkingDir || ds.FromWorkingDir()[0] != "a" {
 		t.Errorf("case %+v not recorded as found from the working directory", c)
 	}
-	if text, err := ds.Cases[0].ReadTask(); err != nil || text != "task a" {
+	if text, err := allCases(t, ds)[0].ReadTask(); err != nil || text != "task a" {
 		t.Errorf("ReadTask = %q, %v", text, err)
 	}
 
 	// The dataset's folder comes first.
 	ds, err = load(`{"case_id":"c","task_path":"c.md"}`, false)
-	if err != nil || ds.Cases[0].TaskFromWorkingDir {
+	if err != nil || allCases(t, ds)[0].TaskFromWorkingDir {
 		t.Fatalf("Load = %+v, %v; want c.md from the dataset's folder", ds, err)
 	}
-	if text, _ := ds.Cases[0].ReadTask(); text != "c in the dataset's folder" {
+	if text, _ := allCases(t, ds)[0].ReadTask(); text != "c in the dataset's folder" {
 		t.Errorf("ReadTask = %q", text)
 	}
 
@@ -107,10 +107,10 @@ func TestMurmur_eval_task_path_relative_to_working_directory(t *testing.T) {
 		t.Errorf("outside from the working directory: %v, want %s naming the working directory", err, errcode.EvalDataset)
 	}
 	ds, err = load(`{"case_id":"b","task_path":"tasks/b.md"}`, true)
-	if err != nil || !ds.Cases[0].TaskFromWorkingDir {
+	if err != nil || !allCases(t, ds)[0].TaskFromWorkingDir {
 		t.Fatalf("with --allow-task-outside-dataset: %+v, %v", ds, err)
 	}
-	if text, _ := ds.Cases[0].ReadTask(); text != "task b (outside evals/)" {
+	if text, _ := allCases(t, ds)[0].ReadTask(); text != "task b (outside evals/)" {
 		t.Errorf("ReadTask = %q", text)
 	}
 

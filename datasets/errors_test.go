@@ -83,7 +83,7 @@ func TestLoadErrors(t *testing.T) {
 			}
 			ds, err := Load(path)
 			if err == nil {
-				t.Fatalf("Load() = %d cases, nil error; want errors %v", len(ds.Cases), tt.want)
+				t.Fatalf("Load() = %d cases, nil error; want errors %v", ds.Len(), tt.want)
 			}
 			if got, want := errcode.Code(err), strings.Fields(tt.want[0])[0]; got != want {
 				t.Errorf("errcode.Code(err) = %q, want %q", got, want)

@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"hash/maphash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,12 +10,21 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
-// Dataset is a loaded dataset file.
+// Dataset is a loaded dataset file: its cases, validated, by index in
+// file order (Len, ID, Case, All). It holds the file open to read each
+// case's line again when the case runs (Case); Close releases it.
 type Dataset struct {
 	// Path is the dataset file as given to Load.
 	Path string
-	// Cases are the dataset's cases in file order.
-	Cases []Case
+
+	file *os.File
+	// parser reads a line again as the load read it (a template: Case
+	// copies it).
+	parser parser
+	idx    index
+	// fromWorkDir are the ids of the cases whose task_path was found from
+	// the working directory.
+	fromWorkDir []string
 }
 
 // Options change how Load reads a dataset; the zero value is the safe
@@ -41,12 +51,16 @@ type Options struct {
 func Load(path string) (*Dataset, error) { return Options{}.Load(path) }
 
 // Load is the package's Load with o's settings.
-func (o Options) Load(path string) (*Dataset, error) {
+func (o Options) Load(path string) (_ *Dataset, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, openError(path, err)
 	}
-	defer f.Close()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+		}
+	}()
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return nil, errcode.New(errcode.IO, "dataset is a directory, not a JSONL file").At(path).
 			WithHint("pass the dataset file, e.g. --dataset %s", filepath.Join(path, "cases.jsonl"))
@@ -67,12 +81,24 @@ func (o Options) Load(path string) (*Dataset, error) {
 	if wd != "" {
 		wd, _ = filepath.Abs(wd)
 	}
-	cases, err := parseWith(parser{name: path, baseDir: base, workDir: wd, checkTask: tasks.check, checkWorkspace: tasks.checkWorkspace}, f)
+	d := &Dataset{Path: path, file: f,
+		parser: parser{name: path, baseDir: base, workDir: wd, checkTask: tasks.check, checkWorkspace: tasks.checkWorkspace}}
+	x := indexer{seed: maphash.MakeSeed()}
+	err = parseWith(d.parser, f, func(c Case, line []byte, off int64) *errcode.Error {
+		if c.TaskFromWorkingDir {
+			d.fromWorkDir = append(d.fromWorkDir, c.ID)
+		}
+		return x.add(c.ID, line, off, c.Line)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &Dataset{Path: path, Cases: cases}, nil
+	d.idx = x.done()
+	return d, nil
 }
+
+// Close closes the dataset file; Case and All fail afterwards.
+func (d *Dataset) Close() error { return d.file.Close() }
 
 func openError(path string, err error) error {
 	switch {
@@ -87,12 +113,4 @@ func openError(path string, err error) error {
 
 // FromWorkingDir returns the ids of the cases whose task_path was found
 // relative to the working directory (Case.TaskFromWorkingDir), in order.
-func (d *Dataset) FromWorkingDir() []string {
-	var ids []string
-	for _, c := range d.Cases {
-		if c.TaskFromWorkingDir {
-			ids = append(ids, c.ID)
-		}
-	}
-	return ids
-}
+func (d *Dataset) FromWorkingDir() []string { return d.fromWorkDir }

@@ -37,18 +37,18 @@ func TestLoadAcceptsOddities(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load() error: %v", errcode.Format(err))
 	}
-	want := &Dataset{Path: path, Cases: []Case{
+	want := []Case{
 		{ID: "rel", TaskPath: filepath.Join(dir, "tasks", "rel.md"), Expected: json.RawMessage(`{"b": [1, 2],  "a": "x"}`), Line: 1},
 		{ID: "abs", TaskPath: abs, Line: 4},
 		{ID: "inline", Task: "What is 6*7?", Expected: json.RawMessage(`42`), Line: 5},
 		{ID: "notes/round trip", Task: long, Line: 6},
-	}}
-	if diff := cmp.Diff(want, ds, cmpopts.IgnoreUnexported(Case{})); diff != "" {
+	}
+	if diff := cmp.Diff(want, allCases(t, ds), cmpopts.IgnoreUnexported(Case{})); diff != "" {
 		t.Errorf("Load() (-want +got):\n%s", diff)
 	}
 
 	for i, wantTask := range []string{"relative task", "absolute task", "What is 6*7?", long} {
-		if got, err := ds.Cases[i].ReadTask(); err != nil || got != wantTask {
+		if got, err := allCases(t, ds)[i].ReadTask(); err != nil || got != wantTask {
 			t.Errorf("Cases[%d].ReadTask() = %.20q, %v; want %.20q, nil", i, got, err, wantTask)
 		}
 	}
@@ -65,7 +65,7 @@ func TestLoadRelativeDatasetPath(t *testing.T) {
 		t.Fatalf("Load() error: %v", errcode.Format(err))
 	}
 	// The task path is absolute, so it survives a later change of directory.
-	if got, want := ds.Cases[0].TaskPath, filepath.Join(dir, "data", "t.md"); got != want {
+	if got, want := allCases(t, ds)[0].TaskPath, filepath.Join(dir, "data", "t.md"); got != want {
 		t.Errorf("TaskPath = %q, want %q", got, want)
 	}
 }
@@ -79,10 +79,11 @@ func TestReadTaskVanished(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load() error: %v", errcode.Format(err))
 	}
+	c := allCases(t, ds)[0] // the case as it starts, before the file goes
 	if err := os.Remove(task); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ds.Cases[0].ReadTask()
+	_, err = c.ReadTask()
 	if got := errcode.Code(err); got != errcode.IONotFound {
 		t.Errorf("ReadTask() code = %q, want %q (err: %v)", got, errcode.IONotFound, err)
 	}
@@ -98,4 +99,18 @@ func quote(t *testing.T, s string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// allCases reads every case of ds again (Dataset.All).
+func allCases(t *testing.T, ds *Dataset) []Case {
+	t.Helper()
+	t.Cleanup(func() { _ = ds.Close() })
+	var out []Case
+	for c, err := range ds.All() {
+		if err != nil {
+			t.Fatalf("All(): %v", errcode.Format(err))
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -25,58 +25,70 @@ const lineHint = `each line is one JSON object: {"case_id": "add-1", "task_path"
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\xef\xbb\xbf"
 
-// parse reads the dataset lines of r. name is the dataset's name in error
-// locations ("cases.jsonl:14"). A relative task_path is joined to baseDir.
-// checkTask, when not nil, is called with every joined task path and says
-// where ReadTask is to read it (see taskFiles.check); its error makes that
-// line bad. Every bad line is reported (see the package doc); a dataset
-// without cases is E-IO-003; a read failure is E-IO-003.
+// parse reads the dataset lines of r and returns its cases. name is the
+// dataset's name in error locations ("cases.jsonl:14"). A relative
+// task_path is joined to baseDir. checkTask, when not nil, is called with
+// every joined task path and says where ReadTask is to read it (see
+// taskFiles.check); its error makes that line bad. Every bad line is
+// reported (see the package doc); a dataset without cases is E-IO-003; a
+// read failure is E-IO-003.
 func parse(name string, r io.Reader, baseDir string, checkTask func(string) (root, rel string, err error)) ([]Case, error) {
-	return parseWith(parser{name: name, baseDir: baseDir, checkTask: checkTask}, r)
+	var cases []Case
+	err := parseWith(parser{name: name, baseDir: baseDir, checkTask: checkTask}, r, func(c Case, _ []byte, _ int64) *errcode.Error {
+		cases = append(cases, c)
+		return nil
+	})
+	return cases, err
 }
 
-// parseWith is parse with every check of p (checkWorkspace too).
-func parseWith(p parser, r io.Reader) ([]Case, error) {
+// parseWith is parse with every check of p (checkWorkspace too), handing
+// each good case to keep with its line's bytes (the byte order mark
+// removed, the line ending kept) and their offset in r. An error from keep
+// makes that line bad. Nothing is kept here: Load keeps an index of the
+// lines, not the cases (index.go).
+func parseWith(p parser, r io.Reader, keep func(c Case, line []byte, off int64) *errcode.Error) error {
 	name := p.name
 	p.seen = map[string]int{}
 	br := bufio.NewReader(r) // ReadBytes has no line-length limit, unlike bufio.Scanner
-	var cases []Case
+	var off int64
+	good := 0
 	for n := 1; ; n++ {
 		line, rerr := br.ReadBytes('\n')
-		if n == 1 {
-			line = bytes.TrimPrefix(line, []byte(bom))
+		start := off
+		off += int64(len(line))
+		if n == 1 && bytes.HasPrefix(line, []byte(bom)) {
+			line, start = line[len(bom):], start+int64(len(bom))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			if c, err := p.parseLine(line, n); err != nil {
+			c, err := p.parseLine(line, n)
+			if err == nil {
+				err = keep(c, line, start)
+			}
+			if err != nil {
 				where := fmt.Sprintf("%s:%d", name, n)
 				if err.Where != "" { // a field's error: file:line:field
 					where += ":" + err.Where
 				}
 				p.report(err.At(where))
 			} else {
-				cases = append(cases, c)
+				good++
 			}
 		}
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return nil, errcode.Wrap(errcode.IO, rerr, "cannot read dataset after line %d", n-1).At(name)
+			return errcode.Wrap(errcode.IO, rerr, "cannot read dataset after line %d", n-1).At(name)
 		}
 	}
 	if err := p.err(); err != nil {
-		return nil, err
+		return err
 	}
-	if len(cases) == 0 {
-		return nil, errcode.New(errcode.IO, "dataset has no cases").At(name).
+	if good == 0 {
+		return errcode.New(errcode.IO, "dataset has no cases").At(name).
 			WithHint("add one JSON object per line; %s", lineHint)
 	}
-	// The list is held for the whole run: copied to its exact length, the
-	// append slack (up to a quarter, 160 bytes a case) is not.
-	if cap(cases)-len(cases) > len(cases)/16 {
-		cases = append(make([]Case, 0, len(cases)), cases...)
-	}
-	return cases, nil
+	return nil
 }
 
 // parser holds the state that spans lines: ids seen and errors so far.
@@ -92,7 +104,7 @@ type parser struct {
 	// checkWorkspace, when not nil, resolves and checks a workspace path
 	// (taskFiles.checkWorkspace).
 	checkWorkspace func(string) (resolved, kind string, err error)
-	seen           map[string]int // case_id → line of its first occurrence
+	seen           map[string]int // case_id → line of its first occurrence; nil: not checked (Dataset.Case)
 	bad            []error
 	more           int // bad lines beyond maxReported
 }
@@ -169,6 +181,9 @@ func (p *parser) caseID(obj map[string]json.RawMessage, n int) (string, *errcode
 	case strings.TrimSpace(id) == "":
 		return "", errcode.New(errcode.EvalDataset, `"case_id" is blank`).
 			WithHint(`give every case a unique, non-blank "case_id"`)
+	}
+	if p.seen == nil { // a line read again, checked for duplicates at load
+		return id, nil
 	}
 	if first, dup := p.seen[id]; dup {
 		return "", errcode.New(errcode.EvalDataset, "duplicate case_id %q (first used on line %d)", id, first).

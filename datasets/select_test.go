@@ -37,10 +37,17 @@ func TestParseShard(t *testing.T) {
 	}
 }
 
-func ids(cases []Case) []string {
+// idList is a dataset's ids, for Selection.Apply.
+type idList []string
+
+func (l idList) Len() int        { return len(l) }
+func (l idList) ID(i int) string { return l[i] }
+
+// pick returns the ids at the selected indices.
+func (l idList) pick(sel []int32) []string {
 	var out []string
-	for _, c := range cases {
-		out = append(out, c.ID)
+	for _, i := range sel {
+		out = append(out, l[i])
 	}
 	return out
 }
@@ -48,27 +55,27 @@ func ids(cases []Case) []string {
 // TestShardsPartitionAndIgnoreOrder: N shards cover every case exactly once,
 // stay balanced, and do not depend on dataset order.
 func TestShardsPartitionAndIgnoreOrder(t *testing.T) {
-	var cases []Case
+	var cases idList
 	for i := range 3000 {
-		cases = append(cases, Case{ID: fmt.Sprintf("case-%04d", i)})
+		cases = append(cases, fmt.Sprintf("case-%04d", i))
 	}
-	shuffled := append([]Case(nil), cases...)
+	shuffled := append(idList(nil), cases...)
 	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	seen := map[string]int{}
 	for i := range 3 {
 		sel := Selection{Shard: Shard{i, 3}}
-		part := sel.Apply(cases)
+		part := cases.pick(sel.Apply(cases))
 		if n := len(part); n < 900 || n > 1100 {
 			t.Errorf("shard %d/3 has %d of 3000 cases, want about 1000", i, n)
 		}
 		inShuffled := map[string]bool{}
-		for _, c := range sel.Apply(shuffled) {
-			inShuffled[c.ID] = true
+		for _, id := range shuffled.pick(sel.Apply(shuffled)) {
+			inShuffled[id] = true
 		}
-		for _, c := range part {
-			seen[c.ID]++
-			if !inShuffled[c.ID] {
-				t.Errorf("case %s is in shard %d/3 in one order but not another", c.ID, i)
+		for _, id := range part {
+			seen[id]++
+			if !inShuffled[id] {
+				t.Errorf("case %s is in shard %d/3 in one order but not another", id, i)
 			}
 		}
 	}
@@ -83,7 +90,7 @@ func TestShardsPartitionAndIgnoreOrder(t *testing.T) {
 }
 
 func TestSelectionFilterAndLimit(t *testing.T) {
-	cases := []Case{{ID: "calc-1"}, {ID: "notes/a"}, {ID: "calc-2"}, {ID: "calc-3"}}
+	cases := idList{"calc-1", "notes/a", "calc-2", "calc-3"}
 	tests := []struct {
 		sel  Selection
 		want []string
@@ -96,7 +103,7 @@ func TestSelectionFilterAndLimit(t *testing.T) {
 		{Selection{Filter: "none"}, nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, ids(tt.sel.Apply(cases))); diff != "" {
+		if diff := cmp.Diff(tt.want, cases.pick(tt.sel.Apply(cases))); diff != "" {
 			t.Errorf("%+v (-want +got):\n%s", tt.sel, diff)
 		}
 	}

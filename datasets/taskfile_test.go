@@ -80,7 +80,7 @@ func TestTaskPathOutsideTheDatasetIsRefused(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load with AllowTaskOutside: %v", errcode.Format(err))
 			}
-			if got, err := ds.Cases[0].ReadTask(); err != nil || got != "secret" {
+			if got, err := allCases(t, ds)[0].ReadTask(); err != nil || got != "secret" {
 				t.Errorf("ReadTask = %q, %v; want the file", got, err)
 			}
 		})
@@ -100,11 +100,12 @@ func TestReadTaskStaysInsideAfterASwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(errcode.Format(err))
 	}
+	c := allCases(t, ds)[0] // the case as it starts, before the swap
 	if err := os.Remove(task); err != nil {
 		t.Fatal(err)
 	}
 	symlink(t, filepath.Join(top, "secret"), task)
-	got, err := ds.Cases[0].ReadTask()
+	got, err := c.ReadTask()
 	if err == nil || strings.Contains(got, "secret") {
 		t.Fatalf("ReadTask = %q, %v; want an error and nothing of the file outside", got, err)
 	}
@@ -131,6 +132,7 @@ func TestTaskFileFIFONeverBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(errcode.Format(err))
 	}
+	c := allCases(t, ds)[0] // the case as it starts, before the swap
 	if err := os.Remove(fifo); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestTaskFileFIFONeverBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { _, err := ds.Cases[0].ReadTask(); done <- err }()
+	go func() { _, err := c.ReadTask(); done <- err }()
 	select {
 	case err := <-done:
 		if err == nil {
@@ -160,7 +162,7 @@ func TestDatasetReachedThroughASymlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(errcode.Format(err))
 	}
-	if got, err := ds.Cases[0].ReadTask(); err != nil || got != "task" {
+	if got, err := allCases(t, ds)[0].ReadTask(); err != nil || got != "task" {
 		t.Errorf("ReadTask = %q, %v", got, err)
 	}
 }

@@ -59,7 +59,7 @@ func TestWorkspaceField(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := d.Cases[0]; c.WorkspaceKind != tt.kind || !filepath.IsAbs(c.Workspace) {
+			if c := allCases(t, d)[0]; c.WorkspaceKind != tt.kind || !filepath.IsAbs(c.Workspace) {
 				t.Errorf("workspace %q kind %q, want an absolute path of kind %q", c.Workspace, c.WorkspaceKind, tt.kind)
 			}
 		})
@@ -100,7 +100,7 @@ func TestSetupField(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, d.Cases[0].Setup); diff != "" {
+			if diff := cmp.Diff(tt.want, allCases(t, d)[0].Setup); diff != "" {
 				t.Errorf("Setup (-want +got):\n%s", diff)
 			}
 		})

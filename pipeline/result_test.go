@@ -117,4 +117,9 @@ func TestInputOf(t *testing.T) {
 	if _, err := InputOf[capsule](&Case{ID: "n", Input: (*capsule)(nil)}); errcode.Code(err) != errcode.Internal {
 		t.Errorf("InputOf(nil pointer) = %v, want E-EVL-099", err)
 	}
+	// An input that could not be read is its error, code and all.
+	unread := errcode.New(errcode.IO, "line changed")
+	if _, err := InputOf[capsule](&Case{ID: "e", Input: unread}); err != unread {
+		t.Errorf("InputOf(error input) = %v, want %v", err, unread)
+	}
 }

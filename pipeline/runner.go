@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"iter"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -10,8 +11,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Job is one case to run: a dataset line (its case_id and the line) and
-// its epoch.
+// Job is one case to run: a dataset line (its case_id, and what NewCase
+// makes the case's Input from) and its epoch.
 type Job struct {
 	ID    string
 	Input any
@@ -33,21 +34,26 @@ type Runner struct {
 	Retries int
 	// Backoff is the wait before retry n (1-based); nil means none.
 	Backoff func(n int) time.Duration
-	// NewCase builds a job's Case (run id, session id and dir). It is called
-	// on the worker goroutine, concurrently, and must be safe for that.
+	// NewCase builds a job's Case (run id, session id and dir, the input
+	// read from the job). It is called on the worker goroutine when the
+	// case starts, concurrently, and must be safe for that. An input it
+	// cannot read goes in Input as an error (InputOf): the case runs, and
+	// fails, as any other.
 	NewCase func(Job) *Case
 }
 
 // Run executes the jobs and sends every case that started, finished, to done.
-// When ctx ends (an interrupt) it starts no more cases; running cases see
-// their context cancelled, run their Report stage, and are still sent. Run
-// returns when every started case has been sent; it does not close done, and
-// the receiver must keep receiving until Run returns. Run returns
+// It takes the next job only when a worker is free: jobs may make each one
+// as it is asked (no list of a large run held). When ctx ends (an
+// interrupt) it starts no more cases; running cases see their context
+// cancelled, run their Report stage, and are still sent. Run returns when
+// every started case has been sent; it does not close done, and the
+// receiver must keep receiving until Run returns. Run returns
 // context.Cause(ctx) when it stopped early, nil otherwise.
-func (r *Runner) Run(ctx context.Context, jobs []Job, done chan<- *Case) error {
+func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case) error {
 	var g errgroup.Group
 	g.SetLimit(max(1, r.Workers))
-	for _, job := range jobs {
+	for job := range jobs {
 		if ctx.Err() != nil {
 			break
 		}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,7 +32,7 @@ func collect(t *testing.T, r *Runner, ctx context.Context, js []Job) ([]*Case, e
 			got = append(got, c)
 		}
 	})
-	err := r.Run(ctx, js, done)
+	err := r.Run(ctx, slices.Values(js), done)
 	close(done)
 	wg.Wait()
 	return got, err

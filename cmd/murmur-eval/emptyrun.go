@@ -15,19 +15,19 @@ import (
 // --filter turns a CI job green. One shard of a small dataset may be empty
 // by construction (8 shards of 3 cases): that is warned about, not
 // refused, for merge checks that every (case, epoch) of the run was run.
-func checkSelection(ds *datasets.Dataset, b batchOptions, selected []datasets.Case, stderr io.Writer) error {
+func checkSelection(ds *datasets.Dataset, b batchOptions, selected []int32, stderr io.Writer) error {
 	if len(selected) > 0 {
 		return nil
 	}
-	if len(ds.Cases) == 0 {
+	if ds.Len() == 0 {
 		return errcode.New(errcode.EmptySelection, "%s holds no case", ds.Path).
 			WithHint("a dataset has one JSON object per line: {\"case_id\": \"...\", \"task\": \"...\"}")
 	}
 	unsharded := b.selection()
 	unsharded.Shard = datasets.Shard{}
-	if b.shard.Count > 1 && len(unsharded.Apply(ds.Cases)) > 0 {
+	if n := len(unsharded.Apply(ds)); b.shard.Count > 1 && n > 0 {
 		fmt.Fprintf(stderr, "murmur-eval: warning: shard %d/%d of %s holds no case (%s selected in all); merge will check that the other shards ran them\n",
-			b.shard.Index, b.shard.Count, ds.Path, plural(len(unsharded.Apply(ds.Cases)), "case"))
+			b.shard.Index, b.shard.Count, ds.Path, plural(n, "case"))
 		return nil
 	}
 	what := "--filter " + fmt.Sprintf("%q", b.filter)
@@ -37,7 +37,7 @@ func checkSelection(ds *datasets.Dataset, b batchOptions, selected []datasets.Ca
 	case b.filter == "":
 		what = "the selection"
 	}
-	return errcode.New(errcode.EmptySelection, "%s matched none of the %s in %s", what, plural(len(ds.Cases), "case"), ds.Path).
+	return errcode.New(errcode.EmptySelection, "%s matched none of the %s in %s", what, plural(ds.Len(), "case"), ds.Path).
 		WithHint("check the glob against the case_id values (murmur-eval matches the whole case_id, e.g. 'calc-*'); a run of no case would pass every gate")
 }
 

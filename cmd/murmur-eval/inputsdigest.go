@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,11 +30,15 @@ const inputsPart = "inputs"
 // dataset's folder, so shards run from different checkouts agree. A
 // workspace folder is hashed entry by entry (name, type, mode bits,
 // content or link target) without following links; a file that is absent
-// hashes as absent (murmur runs such a case with no task).
-func inputsDigest(datasetPath string, cases []datasets.Case) (string, error) {
+// hashes as absent (murmur runs such a case with no task). A case that
+// cannot be read again (the dataset changed since it loaded) is its error.
+func inputsDigest(datasetPath string, cases iter.Seq2[datasets.Case, error]) (string, error) {
 	base := filepath.Dir(datasetPath)
 	paths := map[string]string{} // path -> kind: "task" or a workspace kind
-	for _, c := range cases {
+	for c, err := range cases {
+		if err != nil {
+			return "", err
+		}
 		if c.TaskPath != "" {
 			paths[c.TaskPath] = "task"
 		}

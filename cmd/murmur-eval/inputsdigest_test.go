@@ -1,6 +1,7 @@
 package main
 
 import (
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestInputsDigest(t *testing.T) {
 	}
 	digest := func(t *testing.T, dir string, cases []datasets.Case) string {
 		t.Helper()
-		d, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), cases)
+		d, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), each(cases))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,9 +81,20 @@ func TestInputsDigest(t *testing.T) {
 	t.Run("an unreadable workspace is an error naming it", func(t *testing.T) {
 		dir, cases := setup(t)
 		cases[0].Workspace = filepath.Join(dir, "task.md", "nope")
-		_, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), cases)
+		_, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), each(cases))
 		if err == nil || !strings.Contains(err.Error(), "task.md") {
 			t.Errorf("err = %v", err)
 		}
 	})
+}
+
+// each yields cases as Dataset.All does.
+func each(cases []datasets.Case) iter.Seq2[datasets.Case, error] {
+	return func(yield func(datasets.Case, error) bool) {
+		for _, c := range cases {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
 }

@@ -237,6 +237,7 @@ func missingPairs(shards []shardRun, records []caseRecord) (missing []string, pl
 	if err != nil {
 		return []string{fmt.Sprintf("(cannot check: %v)", err)}, -1
 	}
+	defer ds.Close()
 	shard, _ := datasets.ParseShard(first.Config[shardPart])
 	epochs, _ := strconv.Atoi(in["epochs"])
 	limit, _ := strconv.Atoi(in["limit"])
@@ -246,11 +247,12 @@ func missingPairs(shards []shardRun, records []caseRecord) (missing []string, pl
 	}
 	for i := range max(1, shard.Count) {
 		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}
-		for _, c := range sel.Apply(ds.Cases) {
+		for _, c := range sel.Apply(ds) {
+			id := ds.ID(int(c))
 			for e := 1; e <= max(1, epochs); e++ {
 				planned++
-				if !have[journal.Key{CaseID: c.ID, Epoch: e}] {
-					missing = append(missing, fmt.Sprintf("case %q epoch %d (shard %d/%d)", c.ID, e, i, shard.Count))
+				if !have[journal.Key{CaseID: id, Epoch: e}] {
+					missing = append(missing, fmt.Sprintf("case %q epoch %d (shard %d/%d)", id, e, i, shard.Count))
 				}
 			}
 		}

@@ -38,7 +38,10 @@ func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, warn *c
 	plan := &scoring.Plan{Config: cfg, CheckTimeout: o.checkTimeout, PATH: env["PATH"]}
 	var errs []error
 	var unread []unreadExpected
-	for _, c := range ds.Cases {
+	for c, err := range ds.All() {
+		if err != nil {
+			return nil, err
+		}
 		_, ok, err := plan.Expected(c.Expected)
 		var e *errcode.Error
 		switch {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,22 +106,49 @@ func journaled(entries []journal.Entry) ([]caseRecord, map[journal.Key]bool, err
 	return records, done, nil
 }
 
-// planJobs lists the (case, epoch) pairs to run, epoch by epoch so a run cut
-// short has whole epochs first, leaving out those already done.
-func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pipeline.Job {
-	// Sized once: appending would leave up to a quarter of the list as
-	// slack, and its earlier copies as garbage, at 40 bytes a job.
-	jobs := make([]pipeline.Job, 0, max(0, len(cases)*epochs-len(done)))
-	for e := 1; e <= epochs; e++ {
-		for i := range cases {
-			// A pointer: boxing the Case would copy it per job, held all run.
-			c := &cases[i]
-			if !done[journal.Key{CaseID: c.ID, Epoch: e}] {
-				jobs = append(jobs, pipeline.Job{ID: c.ID, Input: c, Epoch: e})
+// planJobs yields the (case, epoch) pairs to run, epoch by epoch so a run
+// cut short has whole epochs first, leaving out those already done, and
+// says how many it will yield. A job is made when the runner asks for it
+// (no list of them held all run); its Input is the case's index in ds,
+// which the runner's NewCase reads (caseInput).
+func planJobs(ds *datasets.Dataset, selected []int32, epochs int, done map[journal.Key]bool) (int, iter.Seq[pipeline.Job]) {
+	isDone := func(i int32, e int) bool {
+		return len(done) > 0 && done[journal.Key{CaseID: ds.ID(int(i)), Epoch: e}]
+	}
+	n := len(selected) * epochs
+	if len(done) > 0 {
+		for e := 1; e <= epochs; e++ {
+			for _, i := range selected {
+				if isDone(i, e) {
+					n--
+				}
 			}
 		}
 	}
-	return jobs
+	return n, func(yield func(pipeline.Job) bool) {
+		for e := 1; e <= epochs; e++ {
+			for _, i := range selected {
+				if !isDone(i, e) && !yield(pipeline.Job{ID: ds.ID(int(i)), Input: i, Epoch: e}) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// caseInput is a job's input for its stages: its dataset line read again
+// and parsed, or why it could not be (pipeline.InputOf hands that error to
+// the first stage that reads the line, and the case's row records it).
+func caseInput(ds *datasets.Dataset, j pipeline.Job) any {
+	i, ok := j.Input.(int32)
+	if !ok {
+		return j.Input
+	}
+	c, err := ds.Case(int(i))
+	if err != nil {
+		return err
+	}
+	return c
 }
 
 // openJournal checks a resumed run's configuration, or records a new
@@ -128,8 +156,8 @@ func planJobs(cases []datasets.Case, epochs int, done map[journal.Key]bool) []pi
 // the records of the cases it holds, and which (case, epoch) pairs are done.
 // Lines that cannot be read back are skipped, their cases run again, and a
 // warning with their count goes to warn once.
-func openJournal(o options, env map[string]string, all []datasets.Case, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
-	parts, err := configParts(o, env, all)
+func openJournal(o options, env map[string]string, ds *datasets.Dataset, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
+	parts, err := configParts(o, env, ds)
 	if err != nil {
 		return nil, nil, nil, err
 	}

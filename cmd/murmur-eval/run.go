@@ -37,6 +37,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	defer in.ds.Close()
 	// The run's context: an interrupt, a failed sink or an unreachable
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
@@ -56,7 +57,11 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
 	}
-	if needsCommands(in.plan, in.cases) {
+	needs, err := needsCommands(in.plan, in.ds, in.cases)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	if needs {
 		if err := datasetcmd.Reachable(outAbs); err != nil {
 			if folder.prev == nil {
 				clearRunDir(o.out) // nothing ran: the same --out can be used again
@@ -213,15 +218,20 @@ func cacheDir(flag string, env map[string]string) string {
 }
 
 // needsCommands reports whether a selected case runs a dataset command (a
-// setup, or an expected check) through the launcher.
-func needsCommands(plan *scoring.Plan, cases []datasets.Case) bool {
-	for _, c := range cases {
+// setup, or an expected check) through the launcher. It reads the selected
+// lines again; one that cannot be read is the error.
+func needsCommands(plan *scoring.Plan, ds *datasets.Dataset, selected []int32) (bool, error) {
+	for _, i := range selected {
+		c, err := ds.Case(int(i))
+		if err != nil {
+			return false, err
+		}
 		if c.Setup != nil {
-			return true
+			return true, nil
 		}
 		if e, ok, err := plan.Expected(c.Expected); err == nil && ok && e.Check != nil {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }

@@ -25,7 +25,7 @@ import (
 // back, the --baseline run, and the configuration warnings so far.
 type inputs struct {
 	ds       *datasets.Dataset
-	cases    []datasets.Case
+	cases    []int32 // the selected cases' indices in ds
 	plan     *scoring.Plan
 	readLim  reports.ReadLimits
 	baseline *reports.RunData
@@ -41,7 +41,7 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 		return in, err
 	}
 	in.ds = ds
-	in.cases = o.batch.selection().Apply(ds.Cases)
+	in.cases = o.batch.selection().Apply(ds)
 	if err := checkSelection(ds, o.batch, in.cases, stderr); err != nil {
 		return in, err
 	}
@@ -125,18 +125,18 @@ type preparedRun struct {
 // yet journaled through the collector, and finishes the run.
 func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	o := r.o
-	jw, records, done, err := openJournal(o, r.env, r.in.ds.Cases, r.folder, r.outAbs, stderr)
+	jw, records, done, err := openJournal(o, r.env, r.in.ds, r.folder, r.outAbs, stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}
 	defer jw.Close()
-	jobs := planJobs(r.in.cases, o.batch.epochs, done)
+	njobs, jobs := planJobs(r.in.ds, r.in.cases, o.batch.epochs, done)
 	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
 		return usageError(stderr, err)
 	}
 	defer shutdownTelemetry(tel, stderr)
-	ctx, runSpan := startRunSpan(ctx, tel, r.folder.runID, o, len(jobs))
+	ctx, runSpan := startRunSpan(ctx, tel, r.folder.runID, o, njobs)
 	scores, err := newScoreSink(r.outAbs)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
@@ -155,13 +155,13 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	if r.folder.prev != nil {
 		verb = fmt.Sprintf("case to resume (%d finished)", len(records))
 	}
-	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.runID, len(jobs), pluralWord(len(jobs), verb), o.dataset, plural(o.workers, "worker"), o.out)
+	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.runID, njobs, pluralWord(njobs, verb), o.dataset, plural(o.workers, "worker"), o.out)
 	summary := &reports.Summary{}
 	summary.SetPassAt(o.batch.passAt)
 	summary.SetEpochs(o.batch.epochs)
 	col := &collector{outDir: r.outAbs, sinks: sinks, scores: scores, summary: summary, junit: reports.NewSpillingJUnit(r.outAbs),
 		stderr: stderr, printed: r.prep.printed, journal: jw, keep: o.batch.keepSessions, onFail: r.stopRun,
-		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), len(jobs))}
+		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), njobs)}
 	for _, rec := range records {
 		col.emit(rec)
 	}
@@ -195,7 +195,7 @@ func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
 		Tracer: tel.Tracer(),
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := trace.NewID("ses_")
-			return &pipeline.Case{RunID: r.folder.runID, ID: j.ID, Input: j.Input, Epoch: j.Epoch, SessionID: sid,
+			return &pipeline.Case{RunID: r.folder.runID, ID: j.ID, Input: caseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
 				SessionDir: filepath.Join(r.outAbs, "sessions", sid)}
 		},
 	}

@@ -68,7 +68,11 @@ func TestExampleIsConsistent(t *testing.T) {
 
 	got := map[string]string{}
 	var wantFiles []string
-	for _, c := range ds.Cases {
+	defer ds.Close()
+	for c, err := range ds.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, err := c.ReadTask(); err != nil {
 			t.Errorf("case %q: %v", c.ID, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestManyCasesShareTheConnectionLimit(t *testing.T) {
 		jobs[i] = pipeline.Job{ID: id, Input: datasets.Case{ID: id}, Epoch: 1}
 	}
 	done := make(chan *pipeline.Case, len(jobs))
-	if err := runner.Run(context.Background(), jobs, done); err != nil {
+	if err := runner.Run(context.Background(), slices.Values(jobs), done); err != nil {
 		t.Fatal(err)
 	}
 	close(done)

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/inference/apitest"
+)
+
+// TestDatasetEditedDuringTheRun: a run reads each case's line again when
+// the case starts (datasets.Dataset.Case). A line edited in place after the
+// load (same length, other bytes) makes that case an error row with
+// E-IO-003 naming the file and line; the run goes on and every other case
+// gets its verdict.
+func TestDatasetEditedDuringTheRun(t *testing.T) {
+	dir := quickstart(t)
+	t.Parallel()
+	dataset := filepath.Join(dir, "cases.jsonl")
+	ids := datasetIDs(t, dataset)
+	lines := readLines(t, dataset)
+	last := ids[len(ids)-1]
+	var once sync.Once
+	srv := anthropicFromRecordings(t, dir, func(caseID string, turn int) *apitest.Reply {
+		once.Do(func() {
+			data, err := os.ReadFile(dataset)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			i := bytes.LastIndex(data, []byte(`"task_path"`))
+			if i < 0 {
+				t.Error("the last line has no task_path")
+				return
+			}
+			data[i+1] = 'T' // "Task_path": same length, other bytes
+			if err := os.WriteFile(dataset, data, 0o644); err != nil {
+				t.Error(err)
+			}
+		})
+		return nil
+	})
+	manifest := filepath.Join(dir, "murmur.yaml")
+	yaml, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml = []byte(strings.Replace(string(yaml), "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL, 1))
+	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "1", "--progress", "none")
+	expected := readExpectedStatuses(t, filepath.Join(dir, "expected-statuses.json"))
+	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	if len(rows) != len(ids) {
+		t.Fatalf("%d rows, want %d (every case recorded)\nstderr:\n%s", len(rows), len(ids), r.stderr)
+	}
+	for _, id := range ids {
+		row := rows[id]
+		if id != last {
+			if row["status"] != expected[id] {
+				t.Errorf("case %q: status %v, want %s", id, row["status"], expected[id])
+			}
+			continue
+		}
+		where := dataset + ":" + itoa(len(lines))
+		if row["status"] != "error" || row["error_code"] != "E-IO-003" || !strings.Contains(strOf(row["error_message"]), where) {
+			t.Errorf("case %q, its line edited during the run: status %v, code %v, message %v; want error, E-IO-003 naming %s",
+				id, row["status"], row["error_code"], row["error_message"], where)
+		}
+	}
+	if r.code == 0 || r.code == exitUsage {
+		t.Errorf("exit %d: a harness error in the run is not a success, nor a refusal before the run\nstderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func strOf(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,139 @@
+package datasets
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// TestIndexFindsEveryLine: the index points at each case's bytes, whatever
+// the line endings, blank lines, byte order mark or missing last newline,
+// and Case reads the line back to the case the load parsed.
+func TestIndexFindsEveryLine(t *testing.T) {
+	a, b, c := `{"case_id": "a", "task": "x"}`, `{"case_id": "b", "task": "y"}`, `{"case_id": "c", "task": "z"}`
+	tests := []struct {
+		name  string
+		file  string
+		lines []int    // each case's line number
+		at    []string // each case's bytes as the index holds them
+	}{
+		{"lf", a + "\n" + b + "\n", []int{1, 2}, []string{a + "\n", b + "\n"}},
+		{"crlf", a + "\r\n" + b + "\r\n", []int{1, 2}, []string{a + "\r\n", b + "\r\n"}},
+		{"no last newline", a + "\n" + b, []int{1, 2}, []string{a + "\n", b}},
+		{"blank lines", "\n" + a + "\n  \t\r\n\n" + b + "\n\n", []int{2, 5}, []string{a + "\n", b + "\n"}},
+		{"bom", "\ufeff" + a + "\r\n" + b, []int{1, 2}, []string{a + "\r\n", b}},
+		{"bom then blank", "\ufeff\n" + a + "\n" + c, []int{2, 3}, []string{a + "\n", c}},
+		{"one line", a, []int{1}, []string{a}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "cases.jsonl")
+			writeFile(t, path, tt.file)
+			ds, err := Load(path)
+			if err != nil {
+				t.Fatal(errcode.Format(err))
+			}
+			t.Cleanup(func() { _ = ds.Close() })
+			if ds.Len() != len(tt.lines) {
+				t.Fatalf("Len() = %d, want %d", ds.Len(), len(tt.lines))
+			}
+			for i := range ds.Len() {
+				ref := ds.idx.lines[i]
+				if got := tt.file[ref.off : ref.off+int64(ref.n)]; got != tt.at[i] {
+					t.Errorf("case %d: index points at %q, want %q", i, got, tt.at[i])
+				}
+				if ds.Line(i) != tt.lines[i] {
+					t.Errorf("case %d: Line() = %d, want %d", i, ds.Line(i), tt.lines[i])
+				}
+				c, err := ds.Case(i)
+				if err != nil {
+					t.Fatalf("Case(%d): %v", i, errcode.Format(err))
+				}
+				if c.ID != ds.ID(i) || c.Line != tt.lines[i] {
+					t.Errorf("Case(%d) = id %q line %d, want %q line %d", i, c.ID, c.Line, ds.ID(i), tt.lines[i])
+				}
+			}
+		})
+	}
+}
+
+// TestIDsArena: ids of every length come back from the arena as loaded.
+func TestIDsArena(t *testing.T) {
+	var want []string
+	file := ""
+	for i := range 50 {
+		id := "case-" + strconv.Itoa(i)
+		for range i % 7 {
+			id += "é"
+		}
+		want = append(want, id)
+		file += `{"case_id": ` + strconv.Quote(id) + `, "task": "t"}` + "\n"
+	}
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, file)
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	var got []string
+	for i := range ds.Len() {
+		got = append(got, ds.ID(i))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ID() (-want +got):\n%s", diff)
+	}
+}
+
+// TestCaseLineChanged: a line edited in place after the load is E-IO-003
+// naming the file and line, with the case's id; the other lines still read.
+func TestCaseLineChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, `{"case_id": "a", "task": "x"}`+"\n"+`{"case_id": "b", "task": "y"}`+"\n"+`{"case_id": "c", "task": "z"}`)
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	// Same length, other bytes: only the hash can tell.
+	writeFile(t, path, `{"case_id": "a", "task": "x"}`+"\n"+`{"case_id": "b", "task": "Y"}`+"\n"+`{"case_id": "c", "task": "z"}`)
+	assertChanged(t, ds, 1, "b", path+":2")
+	for _, i := range []int{0, 2} {
+		if _, err := ds.Case(i); err != nil {
+			t.Errorf("Case(%d) of an unchanged line: %v", i, err)
+		}
+	}
+	// Truncated: the last line is gone.
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
+	assertChanged(t, ds, 2, "c", path+":3")
+	var n int
+	for _, err := range ds.All() {
+		n++
+		if err != nil {
+			break
+		}
+	}
+	if n != 1 {
+		t.Errorf("All() yielded %d cases up to its first error, want 1", n)
+	}
+}
+
+func assertChanged(t *testing.T, ds *Dataset, i int, id, where string) {
+	t.Helper()
+	c, err := ds.Case(i)
+	var ce *errcode.Error
+	if !errors.As(err, &ce) || ce.Code != errcode.IO || ce.Where != where || ce.Hint == "" {
+		t.Fatalf("Case(%d) = %v, want E-IO-003 at %s with a hint", i, err, where)
+	}
+	if c.ID != id || c.Line != ds.Line(i) {
+		t.Errorf("Case(%d) with an error = id %q line %d, want %q line %d", i, c.ID, c.Line, id, ds.Line(i))
+	}
+}
