@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 	"strconv"
@@ -25,15 +26,18 @@ type JUnit struct {
 	// scorers' wording, and every case is held until the run ends.
 	texts map[string]string
 
-	// With a spill file (NewSpillingJUnit) the cases go there instead of
-	// into cases, and index says where each one lies.
-	spill *os.File
-	index []spilled
+	// With a spill file (NewSpillingJUnit), cases holds at most batch
+	// cases; each full batch goes to the file as one sorted run.
+	spill   *os.File
+	batch   int
+	runs    []spillRun
+	spilled int // cases in the runs
 	// tally counts the cases by their place in the suite's totals, as
-	// they are added, so the index need not hold each one's status.
+	// they are added.
 	tally suiteTally
 	size  int64
 	buf   []byte
+	rec   []byte
 	err   error
 }
 
@@ -90,7 +94,7 @@ func (j *JUnit) Add(row ResultRow, scores []ScoreRow) {
 	}
 	j.tally.add(c.status)
 	if j.spill != nil {
-		j.put(c)
+		j.add(c)
 		return
 	}
 	j.cases = append(j.cases, c)
@@ -158,11 +162,15 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	if j.err != nil {
 		return j.err
 	}
-	slices.SortFunc(j.cases, func(a, b junitCase) int { return a.key.compare(b.key) })
-	slices.SortFunc(j.index, func(a, b spilled) int { return a.key().compare(b.key()) })
-	n, at := len(j.cases), func(i int) (junitCase, error) { return j.cases[i], nil }
+	n, cases := len(j.cases), heldCases(j.cases)
 	if j.spill != nil {
-		n, at = len(j.index), func(i int) (junitCase, error) { return j.get(j.index[i]) }
+		j.flushRun()
+		if j.err != nil {
+			return j.err
+		}
+		n, cases = j.spilled, j.spilledCases()
+	} else {
+		sortCases(j.cases)
 	}
 	class := strings.TrimSpace(d.Capsule.Name)
 	if class == "" {
@@ -191,7 +199,7 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")
-	if err := encodeSuites(enc, suite, n, at, class); err != nil {
+	if err := encodeSuites(enc, suite, cases, class); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write junit.xml")
 	}
 	if _, err := io.WriteString(w, "\n"); err != nil {
@@ -200,10 +208,21 @@ func (j *JUnit) Write(w io.Writer, d *Digest, started time.Time) error {
 	return nil
 }
 
+// heldCases yields cs in order.
+func heldCases(cs []junitCase) iter.Seq2[junitCase, error] {
+	return func(yield func(junitCase, error) bool) {
+		for _, c := range cs {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+}
+
 // encodeSuites writes <testsuites><testsuite> with suite's attributes and
 // properties, then each case as it is converted: the same bytes as encoding
 // the whole document at once.
-func encodeSuites(enc *xml.Encoder, suite xmlSuite, n int, at func(int) (junitCase, error), class string) error {
+func encodeSuites(enc *xml.Encoder, suite xmlSuite, cases iter.Seq2[junitCase, error], class string) error {
 	attr := func(name, value string) xml.Attr { return xml.Attr{Name: xml.Name{Local: name}, Value: value} }
 	count := strconv.Itoa
 	suites := xml.StartElement{Name: xml.Name{Local: "testsuites"}, Attr: []xml.Attr{
@@ -222,8 +241,7 @@ func encodeSuites(enc *xml.Encoder, suite xmlSuite, n int, at func(int) (junitCa
 		enc.EncodeElement(props, xml.StartElement{Name: xml.Name{Local: "properties"}})); err != nil {
 		return err
 	}
-	for i := range n {
-		c, err := at(i)
+	for c, err := range cases {
 		if err != nil {
 			return err
 		}
