@@ -2,9 +2,12 @@ package datasets
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -135,5 +138,45 @@ func assertChanged(t *testing.T, ds *Dataset, i int, id, where string) {
 	}
 	if c.ID != id || c.Line != ds.Line(i) {
 		t.Errorf("Case(%d) with an error = id %q line %d, want %q line %d", i, c.ID, c.Line, id, ds.Line(i))
+	}
+}
+
+// TestLineNumbersAcrossBlankLines: line numbers are kept only where they
+// stop following the index; every case's number is still right, and a
+// line read again reports it.
+func TestLineNumbersAcrossBlankLines(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var file strings.Builder
+	var want []int
+	line := 0
+	for i := range 2000 {
+		for range rnd.IntN(3) * rnd.IntN(2) {
+			line++
+			file.WriteString(" \n")
+		}
+		line++
+		want = append(want, line)
+		fmt.Fprintf(&file, `{"case_id": "c%d", "task": "t"}`+"\n", i)
+	}
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, file.String())
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	if len(ds.idx.jumps) == 0 || len(ds.idx.jumps) == ds.Len() {
+		t.Fatalf("%d jumps for %d cases: the test wants some, not one a case", len(ds.idx.jumps), ds.Len())
+	}
+	for i := range ds.Len() {
+		if got := ds.Line(i); got != want[i] {
+			t.Fatalf("Line(%d) = %d, want %d", i, got, want[i])
+		}
+	}
+	for _, i := range []int{0, 1, 999, 1999} {
+		c, err := ds.Case(i)
+		if err != nil || c.Line != want[i] {
+			t.Errorf("Case(%d) = line %d, %v; want line %d", i, c.Line, err, want[i])
+		}
 	}
 }

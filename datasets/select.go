@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"path"
 	"slices"
 	"strconv"
@@ -80,18 +81,48 @@ type IDs interface {
 	ID(i int) string
 }
 
-// Apply returns the indices of the selected cases, in dataset order: 4
-// bytes a case, not a copy of it. It assumes Validate passed.
-func (sel Selection) Apply(cases IDs) []int32 {
+// Picked is what a Selection took of a dataset: case indices in dataset
+// order. A selection of every case holds no list (4 bytes a case fewer).
+type Picked struct {
+	all int     // with idx nil: cases 0 to all-1
+	idx []int32 // the indices otherwise
+}
+
+// Len is the number of cases picked.
+func (p Picked) Len() int {
+	if p.idx == nil {
+		return p.all
+	}
+	return len(p.idx)
+}
+
+// All yields the picked indices in order.
+func (p Picked) All() iter.Seq[int] {
+	return func(yield func(int) bool) {
+		if p.idx == nil {
+			for i := range p.all {
+				if !yield(i) {
+					return
+				}
+			}
+			return
+		}
+		for _, i := range p.idx {
+			if !yield(int(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Apply returns the selected cases, in dataset order. It assumes Validate
+// passed.
+func (sel Selection) Apply(cases IDs) Picked {
 	n := cases.Len()
 	if sel.Filter == "" && sel.Limit == 0 && sel.Shard.Count <= 1 {
-		all := make([]int32, n)
-		for i := range all {
-			all[i] = int32(i)
-		}
-		return all
+		return Picked{all: n}
 	}
-	var out []int32
+	out := []int32{}
 	for i := range n {
 		if sel.Limit > 0 && len(out) == sel.Limit {
 			break
@@ -107,5 +138,5 @@ func (sel Selection) Apply(cases IDs) []int32 {
 		}
 		out = append(out, int32(i))
 	}
-	return slices.Clip(out)
+	return Picked{idx: slices.Clip(out)}
 }

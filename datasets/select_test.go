@@ -44,9 +44,9 @@ func (l idList) Len() int        { return len(l) }
 func (l idList) ID(i int) string { return l[i] }
 
 // pick returns the ids at the selected indices.
-func (l idList) pick(sel []int32) []string {
+func (l idList) pick(sel Picked) []string {
 	var out []string
-	for _, i := range sel {
+	for i := range sel.All() {
 		out = append(out, l[i])
 	}
 	return out

@@ -15,8 +15,8 @@ import (
 // --filter turns a CI job green. One shard of a small dataset may be empty
 // by construction (8 shards of 3 cases): that is warned about, not
 // refused, for merge checks that every (case, epoch) of the run was run.
-func checkSelection(ds *datasets.Dataset, b batchOptions, selected []int32, stderr io.Writer) error {
-	if len(selected) > 0 {
+func checkSelection(ds *datasets.Dataset, b batchOptions, selected datasets.Picked, stderr io.Writer) error {
+	if selected.Len() > 0 {
 		return nil
 	}
 	if ds.Len() == 0 {
@@ -25,7 +25,7 @@ func checkSelection(ds *datasets.Dataset, b batchOptions, selected []int32, stde
 	}
 	unsharded := b.selection()
 	unsharded.Shard = datasets.Shard{}
-	if n := len(unsharded.Apply(ds)); b.shard.Count > 1 && n > 0 {
+	if n := unsharded.Apply(ds).Len(); b.shard.Count > 1 && n > 0 {
 		fmt.Fprintf(stderr, "murmur-eval: warning: shard %d/%d of %s holds no case (%s selected in all); merge will check that the other shards ran them\n",
 			b.shard.Index, b.shard.Count, ds.Path, plural(n, "case"))
 		return nil

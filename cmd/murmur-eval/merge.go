@@ -247,8 +247,8 @@ func missingPairs(shards []shardRun, records []caseRecord) (missing []string, pl
 	}
 	for i := range max(1, shard.Count) {
 		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}
-		for _, c := range sel.Apply(ds) {
-			id := ds.ID(int(c))
+		for c := range sel.Apply(ds).All() {
+			id := ds.ID(c)
 			for e := 1; e <= max(1, epochs); e++ {
 				planned++
 				if !have[journal.Key{CaseID: id, Epoch: e}] {

@@ -111,14 +111,14 @@ func journaled(entries []journal.Entry) ([]caseRecord, map[journal.Key]bool, err
 // says how many it will yield. A job is made when the runner asks for it
 // (no list of them held all run); its Input is the case's index in ds,
 // which the runner's NewCase reads (caseInput).
-func planJobs(ds *datasets.Dataset, selected []int32, epochs int, done map[journal.Key]bool) (int, iter.Seq[pipeline.Job]) {
-	isDone := func(i int32, e int) bool {
-		return len(done) > 0 && done[journal.Key{CaseID: ds.ID(int(i)), Epoch: e}]
+func planJobs(ds *datasets.Dataset, selected datasets.Picked, epochs int, done map[journal.Key]bool) (int, iter.Seq[pipeline.Job]) {
+	isDone := func(i, e int) bool {
+		return len(done) > 0 && done[journal.Key{CaseID: ds.ID(i), Epoch: e}]
 	}
-	n := len(selected) * epochs
+	n := selected.Len() * epochs
 	if len(done) > 0 {
 		for e := 1; e <= epochs; e++ {
-			for _, i := range selected {
+			for i := range selected.All() {
 				if isDone(i, e) {
 					n--
 				}
@@ -127,8 +127,8 @@ func planJobs(ds *datasets.Dataset, selected []int32, epochs int, done map[journ
 	}
 	return n, func(yield func(pipeline.Job) bool) {
 		for e := 1; e <= epochs; e++ {
-			for _, i := range selected {
-				if !isDone(i, e) && !yield(pipeline.Job{ID: ds.ID(int(i)), Input: i, Epoch: e}) {
+			for i := range selected.All() {
+				if !isDone(i, e) && !yield(pipeline.Job{ID: ds.ID(i), Input: int32(i), Epoch: e}) {
 					return
 				}
 			}

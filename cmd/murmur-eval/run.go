@@ -220,9 +220,9 @@ func cacheDir(flag string, env map[string]string) string {
 // needsCommands reports whether a selected case runs a dataset command (a
 // setup, or an expected check) through the launcher. It reads the selected
 // lines again; one that cannot be read is the error.
-func needsCommands(plan *scoring.Plan, ds *datasets.Dataset, selected []int32) (bool, error) {
-	for _, i := range selected {
-		c, err := ds.Case(int(i))
+func needsCommands(plan *scoring.Plan, ds *datasets.Dataset, selected datasets.Picked) (bool, error) {
+	for i := range selected.All() {
+		c, err := ds.Case(i)
 		if err != nil {
 			return false, err
 		}

@@ -25,7 +25,7 @@ import (
 // back, the --baseline run, and the configuration warnings so far.
 type inputs struct {
 	ds       *datasets.Dataset
-	cases    []int32 // the selected cases' indices in ds
+	cases    datasets.Picked // the selected cases of ds
 	plan     *scoring.Plan
 	readLim  reports.ReadLimits
 	baseline *reports.RunData
@@ -181,7 +181,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	endRunSpan(runSpan, col.summary)
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
 		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: traceID(runSpan),
-		planned: len(r.in.cases) * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs)}
+		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs)}
 	return end.finish(col, stdout, stderr)
 }
 
