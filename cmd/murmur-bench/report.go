@@ -64,7 +64,14 @@ func (r *report) judge() []target {
 	waitingTargets(r.Waiting, atLeast, atMost)
 	if len(r.Memory) >= 2 {
 		lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
-		atMost(fmt.Sprintf("peak RSS %d cases / %d cases", hi.Cases, lo.Cases), "x", hi.MaxRSSMiB/lo.MaxRSSMiB, 1.5)
+		// Issue 19 asks for 1.2 at 100,000 cases against 1,000
+		// (-memory-cases 1000,100000); the default sizes (20,000) keep
+		// make bench short and hold the harness's older 1.5.
+		limit := 1.5
+		if hi.Cases >= 100_000 {
+			limit = 1.2
+		}
+		atMost(fmt.Sprintf("peak RSS %d cases / %d cases", hi.Cases, lo.Cases), "x", hi.MaxRSSMiB/lo.MaxRSSMiB, limit)
 	}
 	if r.Parquet != nil {
 		atLeast("events/s into events.parquet", "events/s", r.Parquet.EventsPerS, 500_000)
