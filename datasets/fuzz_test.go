@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +70,47 @@ func FuzzParse(f *testing.F) {
 			}
 			if (c.Task == "") == (c.TaskPath == "") {
 				t.Fatalf("case %q: want exactly one of Task %q and TaskPath %q", c.ID, c.Task, c.TaskPath)
+			}
+		}
+	})
+}
+
+// FuzzIndexReadsBack: whatever the bytes, a dataset that loads reads every
+// case back from its index (Dataset.Case) as the one-pass parse read it:
+// same id, line, task and expected, in file order.
+func FuzzIndexReadsBack(f *testing.F) {
+	for _, seed := range []string{
+		`{"case_id": "a", "task": "x"}`,
+		"\ufeff\n\n" + `{"case_id": "a", "task": "x", "expected": [1, 2]}` + "\r\n \n" + `{"case_id": "b", "task": "y"}`,
+		"{\"case_id\": \"a\", \"task\": \"x\"}\n\n\n{\"case_id\": \"b\", \"task\": \"\\u00e9\"}\n\t\n{\"case_id\": \"c\", \"task\": \"z\"}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "cases.jsonl")
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Load(path)
+		if err != nil {
+			return
+		}
+		defer ds.Close()
+		want, err := parse(path, bytes.NewReader(data), filepath.Dir(path), nil)
+		if err != nil {
+			t.Fatalf("Load accepted what parse refused: %v", err)
+		}
+		if ds.Len() != len(want) {
+			t.Fatalf("Len() = %d, parse found %d cases", ds.Len(), len(want))
+		}
+		for i, w := range want {
+			c, err := ds.Case(i)
+			if err != nil {
+				t.Fatalf("Case(%d): %v", i, err)
+			}
+			if c.ID != w.ID || ds.ID(i) != w.ID || c.Line != w.Line || ds.Line(i) != w.Line || c.Task != w.Task || !bytes.Equal(c.Expected, w.Expected) {
+				t.Fatalf("Case(%d) = %q line %d task %q expected %s; parse read %q line %d task %q expected %s",
+					i, c.ID, c.Line, c.Task, c.Expected, w.ID, w.Line, w.Task, w.Expected)
 			}
 		}
 	})
