@@ -24,9 +24,11 @@ type SessionStart struct {
 	ContainmentDeclared string   `json:"containment_declared"`
 	ContainmentAchieved string   `json:"containment_achieved"`
 	WorkdirExec         bool     `json:"workdir_exec"`
-	EffectiveGrants     Grants   `json:"effective_grants"`
-	SystemPromptSource  string   `json:"system_prompt_source"`
-	SystemPromptSHA256  *string  `json:"system_prompt_sha256"`
+	// EffectiveGrants is the encoded Grants object: the same for every
+	// case of a run, so encoded once per run (stages/contain).
+	EffectiveGrants    json.RawMessage `json:"effective_grants"`
+	SystemPromptSource string          `json:"system_prompt_source"`
+	SystemPromptSHA256 *string         `json:"system_prompt_sha256"`
 	// SystemPrompt is the resolved prompt verbatim, written only with
 	// trace.include_tool_output (as murmur writes it).
 	SystemPrompt *string `json:"system_prompt,omitempty"`

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,7 +25,7 @@ func BenchmarkTrivialSession(b *testing.B) {
 		err = firstErr(
 			w.SessionStart(SessionStart{CapsuleName: "bench", CapsuleVersion: "0.1.0", Model: "bench-model", MaxTurns: 8,
 				ToolsDeclared: []string{"ok"}, ContainmentDeclared: "advisory", ContainmentAchieved: "advisory",
-				EffectiveGrants: map[string]any{}, SystemPromptSource: "inline"}),
+				EffectiveGrants: json.RawMessage(`{}`), SystemPromptSource: "inline"}),
 			w.Inference(Inference{Turn: 1, InputTokens: 100, OutputTokens: 10, Decision: "tool_call", ToolName: &tool, TokensSource: "provider"}),
 			w.ToolCall(ToolCall{Turn: 1, ToolName: "ok", Input: []byte(`{"q":"x"}`), InputBytes: 9, Output: &out, OutputBytes: 2, Status: "passed"}),
 			w.Inference(Inference{Turn: 2, InputTokens: 120, OutputTokens: 5, Decision: "end_turn", TokensSource: "provider"}),

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,7 +25,7 @@ func TestWriterWritesMurmurLinesAndTotals(t *testing.T) {
 	}
 	name := "calc"
 	steps := []error{
-		w.SessionStart(SessionStart{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: "m", MaxTurns: 4, Capabilities: []string{}, ToolsDeclared: []string{"calc"}, ContainmentDeclared: "advisory", ContainmentAchieved: "advisory", EffectiveGrants: map[string]any{}, SystemPromptSource: "none"}),
+		w.SessionStart(SessionStart{CapsuleName: "qs", CapsuleVersion: "0.1.0", Model: "m", MaxTurns: 4, Capabilities: []string{}, ToolsDeclared: []string{"calc"}, ContainmentDeclared: "advisory", ContainmentAchieved: "advisory", EffectiveGrants: json.RawMessage(`{}`), SystemPromptSource: "none"}),
 		w.Inference(Inference{Turn: 0, InputTokens: 10, OutputTokens: 2, Decision: "tool_call", ToolName: &name, TokensSource: "provider"}),
 		w.ToolCall(ToolCall{Turn: 0, ToolName: "calc", Input: []byte(`{"expression":"1+1"}`), InputBytes: 20, OutputBytes: 1, DurationMS: 3, Status: "ok"}),
 		w.Inference(Inference{Turn: 1, InputTokens: 12, OutputTokens: 3, Decision: "end_turn"}),

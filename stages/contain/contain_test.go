@@ -2,6 +2,7 @@ package contain
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -95,5 +96,42 @@ func TestContainPolicy(t *testing.T) {
 	}
 	if p.Root != c.SessionDir || p.Deadline != 7*time.Second || p.Achieved != "advisory" || p.Declared != "advisory" {
 		t.Errorf("policy = %+v", p)
+	}
+}
+
+// TestSharedPartMadeOncePerRun: the cases of a run share their capsule and
+// host probe, so the class, the encoded grants and the filtered
+// environment are made once and shared, while each case keeps its own
+// environment (its session id); another capsule gets its own.
+func TestSharedPartMadeOncePerRun(t *testing.T) {
+	host := map[string]string{"FOO": "1"}
+	s := New(host)
+	first := caseFor(t, base+"capabilities: {env: {allow: [FOO]}}\n")
+	second := &pipeline.Case{SessionID: "ses_2", SessionDir: t.TempDir()}
+	pipeline.Store(second, resolve.Result, capsuleOf(first))
+	pipeline.Store(second, verify.Result, toolsetOf(first))
+	pipeline.Store(second, staging.Result, &staging.Staged{})
+	other := caseFor(t, base+"capabilities: {network: {allow: [\"api.example.com:443\"]}}\n")
+	for _, c := range []*pipeline.Case{first, second, other} {
+		if err := s.Run(context.Background(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b, o := policyOf(first), policyOf(second), policyOf(other)
+	if &a.Grants[0] != &b.Grants[0] {
+		t.Error("two cases of one run encoded their grants each")
+	}
+	if !slices.Contains(a.Env, "MURMUR_SESSION_ID=ses_1") || !slices.Contains(b.Env, "MURMUR_SESSION_ID=ses_2") || slices.Contains(a.Env, "MURMUR_SESSION_ID=ses_2") {
+		t.Errorf("environments are not each case's own:\n%q\n%q", a.Env, b.Env)
+	}
+	var ga, go2 map[string]any
+	if err := json.Unmarshal(a.Grants, &ga); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(o.Grants, &go2); err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Equal(ga["network_allow"], go2["network_allow"]) || slices.Contains(o.Env, "FOO=1") {
+		t.Errorf("another capsule got the first one's shared part: grants %v, env %q", go2, o.Env)
 	}
 }
