@@ -180,3 +180,28 @@ func TestSourcePicksDriverFallbackOrRefusal(t *testing.T) {
 		})
 	}
 }
+
+// TestSourceRemembersOnlyWhatItAccepted: one Source serves a run's cases;
+// the block it last accepted is not decoded again, and a block it would
+// refuse is refused whatever came before it (only acceptance is kept).
+func TestSourceRemembersOnlyWhatItAccepted(t *testing.T) {
+	openai := inference.Config{DriverArtifact: "house-driver", DriverConfig: json.RawMessage(`{"api":"openai"}`)}
+	gemini := inference.Config{DriverArtifact: "house-driver", DriverConfig: json.RawMessage(`{"api":"gemini"}`)}
+	unknown := inference.Config{DriverArtifact: "house-driver"}
+	fb := &stubSource{}
+	s := New(fb)
+	for i, step := range []struct {
+		inf  inference.Config
+		code string
+	}{{openai, ""}, {openai, ""}, {gemini, errcode.ProviderDriver}, {unknown, errcode.RunDriverAbsent}, {openai, ""}, {unknown, errcode.RunDriverAbsent}} {
+		if _, err := s.ForCase(context.Background(), inference.Case{Inference: step.inf}); errcode.Code(err) != step.code {
+			t.Fatalf("case %d (%s): ForCase = %v, want code %q", i, step.inf.DriverConfig, err, step.code)
+		}
+	}
+	if fb.served != 3 {
+		t.Errorf("fallback served %d cases, want the 3 accepted", fb.served)
+	}
+	if b := s.spoken.Load(); b == nil || string(b.config) != `{"api":"openai"}` {
+		t.Errorf("remembered %+v, want the openai block", b)
+	}
+}

@@ -1,8 +1,10 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
@@ -14,6 +16,19 @@ import (
 // concurrent use.
 type Source struct {
 	fallback inference.Source
+	// spoken is the last driver block APIName accepted (its artifact name
+	// and config): the cases of a run share one, and decoding
+	// driver.config per case was 2.7% of a waiting case's CPU (issue 19).
+	// Only an accepted block is remembered: an error is made afresh for
+	// each case, which may annotate its own.
+	spoken atomic.Pointer[driverBlock]
+}
+
+// driverBlock is what APIName reads of an inference block. It is never
+// changed once stored.
+type driverBlock struct {
+	artifact string
+	config   []byte
 }
 
 // New returns a Source falling back on fallback (the live built-in
@@ -30,13 +45,26 @@ func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provi
 	if c.Driver != nil {
 		return &provider{drv: c.Driver}, nil
 	}
-	if _, err := live.APIName(c.Inference); err != nil {
-		if !setsAPI(c.Inference.DriverConfig) {
-			return nil, NotInstalled(c.Inference.DriverArtifact)
-		}
-		return nil, err // a driver.config.api murmur-eval does not speak
+	if err := s.speaks(c.Inference); err != nil {
+		return nil, err
 	}
 	return s.fallback.ForCase(ctx, c)
+}
+
+// speaks says why the built-in providers cannot answer for inf's driver,
+// or nil when they can.
+func (s *Source) speaks(inf inference.Config) error {
+	if b := s.spoken.Load(); b != nil && b.artifact == inf.DriverArtifact && bytes.Equal(b.config, inf.DriverConfig) {
+		return nil
+	}
+	if _, err := live.APIName(inf); err != nil {
+		if !setsAPI(inf.DriverConfig) {
+			return NotInstalled(inf.DriverArtifact)
+		}
+		return err // a driver.config.api murmur-eval does not speak
+	}
+	s.spoken.Store(&driverBlock{artifact: inf.DriverArtifact, config: bytes.Clone(inf.DriverConfig)})
+	return nil
 }
 
 // NotInstalled is murmur's refusal of a driver artifact it cannot find
