@@ -43,15 +43,7 @@ func TestDatasetEditedDuringTheRun(t *testing.T) {
 		})
 		return nil
 	})
-	manifest := filepath.Join(dir, "murmur.yaml")
-	yaml, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml = []byte(strings.Replace(string(yaml), "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL, 1))
-	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	useEndpoint(t, dir, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "1", "--progress", "none")
 	expected := readExpectedStatuses(t, filepath.Join(dir, "expected-statuses.json"))

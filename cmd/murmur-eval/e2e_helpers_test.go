@@ -438,3 +438,18 @@ var (
 	}
 	stageColumns = []string{"resolve_ms", "verify_ms", "stage_ms", "contain_ms", "launch_ms", "loop_ms", "report_ms"}
 )
+
+// useEndpoint points the capsule in dir (a quickstart copy) at a model
+// server: its inference.endpoint becomes url.
+func useEndpoint(t testing.TB, dir, url string) {
+	t.Helper()
+	manifest := filepath.Join(dir, "murmur.yaml")
+	yaml, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml = []byte(strings.Replace(string(yaml), "endpoint: https://api.anthropic.com", "endpoint: "+url, 1))
+	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

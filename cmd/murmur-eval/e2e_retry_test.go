@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -35,15 +34,7 @@ func TestRetriesOfHarnessErrors(t *testing.T) {
 		// session failed, as murmur's driver ends it, and not be retried.
 		return &apitest.Reply{Status: 307, Header: map[string]string{"Location": "http://127.0.0.2:1/"}}
 	})
-	manifest := filepath.Join(dir, "murmur.yaml")
-	yaml, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml = []byte(strings.Replace(string(yaml), "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL, 1))
-	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	useEndpoint(t, dir, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--retries", "2", "--retry-backoff", "10ms", "--progress", "none", "--keep-sessions", "failed")
 	if r.code != 0 {

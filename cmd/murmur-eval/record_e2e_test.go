@@ -28,15 +28,7 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 	dir := quickstart(t)
 	t.Parallel()
 	srv := anthropicFromRecordings(t, dir, nil)
-	manifest := filepath.Join(dir, "murmur.yaml")
-	yaml, err := os.ReadFile(manifest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml = []byte(strings.Replace(string(yaml), "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL, 1))
-	if err := os.WriteFile(manifest, yaml, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	useEndpoint(t, dir, srv.URL)
 	cases := filepath.Join(dir, "cases.jsonl")
 	rec := filepath.Join(t.TempDir(), "recordings")
 	live := filepath.Join(reachableTempDir(t), "live")
