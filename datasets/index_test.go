@@ -180,3 +180,28 @@ func TestLineNumbersAcrossBlankLines(t *testing.T) {
 		}
 	}
 }
+
+// TestVisitSeesEveryCaseOnce: Options.Visit gets each case of the load's
+// one pass with its index, in file order, as Case reads it back.
+func TestVisitSeesEveryCaseOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, "\n"+`{"case_id": "a", "task": "x"}`+"\n\n"+`{"case_id": "b", "task": "y", "expected": 1}`+"\n"+`{"case_id": "c", "task": "z"}`)
+	var seen []string
+	ds, err := Options{Visit: func(i int, c Case) {
+		seen = append(seen, fmt.Sprintf("%d %s %d %s", i, c.ID, c.Line, c.Expected))
+	}}.Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	var want []string
+	for c, err := range ds.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%d %s %d %s", len(want), c.ID, c.Line, c.Expected))
+	}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("Visit (-want +got):\n%s", diff)
+	}
+}

@@ -40,6 +40,12 @@ type Options struct {
 	// process's working directory. The file must still lie inside the
 	// dataset's folder unless AllowTaskOutside.
 	WorkingDir string
+	// Visit, when not nil, is called in the load's one pass with each
+	// good case and its index, in file order: what a caller needs of every
+	// case before the run (its checks, the files it names) is gathered
+	// there, not by reading the dataset again. Its results mean nothing
+	// when Load fails.
+	Visit func(i int, c Case)
 }
 
 // Load reads and validates the dataset at path. Relative task paths are
@@ -88,7 +94,13 @@ func (o Options) Load(path string) (_ *Dataset, err error) {
 		if c.TaskFromWorkingDir {
 			d.fromWorkDir = append(d.fromWorkDir, c.ID)
 		}
-		return x.add(c.ID, line, off, c.Line)
+		if err := x.add(c.ID, line, off, c.Line); err != nil {
+			return err
+		}
+		if o.Visit != nil {
+			o.Visit(len(x.lines)-1, c)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -96,6 +96,15 @@ func (p Picked) Len() int {
 	return len(p.idx)
 }
 
+// Has reports whether case i is picked.
+func (p Picked) Has(i int) bool {
+	if p.idx == nil {
+		return i >= 0 && i < p.all
+	}
+	_, ok := slices.BinarySearch(p.idx, int32(i))
+	return ok
+}
+
 // All yields the picked indices in order.
 func (p Picked) All() iter.Seq[int] {
 	return func(yield func(int) bool) {

@@ -111,3 +111,20 @@ func TestSelectionFilterAndLimit(t *testing.T) {
 		t.Errorf("Validate(bad glob) = %v, want E-EVL-001", err)
 	}
 }
+
+// TestPickedHas: Has agrees with All for every selection kind.
+func TestPickedHas(t *testing.T) {
+	cases := idList{"a-1", "b-1", "a-2", "b-2", "a-3"}
+	for _, sel := range []Selection{{}, {Filter: "a-*"}, {Filter: "z*"}, {Limit: 2}, {Shard: Shard{Index: 1, Count: 2}}} {
+		p := sel.Apply(cases)
+		in := map[int]bool{}
+		for i := range p.All() {
+			in[i] = true
+		}
+		for i := -1; i <= len(cases); i++ {
+			if p.Has(i) != in[i] {
+				t.Errorf("%+v: Has(%d) = %v, All has it: %v", sel, i, p.Has(i), in[i])
+			}
+		}
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
-	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 )
@@ -27,9 +26,10 @@ const shardPart = "shard"
 // configParts names everything that decides a run's results, each as a
 // digest or a small value: --resume refuses a run whose parts changed and
 // says which (journal.Changed). Computed after the capsule is prepared, so
-// a lock written by the first run's staging is already there. All of ds's
-// cases, read again: the files they name are a part too (inputsDigest).
-func configParts(o options, env map[string]string, ds *datasets.Dataset) (map[string]string, error) {
+// a lock written by the first run's staging is already there. inputs is
+// the digest of the files the dataset's lines name (inputsDigest, made
+// in the dataset's one pass).
+func configParts(o options, env map[string]string, inputs string) (map[string]string, error) {
 	parts := map[string]string{
 		"selection": fmt.Sprintf("filter=%q limit=%d", o.batch.filter, o.batch.limit),
 		shardPart:   o.batch.shard.String(),
@@ -61,9 +61,7 @@ func configParts(o options, env map[string]string, ds *datasets.Dataset) (map[st
 	if parts["artifacts"], err = treeDigest(stores, func(p string) bool { return strings.HasSuffix(p, ".sha256") }); err != nil {
 		return nil, err
 	}
-	if parts[inputsPart], err = inputsDigest(o.dataset, ds.All()); err != nil {
-		return nil, err
-	}
+	parts[inputsPart] = inputs
 	if o.replay != "" {
 		if parts["recordings"], err = treeDigest([]string{o.replay}, func(string) bool { return true }); err != nil {
 			return nil, err

@@ -8,7 +8,6 @@ import (
 	"hash"
 	"io"
 	"io/fs"
-	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,28 +23,29 @@ import (
 // that read different ones.
 const inputsPart = "inputs"
 
+// inputFiles are the files a dataset's lines name, by path, with their
+// kind: "task" or a workspace kind.
+type inputFiles map[string]string
+
+// add records the files c names.
+func (f inputFiles) add(c datasets.Case) {
+	if c.TaskPath != "" {
+		f[c.TaskPath] = "task"
+	}
+	if c.Workspace != "" {
+		f[c.Workspace] = c.WorkspaceKind
+	}
+}
+
 // inputsDigest hashes every task file and workspace source the dataset's
 // cases name (all of them, not only this shard's: shards of one run must
 // agree), each once, in path order. A path is hashed relative to the
 // dataset's folder, so shards run from different checkouts agree. A
 // workspace folder is hashed entry by entry (name, type, mode bits,
 // content or link target) without following links; a file that is absent
-// hashes as absent (murmur runs such a case with no task). A case that
-// cannot be read again (the dataset changed since it loaded) is its error.
-func inputsDigest(datasetPath string, cases iter.Seq2[datasets.Case, error]) (string, error) {
+// hashes as absent (murmur runs such a case with no task).
+func inputsDigest(datasetPath string, paths inputFiles) (string, error) {
 	base := filepath.Dir(datasetPath)
-	paths := map[string]string{} // path -> kind: "task" or a workspace kind
-	for c, err := range cases {
-		if err != nil {
-			return "", err
-		}
-		if c.TaskPath != "" {
-			paths[c.TaskPath] = "task"
-		}
-		if c.Workspace != "" {
-			paths[c.Workspace] = c.WorkspaceKind
-		}
-	}
 	names := make([]string, 0, len(paths))
 	for p := range paths {
 		names = append(names, p)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +35,7 @@ func TestInputsDigest(t *testing.T) {
 	}
 	digest := func(t *testing.T, dir string, cases []datasets.Case) string {
 		t.Helper()
-		d, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), each(cases))
+		d, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,20 +80,18 @@ func TestInputsDigest(t *testing.T) {
 	t.Run("an unreadable workspace is an error naming it", func(t *testing.T) {
 		dir, cases := setup(t)
 		cases[0].Workspace = filepath.Join(dir, "task.md", "nope")
-		_, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), each(cases))
+		_, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
 		if err == nil || !strings.Contains(err.Error(), "task.md") {
 			t.Errorf("err = %v", err)
 		}
 	})
 }
 
-// each yields cases as Dataset.All does.
-func each(cases []datasets.Case) iter.Seq2[datasets.Case, error] {
-	return func(yield func(datasets.Case, error) bool) {
-		for _, c := range cases {
-			if !yield(c, nil) {
-				return
-			}
-		}
+// filesOf is the files cases name, as a run's survey gathers them.
+func filesOf(cases []datasets.Case) inputFiles {
+	f := inputFiles{}
+	for _, c := range cases {
+		f.add(c)
 	}
+	return f
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/datasets"
@@ -14,54 +15,84 @@ import (
 // maxExpectedErrors is how many bad expected fields one error lists.
 const maxExpectedErrors = 20
 
-// scoringPlan builds the run's scoring plan: observability.eval from the
-// capsule's manifest, the check command's time limit and PATH. The
-// manifest's warnings (murmur prints them while parsing: unknown scorer
-// types among them) and the plan's own are printed once, here. It then
-// checks every case's expected field, so that a bad one stops the run
-// before any case starts, naming file:line.
-func scoringPlan(o options, env map[string]string, ds *datasets.Dataset, warn *configWarnings) (*scoring.Plan, error) {
+// newPlan builds the run's scoring plan: observability.eval from the
+// capsule's manifest, the check command's time limit and PATH. It returns
+// the manifest's warnings (murmur prints them while parsing: unknown
+// scorer types among them) and the plan's own, for the caller to print
+// once the dataset has loaded.
+func newPlan(o options, env map[string]string) (*scoring.Plan, []string) {
 	path := filepath.Join(o.capsuleDir, capsule.ManifestFile)
 	var cfg scoring.Config
+	var warnings []string
 	if m := readManifest(o.capsuleDir, env); m != nil {
 		cfg = scoring.FromEval(m.Observability.Eval)
 		for _, w := range m.Warnings {
-			warn.add("%s: %s", path, w)
+			warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
 		}
 		for _, u := range m.UnknownKeys {
-			warn.add("%s", u)
+			warnings = append(warnings, u.String())
 		}
 	}
 	for _, w := range cfg.Warnings {
-		warn.add("%s: %s", path, w)
+		warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
 	}
-	plan := &scoring.Plan{Config: cfg, CheckTimeout: o.checkTimeout, PATH: env["PATH"]}
-	var errs []error
-	var unread []unreadExpected
-	for c, err := range ds.All() {
-		if err != nil {
-			return nil, err
-		}
-		_, ok, err := plan.Expected(c.Expected)
-		var e *errcode.Error
-		switch {
-		case errors.As(err, &e):
-			errs = append(errs, e.At(fmt.Sprintf("%s:%d", ds.Path, c.Line)))
-		case err != nil:
-			errs = append(errs, err)
-		case !ok && len(c.Expected) > 0 && string(c.Expected) != "null":
-			unread = append(unread, unreadExpected{caseID: c.ID, where: fmt.Sprintf("%s:%d", ds.Path, c.Line), keys: scoring.UnreadKeys(c.Expected)})
-		}
+	return &scoring.Plan{Config: cfg, CheckTimeout: o.checkTimeout, PATH: env["PATH"]}, warnings
+}
+
+// survey gathers what the run needs of every case before any starts, in
+// the dataset's one pass (datasets.Options.Visit): each expected field
+// checked against the plan, so that a bad one stops the run naming
+// file:line; the files the lines name (the fingerprint's inputs part);
+// which cases run a dataset command (a setup, or an expected check)
+// through the launcher.
+type survey struct {
+	plan     *scoring.Plan
+	dataset  string // its path, for locations
+	errs     []error
+	unread   []unreadExpected
+	files    inputFiles
+	commands []int // indices of the cases that run a command
+}
+
+func newSurvey(plan *scoring.Plan, dataset string) *survey {
+	return &survey{plan: plan, dataset: dataset, files: inputFiles{}}
+}
+
+// visit is the survey's datasets.Options.Visit.
+func (s *survey) visit(i int, c datasets.Case) {
+	s.files.add(c)
+	e, ok, err := s.plan.Expected(c.Expected)
+	var ce *errcode.Error
+	switch {
+	case errors.As(err, &ce):
+		s.errs = append(s.errs, ce.At(fmt.Sprintf("%s:%d", s.dataset, c.Line)))
+	case err != nil:
+		s.errs = append(s.errs, err)
+	case !ok && len(c.Expected) > 0 && string(c.Expected) != "null":
+		s.unread = append(s.unread, unreadExpected{caseID: c.ID, where: fmt.Sprintf("%s:%d", s.dataset, c.Line), keys: scoring.UnreadKeys(c.Expected)})
 	}
-	if len(errs) > 0 {
+	if c.Setup != nil || (err == nil && ok && e.Check != nil) {
+		s.commands = append(s.commands, i)
+	}
+}
+
+// checkExpected is the error of the bad expected fields, if any; it
+// warns of the cases whose expected value murmur-eval does not read.
+func (s *survey) checkExpected(warn *configWarnings) error {
+	if errs := s.errs; len(errs) > 0 {
 		if len(errs) > maxExpectedErrors {
 			errs = append(errs[:maxExpectedErrors], fmt.Errorf("... and %d more", len(errs)-maxExpectedErrors))
 		}
-		return nil, errcode.Wrap(errcode.EvalDataset, errors.Join(errs...), "bad expected fields in %s", ds.Path).
+		return errcode.Wrap(errcode.EvalDataset, errors.Join(errs...), "bad expected fields in %s", s.dataset).
 			WithHint("see docs/expected.md for the expected field's schema")
 	}
-	warnUnread(unread, warn)
-	return plan, nil
+	warnUnread(s.unread, warn)
+	return nil
+}
+
+// runsCommands reports whether a selected case runs a dataset command.
+func (s *survey) runsCommands(selected datasets.Picked) bool {
+	return slices.ContainsFunc(s.commands, selected.Has)
 }
 
 // unreadExpected is a case whose expected value murmur-eval does not read.

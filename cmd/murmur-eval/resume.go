@@ -156,8 +156,8 @@ func caseInput(ds *datasets.Dataset, j pipeline.Job) any {
 // the records of the cases it holds, and which (case, epoch) pairs are done.
 // Lines that cannot be read back are skipped, their cases run again, and a
 // warning with their count goes to warn once.
-func openJournal(o options, env map[string]string, ds *datasets.Dataset, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
-	parts, err := configParts(o, env, ds)
+func openJournal(o options, env map[string]string, inputs string, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
+	parts, err := configParts(o, env, inputs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -9,10 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
-	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 )
 
@@ -57,11 +55,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
 	}
-	needs, err := needsCommands(in.plan, in.ds, in.cases)
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	if needs {
+	if in.commands {
 		if err := datasetcmd.Reachable(outAbs); err != nil {
 			if folder.prev == nil {
 				clearRunDir(o.out) // nothing ran: the same --out can be used again
@@ -215,23 +209,4 @@ func cacheDir(flag string, env map[string]string) string {
 		return ""
 	}
 	return flag
-}
-
-// needsCommands reports whether a selected case runs a dataset command (a
-// setup, or an expected check) through the launcher. It reads the selected
-// lines again; one that cannot be read is the error.
-func needsCommands(plan *scoring.Plan, ds *datasets.Dataset, selected datasets.Picked) (bool, error) {
-	for i := range selected.All() {
-		c, err := ds.Case(i)
-		if err != nil {
-			return false, err
-		}
-		if c.Setup != nil {
-			return true, nil
-		}
-		if e, ok, err := plan.Expected(c.Expected); err == nil && ok && e.Check != nil {
-			return true, nil
-		}
-	}
-	return false, nil
 }

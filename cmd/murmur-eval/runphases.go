@@ -24,9 +24,14 @@ import (
 // and the selected cases, the scoring plan, the limits for reading runs
 // back, the --baseline run, and the configuration warnings so far.
 type inputs struct {
-	ds       *datasets.Dataset
-	cases    datasets.Picked // the selected cases of ds
-	plan     *scoring.Plan
+	ds    *datasets.Dataset
+	cases datasets.Picked // the selected cases of ds
+	plan  *scoring.Plan
+	// commands: a selected case runs a dataset command (a setup, or an
+	// expected check) through the launcher.
+	commands bool
+	// inputs is the fingerprint's inputs part (inputsDigest).
+	inputs   string
 	readLim  reports.ReadLimits
 	baseline *reports.RunData
 	warn     *configWarnings
@@ -36,7 +41,9 @@ type inputs struct {
 // error (exit 2).
 func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, error) {
 	var in inputs
-	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside}.Load(o.dataset)
+	plan, planWarnings := newPlan(o, env)
+	sv := newSurvey(plan, o.dataset)
+	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside, Visit: sv.visit}.Load(o.dataset)
 	if err != nil {
 		return in, err
 	}
@@ -50,9 +57,13 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 		in.warn.add("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
 			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", "))
 	}
-	if in.plan, err = scoringPlan(o, env, ds, in.warn); err != nil {
+	for _, w := range planWarnings {
+		in.warn.add("%s", w)
+	}
+	if err := sv.checkExpected(in.warn); err != nil {
 		return in, err
 	}
+	in.plan, in.commands = plan, sv.runsCommands(in.cases)
 	warnMurmurRefusals(o, env, in.warn)
 	if err := in.warn.strict(); err != nil && o.strict {
 		return in, err
@@ -64,6 +75,9 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 		if in.baseline, err = reports.ReadRunLimited(o.gates.baseline, in.readLim); err != nil {
 			return in, err
 		}
+	}
+	if in.inputs, err = inputsDigest(o.dataset, sv.files); err != nil {
+		return in, err
 	}
 	return in, nil
 }
@@ -125,7 +139,7 @@ type preparedRun struct {
 // yet journaled through the collector, and finishes the run.
 func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	o := r.o
-	jw, records, done, err := openJournal(o, r.env, r.in.ds, r.folder, r.outAbs, stderr)
+	jw, records, done, err := openJournal(o, r.env, r.in.inputs, r.folder, r.outAbs, stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}
