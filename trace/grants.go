@@ -20,9 +20,6 @@ var grantKeys = []string{ //nolint:gochecknoglobals // read-only list of murmur'
 // enforcement_mechanism) sorted by name.
 type Grants map[string]any
 
-// Encode is g as session_start's effective_grants, in murmur's key order.
-func (g Grants) Encode() (json.RawMessage, error) { return g.MarshalJSON() }
-
 // MarshalJSON writes g in murmur's key order.
 func (g Grants) MarshalJSON() ([]byte, error) {
 	if g == nil {

@@ -93,7 +93,7 @@ func (s *Stage) sharedFor(cap *resolve.Capsule, ts *verify.Toolset) (*sharedPoli
 	if err := cls.Err(); err != nil {
 		return nil, err
 	}
-	g, err := trace.Grants(grants(cls, caps, ts.Spawner != nil)).Encode()
+	g, err := trace.Grants(grants(cls, caps, ts.Spawner != nil)).MarshalJSON()
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode effective_grants")
 	}

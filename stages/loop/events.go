@@ -67,7 +67,7 @@ func sessionStart(cfg session.LoopConfig, tools []string) trace.SessionStart {
 	}
 	grants := cfg.EffectiveGrants
 	if grants == nil {
-		grants, _ = trace.Grants(defaultGrants(cfg)).Encode() // strings and bools: it encodes
+		grants, _ = trace.Grants(defaultGrants(cfg)).MarshalJSON() // strings and bools: it encodes
 	}
 	return trace.SessionStart{
 		CapsuleName:         cfg.CapsuleName,

@@ -92,7 +92,7 @@ type LoopConfig struct {
 	// fields of the same names (murmur-session.md §3).
 	Capabilities    []string
 	WorkdirExec     bool
-	EffectiveGrants json.RawMessage // encoded (trace.Grants.Encode)
+	EffectiveGrants json.RawMessage // encoded (trace.Grants)
 	// IncludeToolOutput is trace.include_tool_output: tool_call events
 	// carry the tool's output.
 	IncludeToolOutput bool
