@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,15 @@ func FuzzIndexReadsBack(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	// Enough cases, and lines long enough, for several blocks.
+	var many strings.Builder
+	for i := range 70 {
+		fmt.Fprintf(&many, "{\"case_id\": \"case-%d\", \"task\": \"%s\"}\n", i, strings.Repeat("x", i*i))
+		if i%9 == 0 {
+			many.WriteString(" \n")
+		}
+	}
+	f.Add([]byte(many.String()))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		path := filepath.Join(t.TempDir(), "cases.jsonl")
 		if err := os.WriteFile(path, data, 0o600); err != nil {

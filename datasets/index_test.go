@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -47,9 +48,8 @@ func TestIndexFindsEveryLine(t *testing.T) {
 				t.Fatalf("Len() = %d, want %d", ds.Len(), len(tt.lines))
 			}
 			for i := range ds.Len() {
-				ref := ds.idx.lines[i]
-				if got := tt.file[ref.off : ref.off+int64(ref.n)]; got != tt.at[i] {
-					t.Errorf("case %d: index points at %q, want %q", i, got, tt.at[i])
+				if got, err := ds.readLine(i); err != nil || string(got) != tt.at[i] {
+					t.Errorf("case %d: read again as %q (%v), want %q", i, got, err, tt.at[i])
 				}
 				if ds.Line(i) != tt.lines[i] {
 					t.Errorf("case %d: Line() = %d, want %d", i, ds.Line(i), tt.lines[i])
@@ -203,5 +203,105 @@ func TestVisitSeesEveryCaseOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("Visit (-want +got):\n%s", diff)
+	}
+}
+
+// TestBlocksReadBack: across many blocks, with lines short and longer than
+// a block, blank lines between them and ids that share prefixes or do not,
+// every case's id, line number and line come back as loaded; an edit in
+// place to one case fails that case only, not the others of its block.
+func TestBlocksReadBack(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(7, 8))
+	var file strings.Builder
+	type want struct {
+		id, task string
+		line     int
+		at       int64 // where its task starts in the file
+	}
+	var cases []want
+	line := 0
+	for i := range 700 {
+		for range rnd.IntN(4) / 3 {
+			line++
+			file.WriteString("\t\n")
+		}
+		line++
+		var id string
+		switch rnd.IntN(4) {
+		case 0:
+			id = fmt.Sprintf("case-%06d", i)
+		case 1:
+			id = fmt.Sprintf("case-%06d-é-%d", i, rnd.IntN(1000))
+		case 2:
+			id = fmt.Sprintf("%x", rnd.Uint64())
+		default:
+			id = fmt.Sprintf("c%d", i)
+		}
+		task := strings.Repeat("t", 1+rnd.IntN(3)*rnd.IntN(3000))
+		head := `{"case_id": ` + strconv.Quote(id) + `, "task": "`
+		cases = append(cases, want{id: id, task: task, line: line, at: int64(file.Len() + len(head))})
+		file.WriteString(head + task + "\"}\n")
+	}
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, file.String())
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	if len(ds.idx.blocks) < 50 {
+		t.Fatalf("%d blocks for %d cases: the test wants many", len(ds.idx.blocks), ds.Len())
+	}
+	for i, w := range cases {
+		c, err := ds.Case(i)
+		if err != nil {
+			t.Fatalf("Case(%d): %v", i, errcode.Format(err))
+		}
+		if c.ID != w.id || ds.ID(i) != w.id || c.Line != w.line || ds.Line(i) != w.line || c.Task != w.task {
+			t.Fatalf("Case(%d) = id %q (ID %q) line %d (Line %d) task of %d bytes; want %q line %d, %d bytes",
+				i, c.ID, ds.ID(i), c.Line, ds.Line(i), len(c.Task), w.id, w.line, len(w.task))
+		}
+	}
+	// One byte of case 301's task changed, in place.
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte("T"), cases[301].at); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	assertChanged(t, ds, 301, cases[301].id, path+":"+strconv.Itoa(cases[301].line))
+	for _, i := range []int{299, 300, 302, 303} {
+		if _, err := ds.Case(i); err != nil {
+			t.Errorf("Case(%d), next to the edited case: %v", i, err)
+		}
+	}
+}
+
+// TestIndexBytesPerCase: what a loaded dataset keeps per case is a few
+// bytes, not a parsed case: 100,000 cases with ids case-000000... hold
+// under 9 bytes each (the index of issue 19's first round held 31).
+func TestIndexBytesPerCase(t *testing.T) {
+	var file strings.Builder
+	for i := range 100_000 {
+		fmt.Fprintf(&file, `{"case_id": "case-%06d", "task": "what is %d + %d?", "expected": {"contains": "%d"}}`+"\n", i, i, i, 2*i)
+	}
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, file.String())
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	defer ds.Close()
+	x := ds.idx
+	held := 4*cap(x.sums) + int(unsafe.Sizeof(block{}))*cap(x.blocks) + int(unsafe.Sizeof(lineJump{}))*cap(x.jumps) + len(x.ids)
+	if per := float64(held) / float64(ds.Len()); per > 9 {
+		t.Errorf("the index holds %.1f bytes a case (%d blocks, %d bytes of ids), want at most 9", per, len(x.blocks), len(x.ids))
+	}
+	if got := ds.ID(99_999); got != "case-099999" {
+		t.Errorf("ID(99999) = %q", got)
 	}
 }

@@ -98,7 +98,7 @@ func (o Options) Load(path string) (_ *Dataset, err error) {
 			return err
 		}
 		if o.Visit != nil {
-			o.Visit(len(x.lines)-1, c)
+			o.Visit(len(x.sums)-1, c)
 		}
 		return nil
 	})
