@@ -37,9 +37,10 @@ func NewSpillingJUnit(dir string) *JUnit {
 }
 
 // spillBatch is how many cases a spilling JUnit holds before it writes
-// them out as a sorted run: a few hundred KiB, whatever the run's size;
-// a 1,000,000-case run makes 489 runs, merged with a 4 KiB buffer each.
-const spillBatch = 2048
+// them out as a sorted run: about 600 KiB, whatever the run's size, and no
+// more than a 1,000-case run holds; a 100,000-case run makes 98 runs,
+// merged with a 4 KiB buffer each.
+const spillBatch = 1024
 
 // spillRun is one sorted run's place in the spill file.
 type spillRun struct{ off, n int64 }

@@ -113,9 +113,9 @@ type ResultRow struct {
 // nullable columns.
 type EventRow struct {
 	RunID     string `parquet:"run_id,dict"`
-	CaseID    string `parquet:"case_id,dict"`
+	CaseID    string `parquet:"case_id"`
 	Epoch     int32  `parquet:"epoch"`
-	SessionID string `parquet:"session_id,dict"`
+	SessionID string `parquet:"session_id"`
 	// Seq is the 0-based position of the event in its case's trace.
 	Seq int32 `parquet:"seq"`
 	// Timestamp is stored as milliseconds since the Unix epoch, UTC.

@@ -14,7 +14,13 @@ import (
 // writeAll streams rows through a Sink at path and fails the test on error.
 func writeAll[T any](t testing.TB, path string, rowsPerGroup int, rows []T) {
 	t.Helper()
-	s, err := NewSink[T](path, rowsPerGroup)
+	writeLayout(t, path, Layout{RowsPerGroup: rowsPerGroup}, rows)
+}
+
+// writeLayout is writeAll with the whole layout given.
+func writeLayout[T any](t testing.TB, path string, l Layout, rows []T) {
+	t.Helper()
+	s, err := NewSink[T](path, l)
 	if err != nil {
 		t.Fatalf("NewSink(%s): %v", path, err)
 	}
@@ -169,40 +175,63 @@ func sampleEvents(n int) []EventRow {
 	return rows
 }
 
+// layouts are the ways a sink may lay rows out, for the round trips: in
+// memory, and spilled to disk with pages small enough that every column
+// has several per group and the spill files are reused group after group.
+func layouts(perGroup int) map[string]Layout {
+	return map[string]Layout{
+		"memory":  {RowsPerGroup: perGroup},
+		"spilled": {RowsPerGroup: perGroup, SpillPages: true, PageBytes: 256},
+		"bounds":  {RowsPerGroup: perGroup, NoBounds: []string{"event_json", "error_message"}},
+	}
+}
+
 func TestResultRowsRoundTrip(t *testing.T) {
 	rows := sampleResults(47)
-	path := filepath.Join(t.TempDir(), "results.parquet")
-	writeAll(t, path, 10, rows)
-	got := readParquet(t, path)
+	for name, l := range layouts(10) {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "results.parquet")
+			writeLayout(t, path, l, rows)
+			if diff := cmp.Diff([]string{"results.parquet"}, dirNames(t, dir)); diff != "" {
+				t.Errorf("after the run, dir (-want +got):\n%s", diff)
+			}
+			got := readParquet(t, path)
 
-	if diff := cmp.Diff([]int64{10, 10, 10, 10, 7}, got.RowGroups); diff != "" {
-		t.Errorf("rows per row group (-want +got):\n%s", diff)
-	}
-	if len(got.Rows) != len(rows) {
-		t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
-	}
-	for i, r := range rows {
-		if diff := cmp.Diff(resultValues(r), got.Rows[i]); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
-		}
+			if diff := cmp.Diff([]int64{10, 10, 10, 10, 7}, got.RowGroups); diff != "" {
+				t.Errorf("rows per row group (-want +got):\n%s", diff)
+			}
+			if len(got.Rows) != len(rows) {
+				t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
+			}
+			for i, r := range rows {
+				if diff := cmp.Diff(resultValues(r), got.Rows[i]); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
+				}
+			}
+		})
 	}
 }
 
 func TestEventRowsRoundTrip(t *testing.T) {
 	rows := sampleEvents(260)
-	path := filepath.Join(t.TempDir(), "events.parquet")
-	writeAll(t, path, 64, rows)
-	got := readParquet(t, path)
+	for name, l := range layouts(64) {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "events.parquet")
+			writeLayout(t, path, l, rows)
+			got := readParquet(t, path)
 
-	if diff := cmp.Diff([]int64{64, 64, 64, 64, 4}, got.RowGroups); diff != "" {
-		t.Errorf("rows per row group (-want +got):\n%s", diff)
-	}
-	if len(got.Rows) != len(rows) {
-		t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
-	}
-	for i, e := range rows {
-		if diff := cmp.Diff(eventValues(e), got.Rows[i]); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
-		}
+			if diff := cmp.Diff([]int64{64, 64, 64, 64, 4}, got.RowGroups); diff != "" {
+				t.Errorf("rows per row group (-want +got):\n%s", diff)
+			}
+			if len(got.Rows) != len(rows) {
+				t.Fatalf("read %d rows, want %d", len(got.Rows), len(rows))
+			}
+			for i, e := range rows {
+				if diff := cmp.Diff(eventValues(e), got.Rows[i]); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", describe(i, got.Rows[i]), diff)
+				}
+			}
+		})
 	}
 }

@@ -32,6 +32,7 @@ type Sink[T any] struct {
 	tmp          *os.File
 	w            *parquet.GenericWriter[T]
 	codec        *zstdCodec
+	pages        *pageSpill // nil unless the layout spills pages
 	rowsPerGroup int
 	inGroup      int // rows in the row group being built
 	count        atomic.Int64
@@ -39,16 +40,17 @@ type Sink[T any] struct {
 }
 
 // NewSink creates the temporary file ".<name>.tmp-<random>" next to path and
-// returns a Sink that will write to it. Every rowsPerGroup rows Run closes a
-// Parquet row group, which bounds the writer's memory to about one row group
-// whatever the number of rows; rowsPerGroup must be at least 1.
+// returns a Sink that will write to it, laid out as l says. Every
+// l.RowsPerGroup rows Run closes a Parquet row group, which bounds the
+// writer's memory to about one row group whatever the number of rows (to
+// a page per column when l.SpillPages).
 //
 // Creating the file here, not in Run, reports an unwritable output directory
 // before any case runs. A Sink whose Run will never be called must be Aborted
 // to remove the temporary file.
-func NewSink[T any](path string, rowsPerGroup int) (*Sink[T], error) {
-	if rowsPerGroup < 1 {
-		return nil, errcode.New(errcode.Internal, "parquet sink %s: rows per group must be at least 1, got %d", path, rowsPerGroup)
+func NewSink[T any](path string, l Layout) (*Sink[T], error) {
+	if l.RowsPerGroup < 1 || l.PageBytes < 0 {
+		return nil, errcode.New(errcode.Internal, "parquet sink %s: rows per group must be at least 1 and page bytes not negative, got %d and %d", path, l.RowsPerGroup, l.PageBytes)
 	}
 	dir, name := filepath.Split(path)
 	if dir == "" {
@@ -67,8 +69,20 @@ func NewSink[T any](path string, rowsPerGroup int) (*Sink[T], error) {
 		_ = os.Remove(tmp.Name())
 		return nil, errcode.Wrap(errcode.Internal, err, "zstd encoder for %s", path)
 	}
-	w := parquet.NewGenericWriter[T](tmp, parquet.Compression(codec))
-	return &Sink[T]{path: path, tmp: tmp, w: w, codec: codec, rowsPerGroup: rowsPerGroup}, nil
+	opts := []parquet.WriterOption{parquet.Compression(codec)}
+	var pages *pageSpill
+	if l.SpillPages {
+		pages = newPageSpill(dir)
+		opts = append(opts, parquet.ColumnPageBuffers(pages))
+	}
+	if l.PageBytes > 0 {
+		opts = append(opts, parquet.PageBufferSize(l.PageBytes))
+	}
+	for _, c := range l.NoBounds {
+		opts = append(opts, parquet.SkipPageBounds(c))
+	}
+	w := parquet.NewGenericWriter[T](tmp, opts...)
+	return &Sink[T]{path: path, tmp: tmp, w: w, codec: codec, pages: pages, rowsPerGroup: l.RowsPerGroup}, nil
 }
 
 // Run receives rows until the channel is closed, writing them as they arrive,
@@ -140,6 +154,9 @@ func (s *Sink[T]) finish() error {
 	tmp := s.tmp.Name()
 	err := s.w.Close()
 	s.codec.close()
+	if cerr := s.pages.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return errcode.Wrap(errcode.IO, err, "finish parquet file %s", tmp)
 	}
@@ -188,6 +205,7 @@ func (s *Sink[T]) Abort() error {
 	}
 	s.done = true
 	s.codec.close()
+	_ = s.pages.Close() // the spilled pages go with the file
 	tmp := s.tmp.Name()
 	_ = s.tmp.Close() // the file is being discarded; only its removal matters
 	if err := os.Remove(tmp); err != nil && !errors.Is(err, os.ErrNotExist) {

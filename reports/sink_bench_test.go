@@ -39,7 +39,7 @@ func BenchmarkEventSinkPrebuilt(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {
-		s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), EventsPerGroup)
+		s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), EventsLayout())
 		if err != nil {
 			b.Fatal(err)
 		}

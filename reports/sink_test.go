@@ -36,7 +36,7 @@ func isTemp(name, final string) bool {
 func TestSinkPublishesOnlyOnClose(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "events.parquet")
-	s, err := NewSink[EventRow](path, 4)
+	s, err := NewSink[EventRow](path, Layout{RowsPerGroup: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSinkPublishesOnlyOnClose(t *testing.T) {
 func TestSinkCancelRemovesTemp(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "results.parquet")
-	s, err := NewSink[ResultRow](path, 4)
+	s, err := NewSink[ResultRow](path, Layout{RowsPerGroup: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestSinkCancelledBeforeCloseIsNotPublished(t *testing.T) {
 	// A closed channel and a cancelled context both ready: cancellation wins,
 	// whichever select picks, so an interrupted run never publishes.
 	dir := t.TempDir()
-	s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), 4)
+	s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), Layout{RowsPerGroup: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestSinkCancelledBeforeCloseIsNotPublished(t *testing.T) {
 
 func TestSinkAbort(t *testing.T) {
 	dir := t.TempDir()
-	s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), 4)
+	s, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), Layout{RowsPerGroup: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,10 +158,10 @@ func TestSinkEmptyStream(t *testing.T) {
 
 func TestSinkErrors(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := NewSink[EventRow](filepath.Join(dir, "missing", "events.parquet"), 4); !errcode.Is(err, errcode.IO) {
+	if _, err := NewSink[EventRow](filepath.Join(dir, "missing", "events.parquet"), Layout{RowsPerGroup: 4}); !errcode.Is(err, errcode.IO) {
 		t.Errorf("NewSink in a missing directory = %v, want code %s", err, errcode.IO)
 	}
-	if _, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), 0); !errcode.Is(err, errcode.Internal) {
+	if _, err := NewSink[EventRow](filepath.Join(dir, "events.parquet"), Layout{RowsPerGroup: 0}); !errcode.Is(err, errcode.Internal) {
 		t.Errorf("NewSink with 0 rows per group = %v, want code %s", err, errcode.Internal)
 	}
 
@@ -170,7 +170,7 @@ func TestSinkErrors(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(path, "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSink[EventRow](path, 4)
+	s, err := NewSink[EventRow](path, Layout{RowsPerGroup: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestSinkErrors(t *testing.T) {
 func TestSinkHammer(t *testing.T) {
 	const senders, each = 16, 500
 	path := filepath.Join(t.TempDir(), "events.parquet")
-	s, err := NewSink[EventRow](path, 333)
+	s, err := NewSink[EventRow](path, Layout{RowsPerGroup: 333})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestSinkHammer(t *testing.T) {
 // streamEvents writes n generated events through a Sink at path.
 func streamEvents(tb testing.TB, path string, n, rowsPerGroup int) *Sink[EventRow] {
 	tb.Helper()
-	s, err := NewSink[EventRow](path, rowsPerGroup)
+	s, err := NewSink[EventRow](path, Layout{RowsPerGroup: rowsPerGroup})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -227,7 +227,7 @@ func (h *harness) parquet(sz sizes) (*parquetResult, error) {
 		path := filepath.Join(h.work, fmt.Sprintf("events-%d.parquet", i))
 		res.Load1 = append(res.Load1, load1())
 		start := time.Now()
-		sink, err := reports.NewSink[reports.EventRow](path, reports.EventsPerGroup)
+		sink, err := reports.NewSink[reports.EventRow](path, reports.EventsLayout())
 		if err != nil {
 			return nil, err
 		}

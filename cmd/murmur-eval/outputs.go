@@ -33,7 +33,7 @@ type scoreSink struct {
 
 // newScoreSink creates scores.parquet's temporary file; start runs it.
 func newScoreSink(outDir string) (*scoreSink, error) {
-	s, err := reports.NewSink[reports.ScoreRow](filepath.Join(outDir, reports.ScoresFile), reports.ScoresPerGroup)
+	s, err := reports.NewSink[reports.ScoreRow](filepath.Join(outDir, reports.ScoresFile), reports.ScoresLayout())
 	if err != nil {
 		return nil, err
 	}

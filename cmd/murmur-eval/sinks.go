@@ -21,11 +21,11 @@ type sinkSet struct {
 // openSinks creates both files. onFail is called (from a sink goroutine)
 // when a sink fails, so the run can stop: its rows could not be kept.
 func openSinks(outDir string, onFail func(error)) (*sinkSet, error) {
-	rs, err := reports.NewSink[reports.ResultRow](filepath.Join(outDir, "results.parquet"), reports.ResultsPerGroup)
+	rs, err := reports.NewSink[reports.ResultRow](filepath.Join(outDir, "results.parquet"), reports.ResultsLayout())
 	if err != nil {
 		return nil, err
 	}
-	es, err := reports.NewSink[reports.EventRow](filepath.Join(outDir, "events.parquet"), reports.EventsPerGroup)
+	es, err := reports.NewSink[reports.EventRow](filepath.Join(outDir, "events.parquet"), reports.EventsLayout())
 	if err != nil {
 		_ = rs.Abort()
 		return nil, err

@@ -211,7 +211,7 @@ func TestLoad(t *testing.T) {
 
 func writeResults(t testing.TB, path string, rows []reports.ResultRow) {
 	t.Helper()
-	s, err := reports.NewSink[reports.ResultRow](path, 1000)
+	s, err := reports.NewSink[reports.ResultRow](path, reports.Layout{RowsPerGroup: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func BenchmarkLoadAndReport(b *testing.B) {
 			b.Fatal(err)
 		}
 		writeResults(b, filepath.Join(dir, reports.ResultsFile), r.Results)
-		s, err := reports.NewSink[reports.ScoreRow](filepath.Join(dir, reports.ScoresFile), 1000)
+		s, err := reports.NewSink[reports.ScoreRow](filepath.Join(dir, reports.ScoresFile), reports.Layout{RowsPerGroup: 1000})
 		if err != nil {
 			b.Fatal(err)
 		}
