@@ -78,13 +78,7 @@ func TestIDsArena(t *testing.T) {
 		want = append(want, id)
 		file += `{"case_id": ` + strconv.Quote(id) + `, "task": "t"}` + "\n"
 	}
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
-	writeFile(t, path, file)
-	ds, err := Load(path)
-	if err != nil {
-		t.Fatal(errcode.Format(err))
-	}
-	defer ds.Close()
+	ds, _ := loaded(t, file)
 	var got []string
 	for i := range ds.Len() {
 		got = append(got, ds.ID(i))
@@ -97,13 +91,7 @@ func TestIDsArena(t *testing.T) {
 // TestCaseLineChanged: a line edited in place after the load is E-IO-003
 // naming the file and line, with the case's id; the other lines still read.
 func TestCaseLineChanged(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
-	writeFile(t, path, `{"case_id": "a", "task": "x"}`+"\n"+`{"case_id": "b", "task": "y"}`+"\n"+`{"case_id": "c", "task": "z"}`)
-	ds, err := Load(path)
-	if err != nil {
-		t.Fatal(errcode.Format(err))
-	}
-	defer ds.Close()
+	ds, path := loaded(t, `{"case_id": "a", "task": "x"}`+"\n"+`{"case_id": "b", "task": "y"}`+"\n"+`{"case_id": "c", "task": "z"}`)
 	// Same length, other bytes: only the hash can tell.
 	writeFile(t, path, `{"case_id": "a", "task": "x"}`+"\n"+`{"case_id": "b", "task": "Y"}`+"\n"+`{"case_id": "c", "task": "z"}`)
 	assertChanged(t, ds, 1, "b", path+":2")
@@ -158,13 +146,7 @@ func TestLineNumbersAcrossBlankLines(t *testing.T) {
 		want = append(want, line)
 		fmt.Fprintf(&file, `{"case_id": "c%d", "task": "t"}`+"\n", i)
 	}
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
-	writeFile(t, path, file.String())
-	ds, err := Load(path)
-	if err != nil {
-		t.Fatal(errcode.Format(err))
-	}
-	defer ds.Close()
+	ds, _ := loaded(t, file.String())
 	if len(ds.idx.jumps) == 0 || len(ds.idx.jumps) == ds.Len() {
 		t.Fatalf("%d jumps for %d cases: the test wants some, not one a case", len(ds.idx.jumps), ds.Len())
 	}
@@ -242,13 +224,7 @@ func TestBlocksReadBack(t *testing.T) {
 		cases = append(cases, want{id: id, task: task, line: line, at: int64(file.Len() + len(head))})
 		file.WriteString(head + task + "\"}\n")
 	}
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
-	writeFile(t, path, file.String())
-	ds, err := Load(path)
-	if err != nil {
-		t.Fatal(errcode.Format(err))
-	}
-	defer ds.Close()
+	ds, path := loaded(t, file.String())
 	if len(ds.idx.blocks) < 50 {
 		t.Fatalf("%d blocks for %d cases: the test wants many", len(ds.idx.blocks), ds.Len())
 	}
@@ -289,13 +265,7 @@ func TestIndexBytesPerCase(t *testing.T) {
 	for i := range 100_000 {
 		fmt.Fprintf(&file, `{"case_id": "case-%06d", "task": "what is %d + %d?", "expected": {"contains": "%d"}}`+"\n", i, i, i, 2*i)
 	}
-	path := filepath.Join(t.TempDir(), "cases.jsonl")
-	writeFile(t, path, file.String())
-	ds, err := Load(path)
-	if err != nil {
-		t.Fatal(errcode.Format(err))
-	}
-	defer ds.Close()
+	ds, _ := loaded(t, file.String())
 	x := ds.idx
 	held := 4*cap(x.sums) + int(unsafe.Sizeof(block{}))*cap(x.blocks) + int(unsafe.Sizeof(lineJump{}))*cap(x.jumps) + len(x.ids)
 	if per := float64(held) / float64(ds.Len()); per > 9 {
@@ -304,4 +274,18 @@ func TestIndexBytesPerCase(t *testing.T) {
 	if got := ds.ID(99_999); got != "case-099999" {
 		t.Errorf("ID(99999) = %q", got)
 	}
+}
+
+// loaded writes content as a dataset file and loads it; the dataset is
+// closed when the test ends.
+func loaded(t *testing.T, content string) (*Dataset, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cases.jsonl")
+	writeFile(t, path, content)
+	ds, err := Load(path)
+	if err != nil {
+		t.Fatal(errcode.Format(err))
+	}
+	t.Cleanup(func() { _ = ds.Close() })
+	return ds, path
 }
