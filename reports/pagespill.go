@@ -16,14 +16,16 @@ import (
 // with the number of cases (BENCHMARKS.md and RATIONALE.md, issue 19).
 //
 // The files are removed as soon as they are made, so nothing is left
-// behind if the process dies; a file given back is truncated and reused by
+// behind if the process dies (where the file system cannot unlink an open
+// file, Close removes them); a file given back is truncated and reused by
 // the next row group. Close releases them all.
 type pageSpill struct {
 	dir string
 
-	mu   sync.Mutex
-	free []*os.File
-	all  []*os.File
+	mu    sync.Mutex
+	free  []*os.File
+	all   []*os.File
+	named []string // files that could not be unlinked when made
 }
 
 func newPageSpill(dir string) *pageSpill { return &pageSpill{dir: dir} }
@@ -42,9 +44,10 @@ func (p *pageSpill) GetBuffer() io.ReadWriteSeeker {
 	if err != nil {
 		return failedBuffer{err}
 	}
-	if err := os.Remove(f.Name()); err != nil {
-		_ = f.Close()
-		return failedBuffer{err}
+	if os.Remove(f.Name()) != nil {
+		// A file system that cannot unlink an open file (some network
+		// and FUSE ones) still has a name: Close removes it.
+		p.named = append(p.named, f.Name())
 	}
 	p.all = append(p.all, f)
 	return f
@@ -80,7 +83,12 @@ func (p *pageSpill) Close() error {
 	for _, f := range p.all {
 		errs = append(errs, f.Close())
 	}
-	p.all, p.free = nil, nil
+	for _, name := range p.named {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	p.all, p.free, p.named = nil, nil, nil
 	return errors.Join(errs...)
 }
 

@@ -85,3 +85,21 @@ func TestNoBoundsLeavesTheBlobOutOfTheColumnIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSpillCloseRemovesWhatCouldNotBeUnlinked: where the file system
+// could not unlink a file when it was made, Close removes it by name.
+func TestPageSpillCloseRemovesWhatCouldNotBeUnlinked(t *testing.T) {
+	dir := t.TempDir()
+	p := newPageSpill(dir)
+	f, err := os.CreateTemp(dir, ".pages-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.all, p.named = append(p.all, f), append(p.named, f.Name())
+	if err := p.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("after Close, dir holds %q, want nothing", names)
+	}
+}
