@@ -53,20 +53,14 @@ type Case struct {
 }
 
 // InputOf returns the case's dataset line as T, or E-EVL-099 when the case
-// carries another type. A case may carry a *T (no copy of the line held per
-// job for the whole run); InputOf then returns what it points at. A case
-// whose line could not be read when it started (Runner.NewCase) carries
-// that error as its Input: InputOf returns it, and the stage that asked
-// fails with its code.
+// carries another type. A case whose line could not be read when it
+// started (Runner.NewCase) carries that error as its Input: InputOf
+// returns it, and the stage that asked fails with its code.
 func InputOf[T any](c *Case) (T, error) {
 	var zero T
 	switch v := c.Input.(type) {
 	case T:
 		return v, nil
-	case *T:
-		if v != nil {
-			return *v, nil
-		}
 	case error:
 		return zero, v
 	}

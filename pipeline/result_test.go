@@ -110,12 +110,10 @@ func TestInputOf(t *testing.T) {
 	if _, err := InputOf[string](c); errcode.Code(err) != errcode.Internal {
 		t.Errorf("InputOf[string] = %v, want E-EVL-099", err)
 	}
-	// A pointer to the type reads as the type; a nil one is an error.
-	if v, err := InputOf[capsule](&Case{ID: "p", Input: &capsule{"y"}}); err != nil || v.name != "y" {
-		t.Errorf("InputOf(pointer) = %v, %v", v, err)
-	}
-	if _, err := InputOf[capsule](&Case{ID: "n", Input: (*capsule)(nil)}); errcode.Code(err) != errcode.Internal {
-		t.Errorf("InputOf(nil pointer) = %v, want E-EVL-099", err)
+	// A pointer to the type is another type (jobs carry the line's
+	// index, and NewCase the line read again, not pointers into a list).
+	if _, err := InputOf[capsule](&Case{ID: "p", Input: &capsule{"y"}}); errcode.Code(err) != errcode.Internal {
+		t.Errorf("InputOf(pointer) = %v, want E-EVL-099", err)
 	}
 	// An input that could not be read is its error, code and all.
 	unread := errcode.New(errcode.IO, "line changed")
