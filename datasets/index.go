@@ -206,7 +206,15 @@ var errLineChanged = errors.New("line changed")
 // not blank. Bytes that differ from the load's are errLineChanged.
 func (d *Dataset) readLine(i int) ([]byte, error) {
 	b := d.idx.block(i)
-	span := make([]byte, b.n)
+	buf, _ := d.spans.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	defer d.spans.Put(buf)
+	if cap(*buf) < int(b.n) {
+		*buf = make([]byte, b.n)
+	}
+	span := (*buf)[:b.n]
 	if _, err := d.file.ReadAt(span, b.off); errors.Is(err, io.EOF) {
 		return nil, errLineChanged
 	} else if err != nil {

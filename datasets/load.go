@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -22,6 +23,9 @@ type Dataset struct {
 	// copies it).
 	parser parser
 	idx    index
+	// spans holds the *[]byte buffers readLine reads a block into, reused
+	// from case to case (a block is up to 4 KiB; the line is copied out).
+	spans sync.Pool
 	// fromWorkDir are the ids of the cases whose task_path was found from
 	// the working directory.
 	fromWorkDir []string

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"maps"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -96,16 +95,16 @@ func (g *Graph) unmet(c *Case, n Node) []string {
 // store when it succeeds.
 func runNode(ctx context.Context, n Node, c *Case) error {
 	name := n.Stage.Name()
-	before := maps.Clone(c.results)
+	// Store refuses, as a violation, a result of any stage but the one
+	// running, so no stage can change another's result: nothing needs
+	// comparing afterwards (a copy of the results per stage was 2.6% of a
+	// waiting case's allocations).
 	c.running, c.requires, c.violation = name, n.Requires, nil
 	err := runStage(ctx, n.Stage, c)
 	violation := c.violation
 	c.running, c.requires, c.violation = "", nil, nil
 	if violation != nil {
 		return violation
-	}
-	if other, ok := sameResults(before, c.results, name); !ok {
-		return errcode.New(errcode.Internal, "stage %s changed the result of stage %s", name, other)
 	}
 	if err != nil || n.Produces == nil {
 		return err

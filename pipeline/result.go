@@ -94,42 +94,6 @@ type Grader interface {
 	Grade() (passed, decided bool)
 }
 
-// sameResults reports whether after holds exactly before's results (the
-// same values; a stage may add only its own).
-func sameResults(before, after map[string]any, own string) (string, bool) {
-	for name, v := range after {
-		if name == own {
-			continue
-		}
-		if b, ok := before[name]; !ok || !same(b, v) {
-			return name, false
-		}
-	}
-	for name := range before {
-		if _, ok := after[name]; !ok && name != own {
-			return name, false
-		}
-	}
-	return "", true
-}
-
-// same compares two stored results by identity where Go can (pointers,
-// maps, comparable values); other values are taken as unchanged.
-func same(a, b any) bool {
-	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
-	if ta != tb {
-		return false
-	}
-	switch reflect.ValueOf(a).Kind() {
-	case reflect.Map, reflect.Slice, reflect.Func:
-		return reflect.ValueOf(a).Pointer() == reflect.ValueOf(b).Pointer()
-	}
-	if ta.Comparable() {
-		return a == b
-	}
-	return true
-}
-
 func errInput(c *Case) error {
 	return errcode.New(errcode.Internal, "%s: case %q carries a dataset line of type %T", stageOrCase(c), c.ID, c.Input)
 }

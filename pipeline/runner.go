@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"iter"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -51,17 +52,27 @@ type Runner struct {
 // receiver must keep receiving until Run returns. Run returns
 // context.Cause(ctx) when it stopped early, nil otherwise.
 func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case) error {
-	var g errgroup.Group
-	g.SetLimit(max(1, r.Workers))
-	for job := range jobs {
+	// Workers goroutines that each take the next job when free, rather
+	// than a goroutine per job: a worker's stack, grown by its first case,
+	// serves the next ones (growing a fresh goroutine's stack was 3% of a
+	// waiting case's CPU, BENCHMARKS.md, issue 19, session 8).
+	next, stop := iter.Pull(jobs)
+	defer stop()
+	var mu sync.Mutex
+	take := func() (Job, bool) {
+		mu.Lock()
+		defer mu.Unlock()
 		if ctx.Err() != nil {
-			break
+			return Job{}, false
 		}
+		return next()
+	}
+	var g errgroup.Group
+	for range max(1, r.Workers) {
 		g.Go(func() error {
-			if ctx.Err() != nil { // interrupted while this job waited for a worker
-				return nil
+			for job, ok := take(); ok; job, ok = take() {
+				done <- r.runAttempts(ctx, job)
 			}
-			done <- r.runAttempts(ctx, job)
 			return nil
 		})
 	}

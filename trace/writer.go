@@ -1,7 +1,6 @@
 package trace
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -23,16 +22,22 @@ type Line struct {
 // tool_call a tool call. A Writer belongs to one case and is not safe for
 // concurrent use.
 type Writer struct {
-	f         *os.File
-	w         *bufio.Writer
-	sessionID string
-	opened    time.Time
-	now       func() time.Time
-	lines     []Line
-	totals    SessionEnd
-	counts    EvalCounts
-	started   bool // a session_start was written
-	ended     bool // a session_end was written
+	f *os.File
+	// unwritten are the lines (each with its newline) not yet in the file,
+	// and unwrittenBytes their size: they go out together, in one write,
+	// once they reach traceBuffer, and at Close. The lines are kept for
+	// Lines anyway, so they are written from there, not copied into a
+	// buffer first.
+	unwritten      [][]byte
+	unwrittenBytes int
+	sessionID      string
+	opened         time.Time
+	now            func() time.Time
+	lines          []Line
+	totals         SessionEnd
+	counts         EvalCounts
+	started        bool // a session_start was written
+	ended          bool // a session_end was written
 	// lastEnd and lastEndAt are the last session_end written, taskExit
 	// the last task_end's exit status: what scorers read of a trace,
 	// kept as written so nobody parses the lines back.
@@ -41,8 +46,10 @@ type Writer struct {
 	taskExit  string
 }
 
-// traceBuffer is the trace file's write buffer (issue 19: 32 KiB a
-// session was 28 MiB with 1,024 sessions waiting, BENCHMARKS.md).
+// traceBuffer is how many bytes of lines a Writer lets wait before it
+// writes them (issue 19: a 32 KiB buffer a session was 28 MiB with 1,024
+// sessions waiting, and a 4 KiB one 5% of a waiting case's allocations,
+// BENCHMARKS.md).
 const traceBuffer = 4 << 10
 
 // Create opens path for appending (creating it) and returns a Writer for the
@@ -52,9 +59,8 @@ func Create(path, sessionID string, now func() time.Time) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A small buffer: every session in flight holds one, and a trivial
-	// session's whole trace (2-3 KiB) still goes out in one write.
-	return &Writer{f: f, w: bufio.NewWriterSize(f, traceBuffer), sessionID: sessionID, opened: now(), now: now}, nil
+	// A trivial session's whole trace (2-3 KiB) goes out in one write.
+	return &Writer{f: f, sessionID: sessionID, opened: now(), now: now}, nil
 }
 
 // SessionStart writes a session_start event.
@@ -136,7 +142,7 @@ func (w *Writer) Lines() []Line { return w.lines }
 
 // Close flushes and closes the file.
 func (w *Writer) Close() error {
-	ferr := w.w.Flush()
+	ferr := w.flush()
 	if err := w.f.Close(); ferr == nil {
 		ferr = err
 	}
@@ -169,8 +175,11 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 		b.WriteByte('}')
 	}
 	line := b.Bytes()
-	if _, err := w.w.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("trace: write %s: %w", typ, err)
+	w.unwritten = append(w.unwritten, append(line, '\n'))
+	if w.unwrittenBytes += len(line) + 1; w.unwrittenBytes >= traceBuffer {
+		if err := w.flush(); err != nil {
+			return fmt.Errorf("trace: write %s: %w", typ, err)
+		}
 	}
 	var tp *int
 	if turn != nil {
@@ -179,6 +188,18 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 	}
 	w.lines = append(w.lines, Line{Type: typ, Timestamp: ts, Turn: tp, ToolName: tool, JSON: line[:len(line):len(line)]})
 	return nil
+}
+
+// flush writes the unwritten lines, in one system call where the platform
+// has writev.
+func (w *Writer) flush() error {
+	if len(w.unwritten) == 0 {
+		return nil
+	}
+	err := writeLines(w.f, w.unwritten)
+	clear(w.unwritten)
+	w.unwritten, w.unwrittenBytes = w.unwritten[:0], 0
+	return err
 }
 
 // addProvider adds n, when set, to the provider total *sum (nil until a

@@ -50,7 +50,9 @@ type Policy struct {
 	Deadline time.Duration // per tool call: capabilities.limits.deadline_seconds
 
 	// ShellEnv and NativeEnv are the whole environments of shell tools
-	// (with the MURMUR_* values) and of native tools (without).
+	// (with the MURMUR_* values) and of native tools (without); nil when
+	// no subprocess can run (Verify made no Spawner), as nothing reads
+	// them then.
 	ShellEnv, NativeEnv []string
 	// Resources bound every subprocess (rlimits, workdir guard).
 	Resources   capsule.Resources
@@ -139,6 +141,14 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	// measures the upper layer (Layer), else the limit is raised.
 	res := caps.Resources
 	res.WorkdirMaxBytes = st.Workspace.WorkdirMaxBytes(res.WorkdirMaxBytes)
+	var shellEnv, nativeEnv []string
+	if ts.Spawner != nil {
+		// Built per case only where a subprocess can run: the two
+		// environments were 6% of a WASM-only case's allocations
+		// (BENCHMARKS.md, issue 19, session 8).
+		shellEnv = sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home)
+		nativeEnv = sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home)
+	}
 	pipeline.Store(c, Result, &Policy{
 		Declared:    string(cls.Declared),
 		Achieved:    string(cls.Achieved),
@@ -146,8 +156,8 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		Layer:       st.Workspace.UpperDir(),
 		Env:         slices.Concat(sh.env, identity),
 		Deadline:    time.Duration(caps.Limits.DeadlineSeconds) * time.Second,
-		ShellEnv:    sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home),
-		NativeEnv:   sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home),
+		ShellEnv:    shellEnv,
+		NativeEnv:   nativeEnv,
 		Resources:   res,
 		WorkdirExec: caps.Filesystem.WorkdirExec,
 		Isolate:     caps.Network == nil || len(caps.Network.Allow) == 0,

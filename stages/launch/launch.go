@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -46,6 +47,9 @@ type Stage struct {
 	// tools is MURMUR.md's view of the staged tools/ folder, the same for
 	// every case whose on-stage hooks rewrote no manifest: read once.
 	tools pipeline.Memo[[]toolDir]
+	// texts holds *[]byte buffers MURMUR.md's text is built in, reused
+	// from one case to the next.
+	texts sync.Pool
 }
 
 // New returns a Launch stage serving models from src; now is the clock
@@ -148,7 +152,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return append([]toolDir{}, readToolDirs(c.SessionDir)...), nil // never nil: nil means "read"
 		})
 	}
-	err = writeMurmurMD(md)
+	err = s.writeMurmurMD(md)
 	if err != nil {
 		return errcode.Wrap(errcode.IO, err, "write MURMUR.md")
 	}

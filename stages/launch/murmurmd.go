@@ -46,12 +46,27 @@ type murmurMD struct {
 // writeMurmurMD writes MURMUR.md into the session folder, with murmur's
 // sections in murmur's order and words (murmur_md.rs; murmur-session.md
 // §7.2). The capsule URL is empty, as in the MURMUR.md murmur writes at
-// staging: murmur-eval serves no A2A endpoint.
-func writeMurmurMD(md murmurMD) error {
-	return sessionfs.WriteFile(md.Dir, "MURMUR.md", []byte(md.render()), 0o644)
+// staging: murmur-eval serves no A2A endpoint. The text is built in one of
+// s's buffers.
+func (s *Stage) writeMurmurMD(md murmurMD) error {
+	buf, _ := s.texts.Get().(*[]byte)
+	if buf == nil {
+		buf = new([]byte)
+	}
+	*buf = md.appendTo((*buf)[:0])
+	err := sessionfs.WriteFile(md.Dir, "MURMUR.md", *buf, 0o644)
+	s.texts.Put(buf)
+	return err
 }
 
-func (md murmurMD) render() string {
+// render returns the text of MURMUR.md.
+func (md murmurMD) render() string { return string(md.appendTo(nil)) }
+
+// appendTo appends the text of MURMUR.md to b. The caller may hand in a
+// buffer kept from an earlier case: the text is ~3 KiB, and building it
+// afresh each time was 17% of a waiting case's allocations (BENCHMARKS.md,
+// issue 19, session 8).
+func (md murmurMD) appendTo(b []byte) []byte {
 	m := md.Manifest
 	model, promptSkill := "not configured", ""
 	if m.Inference != nil {
@@ -72,10 +87,9 @@ func (md murmurMD) render() string {
 	})) {
 		compaction = "compaction configured"
 	}
-	var b strings.Builder
 	w := func(s ...string) {
 		for _, x := range s {
-			b.WriteString(x)
+			b = append(b, x...)
 		}
 	}
 	w("# MURMUR.md — Capsule Environment Reference\n",
@@ -138,7 +152,7 @@ func (md murmurMD) render() string {
 		"- `describe(\"name\")` — full schema for a named artifact\n",
 		"- `pull(\"name\", \"version\")` — install an artifact into the running capsule\n",
 		"- `remove(\"name\")` — uninstall an artifact from the running capsule\n")
-	return b.String()
+	return b
 }
 
 // toolDir is what MURMUR.md reads of one tools/<name>/ folder.

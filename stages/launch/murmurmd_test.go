@@ -63,7 +63,16 @@ func TestMurmurMDGolden(t *testing.T) {
 		Capabilities: capsule.Capabilities{Shell: capsule.Shell{Allow: []string{"sh", "git", "bash"}}},
 	}
 	md := murmurMD{Manifest: m, Dir: session, SessionID: "ses_0192", Version: "v1.2.3", Now: time.Date(2026, 11, 29, 20, 0, 0, 123_000_000, time.UTC)}
-	if err := writeMurmurMD(md); err != nil {
+	// The stage's buffer first holds a longer text (another capsule's, with
+	// a long name): nothing of it may remain.
+	s := New(nil, time.Now)
+	other := md
+	other.Manifest = &capsule.Manifest{Name: strings.Repeat("long", 500), Version: "9"}
+	other.Dir = t.TempDir()
+	if err := s.writeMurmurMD(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.writeMurmurMD(md); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(filepath.Join(session, "MURMUR.md"))
