@@ -106,7 +106,14 @@ type Check func(Entry) error
 // use: one goroutine owns it.
 type Writer struct {
 	f *os.File
+	// buf is the last batch's buffer, reused by the next (a batch of
+	// waiting cases' records is ~5 KiB each: a fresh buffer per batch was
+	// 8% of a waiting case's allocations, BENCHMARKS.md, issue 19).
+	buf []byte
 }
+
+// maxKeptBuffer is the largest batch buffer a Writer keeps for the next.
+const maxKeptBuffer = 1 << 20
 
 // Open reads the journal at path (creating it if missing) and returns
 // what it holds and a Writer that appends after it. A torn last line is
@@ -309,7 +316,15 @@ func (w *Writer) AppendAll(entries []Entry) error {
 	for _, e := range entries {
 		size += len(e.Record) + len(e.CaseID) + 64
 	}
-	buf := make([]byte, 0, size) // one allocation, not a growth per record
+	buf := w.buf[:0]
+	if cap(buf) < size {
+		buf = make([]byte, 0, size) // one allocation, not a growth per record
+	}
+	defer func() {
+		if cap(buf) <= maxKeptBuffer {
+			w.buf = buf[:0]
+		}
+	}()
 	for _, e := range entries {
 		var err error
 		if buf, err = appendLine(buf, e); err != nil {

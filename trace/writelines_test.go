@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -93,5 +94,88 @@ func TestWriteLinesInBatches(t *testing.T) {
 	}
 	if err := writeLines(f, lines[:1]); err == nil {
 		t.Error("writeLines to a closed file: no error")
+	}
+}
+
+// marshalLine is a trace line as json.Marshal makes it: the common fields,
+// then the event's own, in order (the reference writeAt must match).
+func marshalLine(t *testing.T, typ, sessionID string, ms int64, event any) []byte {
+	t.Helper()
+	head, err := json.Marshal(struct {
+		EventType string `json:"event_type"`
+		SessionID string `json:"session_id"`
+		Timestamp int64  `json:"timestamp"`
+	}{typ, sessionID, ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(event)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := head[:len(head)-1]
+	if len(body) > 2 {
+		return append(append(line, ','), body[1:]...)
+	}
+	return append(line, '}')
+}
+
+// TestLinesMatchMarshal: every line is byte for byte what json.Marshal of
+// its fields gives, for awkward session ids, event types and contents
+// (HTML characters, quotes, control bytes, U+2028, invalid UTF-8, an
+// empty event, one larger than the scratch buffer kept).
+func TestLinesMatchMarshal(t *testing.T) {
+	type odd struct {
+		A string          `json:"a"`
+		B json.RawMessage `json:"b,omitempty"`
+	}
+	events := []struct {
+		typ   string
+		event any
+	}{
+		{"task_start", TaskStart{TaskID: "t<1>&", Source: "a\"b\\c\n\u2028"}},
+		{"odd <type> & \"quoted\"", odd{A: "\x01\x7f\xff"}},
+		{"empty", struct{}{}},
+		{"raw", odd{B: json.RawMessage(`{"x": [1, 2]}`)}},
+		{"big", odd{A: strings.Repeat("<é>", 40<<10)}},
+		{"after_big", TaskEnd{ExitStatus: "ok"}},
+	}
+	for _, id := range []string{"ses_1", "ses_<&>\u2028\"\\", "ses_\xff"} {
+		clock := fixedClock()
+		w, err := Create(filepath.Join(t.TempDir(), "trace.jsonl"), id, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := fixedClock()
+		ref() // Create read the clock once
+		for _, e := range events {
+			if err := w.write(e.typ, nil, "", e.event); err != nil {
+				t.Fatal(err)
+			}
+			want := marshalLine(t, e.typ, id, ref().UnixMilli(), e.event)
+			got := w.Lines()[len(w.Lines())-1].JSON
+			if !bytes.Equal(got, want) {
+				t.Errorf("session %q, %s:\n got %.200s\nwant %.200s", id, e.typ, got, want)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAppendJSONStringMatchesMarshal over every single byte and some
+// longer strings.
+func TestAppendJSONStringMatchesMarshal(t *testing.T) {
+	var cases []string
+	for c := range 256 {
+		cases = append(cases, string([]byte{byte(c)}), "a"+string([]byte{byte(c)})+"z")
+	}
+	cases = append(cases, "", "session_end", "é", "\u2028", "\U0001F600", "tool_call")
+	for _, s := range cases {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("%q: got %s, want %s", s, got[1:], want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 )
 
@@ -31,13 +32,17 @@ type Writer struct {
 	unwritten      [][]byte
 	unwrittenBytes int
 	sessionID      string
-	opened         time.Time
-	now            func() time.Time
-	lines          []Line
-	totals         SessionEnd
-	counts         EvalCounts
-	started        bool // a session_start was written
-	ended          bool // a session_end was written
+	quotedID       []byte // sessionID as a JSON string, made on first use
+	// scratch is where enc encodes each event before its line is made.
+	scratch *bytes.Buffer
+	enc     *json.Encoder
+	opened  time.Time
+	now     func() time.Time
+	lines   []Line
+	totals  SessionEnd
+	counts  EvalCounts
+	started bool // a session_start was written
+	ended   bool // a session_end was written
 	// lastEnd and lastEndAt are the last session_end written, taskExit
 	// the last task_end's exit status: what scorers read of a trace,
 	// kept as written so nobody parses the lines back.
@@ -156,27 +161,37 @@ func (w *Writer) write(typ string, turn *int, tool string, event any) error {
 }
 
 func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event any) error {
-	body, err := json.Marshal(event)
-	if err != nil {
+	// The event is encoded into the writer's scratch buffer (json.Encoder
+	// writes what json.Marshal returns, and a newline), and the line is
+	// then made at its exact size: one allocation a line, which is kept
+	// (Lines), instead of three (BENCHMARKS.md, issue 19, session 8).
+	if w.enc == nil {
+		w.scratch = new(bytes.Buffer)
+		w.enc = json.NewEncoder(w.scratch)
+	}
+	w.scratch.Reset()
+	if err := w.enc.Encode(event); err != nil {
 		return fmt.Errorf("trace: encode %s: %w", typ, err)
 	}
-	var b bytes.Buffer
-	b.Grow(len(body) + 96)
-	head, _ := json.Marshal(struct {
-		EventType string `json:"event_type"`
-		SessionID string `json:"session_id"`
-		Timestamp int64  `json:"timestamp"`
-	}{typ, w.sessionID, ts.UnixMilli()})
-	b.Write(head[:len(head)-1])
-	if len(body) > 2 { // not "{}"
-		b.WriteByte(',')
-		b.Write(body[1:])
-	} else {
-		b.WriteByte('}')
+	body := bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
+	if w.quotedID == nil {
+		w.quotedID, _ = json.Marshal(w.sessionID)
 	}
-	line := b.Bytes()
-	w.unwritten = append(w.unwritten, append(line, '\n'))
-	if w.unwrittenBytes += len(line) + 1; w.unwrittenBytes >= traceBuffer {
+	line := make([]byte, 0, len(`{"event_type":,"session_id":,"timestamp":}`)+len(typ)+8+len(w.quotedID)+20+len(body))
+	line = appendJSONString(append(line, `{"event_type":`...), typ)
+	line = append(append(line, `,"session_id":`...), w.quotedID...)
+	line = strconv.AppendInt(append(line, `,"timestamp":`...), ts.UnixMilli(), 10)
+	if len(body) > 2 { // not "{}"
+		line = append(append(line, ','), body[1:]...)
+	} else {
+		line = append(line, '}')
+	}
+	if w.scratch.Cap() > maxScratch {
+		w.scratch, w.enc = nil, nil // one large event does not stay held for the session
+	}
+	line = append(line, '\n')
+	w.unwritten = append(w.unwritten, line)
+	if w.unwrittenBytes += len(line); w.unwrittenBytes >= traceBuffer {
 		if err := w.flush(); err != nil {
 			return fmt.Errorf("trace: write %s: %w", typ, err)
 		}
@@ -186,8 +201,23 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 		t := *turn
 		tp = &t
 	}
-	w.lines = append(w.lines, Line{Type: typ, Timestamp: ts, Turn: tp, ToolName: tool, JSON: line[:len(line):len(line)]})
+	w.lines = append(w.lines, Line{Type: typ, Timestamp: ts, Turn: tp, ToolName: tool, JSON: line[: len(line)-1 : len(line)-1]})
 	return nil
+}
+
+// maxScratch is the largest encoding buffer a Writer keeps between events.
+const maxScratch = 64 << 10
+
+// appendJSONString appends s as json.Marshal writes it: directly when no
+// byte of s needs escaping (event types are such), else by Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // flush writes the unwritten lines, in one system call where the platform
