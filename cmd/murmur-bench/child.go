@@ -27,7 +27,10 @@ type childRun struct {
 	MaxRSSMiB float64            `json:"max_rss_mib"`
 	Load1     float64            `json:"load1"` // 1-minute load average just before the run
 	StageMS   map[string]float64 `json:"stage_median_ms,omitempty"`
-	Events    int64              `json:"-"`
+	// Waves is when the model server got the run's requests, a wave per
+	// round of workers (the waiting suite's runs only).
+	Waves  []waveStat `json:"waves,omitempty"`
+	Events int64      `json:"-"`
 }
 
 // command is the binary under test with args and a clean environment: no

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -21,6 +22,10 @@ type modelServer struct {
 	requests atomic.Int64
 	inflight atomic.Int64
 	peak     atomic.Int64
+	// arrivals are when each request reached the handler, since the last
+	// resetStats (waves.go reads them).
+	mu       sync.Mutex
+	arrivals []time.Time
 }
 
 func startModelServer(delay time.Duration, turns int) (*modelServer, error) {
@@ -36,10 +41,27 @@ func startModelServer(delay time.Duration, turns int) (*modelServer, error) {
 
 func (m *modelServer) close() { _ = m.srv.Close() }
 
-// resetStats clears the counters between runs.
-func (m *modelServer) resetStats() { m.requests.Store(0); m.peak.Store(0) }
+// resetStats clears the counters and the arrivals between runs.
+func (m *modelServer) resetStats() {
+	m.requests.Store(0)
+	m.peak.Store(0)
+	m.mu.Lock()
+	m.arrivals = m.arrivals[:0]
+	m.mu.Unlock()
+}
+
+// takeArrivals returns a copy of the arrivals since resetStats.
+func (m *modelServer) takeArrivals() []time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]time.Time(nil), m.arrivals...)
+}
 
 func (m *modelServer) serve(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	m.mu.Lock()
+	m.arrivals = append(m.arrivals, now)
+	m.mu.Unlock()
 	n := m.inflight.Add(1)
 	defer m.inflight.Add(-1)
 	for p := m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {

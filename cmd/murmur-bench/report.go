@@ -122,6 +122,10 @@ func (r *report) print(w io.Writer) {
 				x.Efficiency, x.FloorRatio, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
 		}
 	}
+	if len(r.Waiting) > 0 {
+		section("waiting sessions: when the model server got the requests (ms from the first; first / p10 / median / p90 / last; the median run)")
+		wavesTable(tw, r.Waiting)
+	}
 	if len(r.Memory) > 0 {
 		section("memory (replay, whole runs)")
 		fmt.Fprintln(tw, "cases\tworkers\tpeak RSS MiB (median)\truns MiB\twall s\tload\t")

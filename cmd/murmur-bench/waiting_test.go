@@ -36,3 +36,39 @@ func TestParseWaitPoints(t *testing.T) {
 		}
 	}
 }
+
+func TestWaves(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	at := func(ms ...int) []time.Time {
+		var out []time.Time
+		for _, m := range ms {
+			out = append(out, t0.Add(time.Duration(m)*time.Millisecond))
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		arrivals []time.Time
+		perWave  int
+		want     []waveStat
+	}{
+		{"none", nil, 4, nil},
+		{"no wave size", at(1, 2), 0, nil},
+		{"two waves out of order, the last short", at(1005, 10, 0, 1000, 30, 20, 1010), 4, []waveStat{
+			{Wave: 1, FirstMS: 0, P10MS: 0, P50MS: 10, P90MS: 20, LastMS: 30},
+			{Wave: 2, FirstMS: 1000, P10MS: 1000, P50MS: 1005, P90MS: 1005, LastMS: 1010},
+		}},
+		{"one request", at(7), 1024, []waveStat{{Wave: 1}}},
+	}
+	for _, tt := range tests {
+		got := waves(tt.arrivals, tt.perWave)
+		if len(got) != len(tt.want) {
+			t.Fatalf("%s: got %+v, want %+v", tt.name, got, tt.want)
+		}
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("%s: wave %d = %+v, want %+v", tt.name, i+1, got[i], tt.want[i])
+			}
+		}
+	}
+}
