@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -38,7 +39,14 @@ type collector struct {
 	// is not journaled would be lost to --resume.
 	onFail     func(error)
 	journalErr error
+	// records are the buffers the batch's journal records are encoded in,
+	// one per place in the batch, reused from batch to batch.
+	records []*bytes.Buffer
 }
+
+// maxKeptRecord is the largest record buffer the collector keeps for the
+// next batch.
+const maxKeptRecord = 1 << 20
 
 // maxBatch bounds the finished cases journaled with one fsync.
 const maxBatch = 256
@@ -78,7 +86,14 @@ func (col *collector) collect(batch []*pipeline.Case) {
 		if col.journal == nil || col.journalErr != nil || !col.finished(c) {
 			continue
 		}
-		e, err := recs[i].entry()
+		if len(entries) == len(col.records) {
+			col.records = append(col.records, new(bytes.Buffer))
+		}
+		buf := col.records[len(entries)]
+		e, err := recs[i].entryIn(buf)
+		if buf.Cap() > maxKeptRecord {
+			col.records[len(entries)] = new(bytes.Buffer) // e keeps the large one until the batch is written
+		}
 		if err != nil {
 			col.fail(err)
 			break

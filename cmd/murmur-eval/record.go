@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -46,12 +47,21 @@ func recordFromCase(c *pipeline.Case, outDir string) caseRecord {
 }
 
 // entry is the record as a journal line.
-func (r caseRecord) entry() (journal.Entry, error) {
+func (r caseRecord) entry() (journal.Entry, error) { return r.entryIn(new(bytes.Buffer)) }
+
+// entryIn is entry with the record encoded into buf, which is reset first
+// and which the entry's Record then shares: the collector keeps one buffer
+// per place in its batch, instead of a fresh ~5 KiB record per case (8% of
+// a waiting run's allocations, BENCHMARKS.md, issue 19). json.Encoder
+// writes json.Marshal's bytes (HTML characters escaped alike) and a
+// newline, which is cut off.
+func (r caseRecord) entryIn(buf *bytes.Buffer) (journal.Entry, error) {
 	f := r.final().Result
-	b, err := json.Marshal(r)
-	if err != nil {
+	buf.Reset()
+	if err := json.NewEncoder(buf).Encode(r); err != nil {
 		return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}, nil
 }
 

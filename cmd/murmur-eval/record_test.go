@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,5 +40,29 @@ func TestRecordRoundTrip(t *testing.T) {
 	got.rebase("m", func(p string) string { return "../shard/" + p })
 	if f := got.final(); f.Result.RunID != "m" || f.Scores[0].RunID != "m" || f.Events[0].RunID != "m" || f.Result.SessionDir != "../shard/sessions/s2" {
 		t.Errorf("rebase: %+v", f)
+	}
+}
+
+// TestEntryInReusedBufferIsMarshal: a record encoded into a buffer that
+// held a longer one is json.Marshal's bytes, HTML characters escaped, as
+// the journal's Marshalled promises.
+func TestEntryInReusedBufferIsMarshal(t *testing.T) {
+	long := caseRecord{Attempts: []attemptRows{{Result: reports.ResultRow{CaseID: strings.Repeat("x", 10_000)}}}}
+	short := caseRecord{Attempts: []attemptRows{{Result: reports.ResultRow{RunID: "r", CaseID: "c<&>", Epoch: 1, Attempt: 1},
+		Events: []reports.EventRow{{EventType: "session_start", EventJSON: `{"a":"<é>\u2028"}`}}}}}
+	var buf bytes.Buffer
+	if _, err := long.entryIn(&buf); err != nil {
+		t.Fatal(err)
+	}
+	e, err := short.entryIn(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(e.Record, want) || !e.Marshalled || e.CaseID != "c<&>" {
+		t.Errorf("record %s, want %s (marshalled %v)", e.Record, want, e.Marshalled)
 	}
 }
