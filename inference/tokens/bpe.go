@@ -7,7 +7,7 @@ import "container/heap"
 // merged, the leftmost on a tie, until no adjacent pair has a rank
 // (tiktoken's byte_pair_merge). A heap of pairs keyed by (rank, start)
 // keeps a long piece O(n log n) where the plain scan is O(n²).
-func mergeCount(piece []byte, ranks map[string]int) int {
+func mergeCount(piece []byte, ranks *rankTable) int {
 	n := len(piece)
 	if n <= 1 {
 		return n
@@ -33,7 +33,7 @@ func mergeCount(piece []byte, ranks map[string]int) int {
 		if next[i] >= n {
 			return
 		}
-		if r, ok := ranks[string(piece[i:end(next[i])])]; ok {
+		if r, ok := ranks.rank(piece[i:end(next[i])]); ok {
 			heap.Push(h, pair{rank: r, start: i, end: end(next[i])})
 		}
 	}

@@ -52,8 +52,8 @@ var embeddedRanks = sync.OnceValues(loadRanks) //nolint:gochecknoglobals // the 
 // Counter counts cl100k_base tokens. The zero value is ready; it is safe
 // for concurrent use.
 type Counter struct {
-	ranks  map[string]int // nil until the first count
-	loaded atomic.Bool    // ranks is set: no lock needed to read it
+	ranks  *rankTable  // nil until the first count
+	loaded atomic.Bool // ranks is set: no lock needed to read it
 
 	mu           sync.Mutex
 	pieces       map[string]int   // piece -> token count
@@ -81,12 +81,12 @@ func (c *Counter) load() error {
 
 // loadRanks parses the embedded cl100k_base.tiktoken: one "base64 rank"
 // line per token.
-func loadRanks() (map[string]int, error) {
+func loadRanks() (*rankTable, error) {
 	data, err := assets.Assets.ReadFile(Encoding + ".tiktoken")
 	if err != nil {
 		return nil, err
 	}
-	ranks := make(map[string]int, 100256)
+	ranks := newRankTable(100256)
 	buf := make([]byte, 0, 256)
 	for line := range bytes.Lines(data) {
 		line = bytes.TrimRight(line, "\r\n")
@@ -106,7 +106,7 @@ func loadRanks() (map[string]int, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", Encoding, err)
 		}
-		ranks[string(buf[:n])] = r
+		ranks.put(buf[:n], r)
 	}
 	return ranks, nil
 }
@@ -208,7 +208,7 @@ func (c *Counter) countPieces(text string) (n int64) {
 
 // piece counts one pre-tokenized piece, remembering it.
 func (c *Counter) piece(p string) int {
-	if _, ok := c.ranks[p]; ok {
+	if c.ranks.has(p) {
 		return 1
 	}
 	c.mu.Lock()
