@@ -34,24 +34,30 @@ func (t *rankTable) token(i int) []byte {
 	return t.arena[start:t.ends[i]]
 }
 
+// slot is where key's probe sequence from hash h ends: the slot that
+// holds key, or the empty slot where key would go.
+func slot[K ~string | ~[]byte](t *rankTable, h uint64, key K) uint64 {
+	s := h & t.mask
+	for i := t.slots[s]; i != 0 && string(t.token(int(i-1))) != string(key); i = t.slots[s] {
+		s = (s + 1) & t.mask
+	}
+	return s
+}
+
 // put sets tok's rank; a token put again keeps the last rank, as a map
 // assignment does.
 func (t *rankTable) put(tok []byte, rank int) {
-	for s := maphash.Bytes(t.seed, tok) & t.mask; ; s = (s + 1) & t.mask {
-		switch i := t.slots[s]; {
-		case i == 0:
-			t.arena = append(t.arena, tok...)
-			t.ends = append(t.ends, uint32(len(t.arena)))
-			t.ranks = append(t.ranks, int32(rank))
-			t.slots[s] = uint32(len(t.ranks))
-			if 2*len(t.ranks) > len(t.slots) {
-				t.grow()
-			}
-			return
-		case string(t.token(int(i-1))) == string(tok):
-			t.ranks[i-1] = int32(rank)
-			return
-		}
+	s := slot(t, maphash.Bytes(t.seed, tok), tok)
+	if i := t.slots[s]; i != 0 {
+		t.ranks[i-1] = int32(rank)
+		return
+	}
+	t.arena = append(t.arena, tok...)
+	t.ends = append(t.ends, uint32(len(t.arena)))
+	t.ranks = append(t.ranks, int32(rank))
+	t.slots[s] = uint32(len(t.ranks))
+	if 2*len(t.ranks) > len(t.slots) {
+		t.grow()
 	}
 }
 
@@ -60,38 +66,23 @@ func (t *rankTable) grow() {
 	t.slots = make([]uint32, 2*len(t.slots))
 	t.mask = uint64(len(t.slots) - 1)
 	for i := range t.ranks {
-		s := maphash.Bytes(t.seed, t.token(i)) & t.mask
-		for t.slots[s] != 0 {
-			s = (s + 1) & t.mask
-		}
-		t.slots[s] = uint32(i + 1)
+		tok := t.token(i)
+		t.slots[slot(t, maphash.Bytes(t.seed, tok), tok)] = uint32(i + 1)
 	}
 }
 
 // rank returns tok's rank, and whether tok is a token.
 func (t *rankTable) rank(tok []byte) (int, bool) {
-	for s := maphash.Bytes(t.seed, tok) & t.mask; ; s = (s + 1) & t.mask {
-		i := t.slots[s]
-		if i == 0 {
-			return 0, false
-		}
-		if string(t.token(int(i-1))) == string(tok) {
-			return int(t.ranks[i-1]), true
-		}
+	i := t.slots[slot(t, maphash.Bytes(t.seed, tok), tok)]
+	if i == 0 {
+		return 0, false
 	}
+	return int(t.ranks[i-1]), true
 }
 
 // has reports whether s is a token.
 func (t *rankTable) has(s string) bool {
-	for h := maphash.String(t.seed, s) & t.mask; ; h = (h + 1) & t.mask {
-		i := t.slots[h]
-		if i == 0 {
-			return false
-		}
-		if string(t.token(int(i-1))) == s {
-			return true
-		}
-	}
+	return t.slots[slot(t, maphash.String(t.seed, s), s)] != 0
 }
 
 // len is the number of tokens.
