@@ -32,7 +32,7 @@ type Writer struct {
 	unwritten      [][]byte
 	unwrittenBytes int
 	sessionID      string
-	quotedID       []byte // sessionID as a JSON string, made on first use
+	quotedID       []byte // sessionID as a JSON string
 	// scratch is where enc encodes each event before its line is made.
 	scratch *bytes.Buffer
 	enc     *json.Encoder
@@ -65,7 +65,8 @@ func Create(path, sessionID string, now func() time.Time) (*Writer, error) {
 		return nil, err
 	}
 	// A trivial session's whole trace (2-3 KiB) goes out in one write.
-	return &Writer{f: f, sessionID: sessionID, opened: now(), now: now}, nil
+	quoted, _ := json.Marshal(sessionID) // a string always encodes
+	return &Writer{f: f, sessionID: sessionID, quotedID: quoted, opened: now(), now: now}, nil
 }
 
 // SessionStart writes a session_start event.
@@ -174,9 +175,6 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 		return fmt.Errorf("trace: encode %s: %w", typ, err)
 	}
 	body := bytes.TrimSuffix(w.scratch.Bytes(), []byte("\n"))
-	if w.quotedID == nil {
-		w.quotedID, _ = json.Marshal(w.sessionID)
-	}
 	line := make([]byte, 0, len(`{"event_type":,"session_id":,"timestamp":}`)+len(typ)+8+len(w.quotedID)+20+len(body))
 	line = appendJSONString(append(line, `{"event_type":`...), typ)
 	line = append(append(line, `,"session_id":`...), w.quotedID...)
