@@ -52,7 +52,7 @@ type index struct {
 	jumps  []lineJump
 	// ids holds each block's ids in order, each as uvarint(bytes shared
 	// with the id before it in the block), uvarint(len(rest)), rest.
-	ids string
+	ids []byte
 }
 
 // line is case i's 1-based line number.
@@ -77,26 +77,13 @@ func (x *index) id(i int) string {
 	var id []byte
 	p := x.ids[b.ids:]
 	for range i - int(b.first) + 1 {
-		shared, n1 := uvarint(p)
-		size, n2 := uvarint(p[n1:])
+		shared, n1 := binary.Uvarint(p)
+		size, n2 := binary.Uvarint(p[n1:])
 		p = p[n1+n2:]
 		id = append(id[:shared], p[:size]...)
 		p = p[size:]
 	}
 	return string(id)
-}
-
-// uvarint reads one of the arena's uvarints (binary.Uvarint for a string).
-func uvarint(s string) (int, int) {
-	v, shift := 0, 0
-	for i := range len(s) {
-		v |= int(s[i]&0x7f) << shift
-		if s[i] < 0x80 {
-			return v, i + 1
-		}
-		shift += 7
-	}
-	return v, len(s)
 }
 
 func sum32(seed maphash.Seed, b []byte) uint32 {
@@ -150,7 +137,7 @@ func (x *indexer) add(id string, line []byte, off int64, n int) *errcode.Error {
 // done returns the index, its lists copied to their exact length: the
 // append slack would be held all run.
 func (x *indexer) done() index {
-	return index{seed: x.seed, sums: exact(x.sums), blocks: exact(x.blocks), jumps: slices.Clip(x.jumps), ids: string(x.ids)}
+	return index{seed: x.seed, sums: exact(x.sums), blocks: exact(x.blocks), jumps: slices.Clip(x.jumps), ids: exact(x.ids)}
 }
 
 func exact[T any](s []T) []T {
