@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	keep := fs.Bool("keep", false, "keep the work folder (capsules, datasets, run folders)")
 	suites := fs.String("suites", "overhead,scaling,waiting,memory,parquet", "suites to run")
 	repeat := fs.Int("repeat", 0, "runs per figure (default: the size's)")
-	profile := fs.String("profile", "", "write a CPU and a heap profile of every run of murmur-eval into this folder (go tool pprof)")
+	profile := fs.String("profile", "", "write a CPU and a heap profile of every run of murmur-eval into this folder (go tool pprof), and a CPU profile of murmur-bench itself (its model server)")
 	workdir := fs.String("workdir", "", "make the work folder (capsules, datasets, run folders) in this folder (default $TMPDIR or /tmp); /dev/shm takes the disk out of the figures")
 	scalingWorkers := fs.String("scaling-workers", "", "comma-separated worker counts of the scaling suite (default: the size's)")
 	memCases := fs.String("memory-cases", "", "comma-separated case counts of the memory suite (default: the size's)")
@@ -121,6 +122,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 1
 	}
+	if h.profileDir != "" {
+		stopProfile, err := profileSelf(h.profileDir)
+		if err != nil {
+			fmt.Fprintln(stderr, "murmur-bench:", err)
+			return 1
+		}
+		defer stopProfile()
+	}
 	rep := &report{Machine: machine(), Size: sz, Started: time.Now().UTC(), WorkDir: work}
 	if err := h.runSuites(ctx, rep, strings.Split(*suites, ",")); err != nil {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
@@ -135,6 +144,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "figures written to", *jsonOut)
 	return 0
+}
+
+// profileSelf writes a CPU profile of murmur-bench itself into dir until
+// the returned function is called: the model server shares the machine's
+// cores with the runs it answers, so its cost is part of their wall time.
+func profileSelf(dir string) (func(), error) {
+	f, err := os.Create(filepath.Join(dir, "murmur-bench.cpu.pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
 }
 
 // prepare makes the profile folder (when profile is set) and, without
