@@ -75,7 +75,8 @@ func array(raw json.RawMessage) []json.RawMessage {
 
 // str is raw's value when raw is a string. A string without escapes is
 // its bytes (the answer is valid UTF-8, so encoding/json would copy them
-// unchanged); one with escapes is unescaped by encoding/json.
+// unchanged); one with escapes is unescaped by unquote, as encoding/json
+// unescapes it.
 func str(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '"' || stringEnd(raw) != len(raw) {
@@ -84,11 +85,7 @@ func str(raw json.RawMessage) (string, bool) {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw[1 : len(raw)-1]), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return unquote(raw)
 }
 
 // keyIs reports whether the quoted key k unescapes to key.

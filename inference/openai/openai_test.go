@@ -112,6 +112,40 @@ func TestNewRefusesBadConfig(t *testing.T) {
 // text (the session ends failed), or the loop's refusal of its data
 // (E-RUN-007).
 func TestDecode(t *testing.T) {
+	for _, tt := range decodeTests() {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Decode([]byte(tt.body))
+			switch {
+			case tt.code != "":
+				if !errcode.Is(err, tt.code) {
+					t.Fatalf("Decode = %+v, %v; want %s", r, err, tt.code)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case tt.failed != "":
+				var data struct{ Error, StopReason string }
+				_ = json.Unmarshal([]byte(r.Error), &data)
+				if !r.DriverFailed || !strings.HasPrefix(data.Error, tt.failed) {
+					t.Errorf("Decode = failed %v %q, want failed with %q", r.DriverFailed, r.Error, tt.failed)
+				}
+			case r.DriverFailed || string(r.Raw) != tt.want:
+				t.Errorf("Decode = failed %v\n%s\nwant %s", r.DriverFailed, r.Raw, tt.want)
+			}
+		})
+	}
+}
+
+// decodeTest is one body of TestDecode and what Decode makes of it.
+type decodeTest struct {
+	name, body string
+	want       string // Raw of a passed turn
+	failed     string // the driver's failure message
+	code       string // the loop refuses the driver's data
+}
+
+// decodeTests are TestDecode's bodies, also FuzzDecodeMatchesRoundTrip's
+// seeds.
+func decodeTests() []decodeTest {
 	call := func(args string) string {
 		return `{"choices":[{"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":` + args + `}}]},"finish_reason":"tool_calls"}]}`
 	}
@@ -119,12 +153,7 @@ func TestDecode(t *testing.T) {
 		return `{"choices":[{"message":{"content":` + content + `},"finish_reason":` + finish + `}]}`
 	}
 	bash := apitest.OpenAIToolCall("call_a", "bash", `{"command": "ls"}`)
-	tests := []struct {
-		name, body string
-		want       string // Raw of a passed turn
-		failed     string // the driver's failure message
-		code       string // the loop refuses the driver's data
-	}{
+	return []decodeTest{
 		{name: "tool calls", body: apitest.OpenAICompletion("tool_calls", "", 50, 12, bash, apitest.OpenAIToolCall("call_b", "calc", `{}`)),
 			want: `{"content":[{"id":"call_a","input":{"command":"ls"},"name":"bash","type":"tool_call"},{"id":"call_b","input":{},"name":"calc","type":"tool_call"}],"stop_reason":"tool_call","usage":{"input_tokens":50,"output_tokens":12}}`},
 		{name: "stop", body: apitest.OpenAICompletion("stop", "42 <&>", 60, 2), want: `{"content":[{"text":"42 <&>","type":"text"}],"stop_reason":"end_turn","usage":{"input_tokens":60,"output_tokens":2}}`},
@@ -175,27 +204,6 @@ func TestDecode(t *testing.T) {
 		{name: "arguments not an object", body: call(`"[1]"`), code: errcode.RunAgentLoop},
 		{name: "tool call without id", body: `{"choices":[{"message":{"tool_calls":[{"function":{"name":"bash","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, code: errcode.RunAgentLoop},
 		{name: "tool call without name", body: `{"choices":[{"message":{"tool_calls":[{"id":"c","function":{"arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`, code: errcode.RunAgentLoop},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r, err := Decode([]byte(tt.body))
-			switch {
-			case tt.code != "":
-				if !errcode.Is(err, tt.code) {
-					t.Fatalf("Decode = %+v, %v; want %s", r, err, tt.code)
-				}
-			case err != nil:
-				t.Fatal(err)
-			case tt.failed != "":
-				var data struct{ Error, StopReason string }
-				_ = json.Unmarshal([]byte(r.Error), &data)
-				if !r.DriverFailed || !strings.HasPrefix(data.Error, tt.failed) {
-					t.Errorf("Decode = failed %v %q, want failed with %q", r.DriverFailed, r.Error, tt.failed)
-				}
-			case r.DriverFailed || string(r.Raw) != tt.want:
-				t.Errorf("Decode = failed %v\n%s\nwant %s", r.DriverFailed, r.Raw, tt.want)
-			}
-		})
 	}
 }
 

@@ -13,15 +13,19 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
 
-// wireUsage is the completion's token counts.
-type wireUsage struct {
-	PromptTokens     int64 `json:"prompt_tokens"`
-	CompletionTokens int64 `json:"completion_tokens"`
-}
-
 // answerCall is one tool call of an answer, as the driver reads it.
 type answerCall struct {
 	id, name, arguments string
+}
+
+// answer is the driver's reading of a 2xx body before its content is
+// built: the text blocks (none beside tool calls, which the driver drops
+// them for), the tool calls, the stop reason and the usage.
+type answer struct {
+	texts []string
+	calls []answerCall
+	stop  string
+	usage *inference.Usage
 }
 
 // Decode maps a Chat Completions answer to the canonical response as
@@ -39,15 +43,32 @@ type answerCall struct {
 // Usage, which the driver does not report, is kept when valid.
 func (a *API) Decode(body []byte) (*inference.Response, error) { return Decode(body) }
 
-// Decode is API.Decode without an API: it needs no configuration.
+// Decode is API.Decode without an API: it needs no configuration. The
+// answers a model gives most (text, tool calls with object arguments) are
+// built directly (direct.go); the rest take the round trip through the
+// driver's data that defines them.
 func Decode(body []byte) (*inference.Response, error) {
-	content, stop, failed, u := decode(body)
+	a, failed := read(body)
 	if failed != "" {
 		return httpapi.Failed(failed), nil
 	}
-	out := map[string]any{"content": content, "stop_reason": stop}
-	if u != nil {
-		out["usage"] = u
+	if r, ok := direct(a); ok {
+		return r, nil
+	}
+	return roundTrip(a)
+}
+
+// roundTrip is the canonical response of a by definition: the driver's
+// data (its content built by content, written by httpapi.DriverJSON) read
+// back by inference.ParseResponse, as the loop reads a driver's.
+func roundTrip(a answer) (*inference.Response, error) {
+	content, failed := a.content()
+	if failed != "" {
+		return httpapi.Failed(failed), nil
+	}
+	out := map[string]any{"content": content, "stop_reason": a.stop}
+	if a.usage != nil {
+		out["usage"] = a.usage
 	}
 	r, err := inference.ParseResponse([]byte(httpapi.DriverJSON(out)))
 	if err != nil {
@@ -57,56 +78,73 @@ func Decode(body []byte) (*inference.Response, error) {
 }
 
 // decode is the driver's reading of a 2xx body: the content blocks and
-// stop reason, or the text it fails with. Like the driver, it reads the
-// JSON leniently: a field of the wrong type counts as absent.
+// stop reason, or the text it fails with, as roundTrip encodes them.
 func decode(body []byte) (content []any, stop, failed string, u *inference.Usage) {
-	if msg := httpapi.UTF8Error(body); msg != "" {
-		return nil, "", "driver: response body is not UTF-8: " + msg, nil
+	a, failed := read(body)
+	if failed == "" {
+		content, failed = a.content()
 	}
-	var texts []string
-	var calls []answerCall
+	if failed != "" {
+		return nil, "", failed, nil
+	}
+	return content, a.stop, "", a.usage
+}
+
+// read is the driver's reading of a 2xx body up to its content, or the
+// text it fails with. Like the driver, it reads the JSON leniently: a
+// field of the wrong type counts as absent.
+func read(body []byte) (a answer, failed string) {
+	if msg := httpapi.UTF8Error(body); msg != "" {
+		return answer{}, "driver: response body is not UTF-8: " + msg
+	}
 	var finish string
 	if !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		texts, calls, finish = assembleStream(body)
+		a.texts, a.calls, finish = assembleStream(body)
 	} else {
 		if !json.Valid(body) {
 			var top map[string]json.RawMessage
 			err := json.Unmarshal(body, &top) // for its message
-			return nil, "", "driver: failed to parse OpenAI response JSON: " + err.Error(), nil
+			return answer{}, "driver: failed to parse OpenAI response JSON: " + err.Error()
 		}
 		var err error
-		if texts, calls, finish, err = completion(body); err != nil {
-			return nil, "", err.Error(), nil
+		if a.texts, a.calls, finish, err = completion(body); err != nil {
+			return answer{}, err.Error()
 		}
-		u = usage(field(body, "usage"))
+		a.usage = usage(field(body, "usage"))
 	}
 	switch finish {
 	case "", "stop":
-		stop = inference.StopEndTurn
+		a.stop = inference.StopEndTurn
 	case "tool_calls":
-		stop = inference.StopToolCall
+		a.stop = inference.StopToolCall
 	case "length":
-		stop = inference.StopMaxTokens
+		a.stop = inference.StopMaxTokens
 	case "content_filter":
-		return nil, "", "OpenAI response blocked by content_filter", nil
+		return answer{}, "OpenAI response blocked by content_filter"
 	default:
-		return nil, "", fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish), nil
+		return answer{}, fmt.Sprintf("driver: unsupported OpenAI finish_reason '%s'", finish)
 	}
+	if len(a.calls) > 0 {
+		a.texts = nil
+	}
+	return a, ""
+}
+
+// content is the driver's content blocks of a, or the text it fails with
+// (tool call arguments that are not JSON).
+func (a answer) content() (content []any, failed string) {
 	content = []any{}
-	for _, tc := range calls {
+	for _, tc := range a.calls {
 		input, err := arguments(tc.arguments)
 		if err != nil {
-			return nil, "", "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error(), nil
+			return nil, "driver: failed to parse OpenAI tool call arguments JSON: " + err.Error()
 		}
 		content = append(content, map[string]any{"id": tc.id, "input": input, "name": tc.name, "type": "tool_call"})
 	}
-	if len(calls) > 0 {
-		return content, stop, "", u
-	}
-	for _, t := range texts {
+	for _, t := range a.texts {
 		content = append(content, map[string]any{"text": t, "type": "text"})
 	}
-	return content, stop, "", u
+	return content, ""
 }
 
 // completion reads a JSON chat completion's first choice: its text (a
@@ -161,16 +199,6 @@ func arguments(s string) (any, error) {
 		return nil, fmt.Errorf("trailing characters")
 	}
 	return httpapi.SerdeNumbers(v)
-}
-
-// usage is the completion's token counts, nil when absent or not valid
-// (the driver reads no usage, so none makes the answer unusable).
-func usage(raw json.RawMessage) *inference.Usage {
-	var u wireUsage
-	if len(raw) == 0 || json.Unmarshal(raw, &u) != nil || u.PromptTokens < 0 || u.CompletionTokens < 0 || string(raw) == "null" {
-		return nil
-	}
-	return &inference.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens}
 }
 
 // Failure reads an error body: {"error":{"message","type","code"}}, or
