@@ -7,10 +7,11 @@
 // github.com/pkoukk/tiktoken-go-loader): nothing is downloaded at run time.
 // They are decoded on the process's first count (about 25 ms) into a table
 // that is never written again. A Counter remembers the pieces of text it
-// has counted, and the longer segments between JSON keys and string values
-// (see cut), so what repeats across turns and cases (the system prompt,
-// the tool inventory, earlier messages) costs one map look-up per segment;
-// one Counter is shared by every case of a run.
+// has counted, and the segments between JSON keys and string values (see
+// cut), so what repeats across turns and cases (the system prompt, the tool
+// inventory, earlier messages) costs one map look-up per segment, all of a
+// text's look-ups under one read lock; one Counter is shared by every case
+// of a run.
 package tokens
 
 import (
@@ -36,12 +37,14 @@ var specials = [...]string{"<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", 
 // dropped and refilled (a run's text is mostly the same pieces).
 const maxCached = 1 << 17
 
-// minSegment is the shortest segment (see cut) a Counter remembers whole;
-// shorter ones are counted piece by piece. maxSegmentBytes bounds the
-// bytes of the segments it remembers, as maxCached bounds the pieces.
+// maxSegmentBytes bounds the memory of the segments (see cut) a Counter
+// remembers, as maxCached bounds the pieces: each counts its bytes and
+// segmentOverhead, about what its map entry and key header take, so a map
+// of short segments (a JSON payload has many between its keys) stays as
+// bounded as one of long ones.
 const (
-	minSegment      = 64
 	maxSegmentBytes = 4 << 20
+	segmentOverhead = 48
 )
 
 // embeddedRanks is the decoded ranks table, read-only once built: like
@@ -55,7 +58,7 @@ type Counter struct {
 	ranks  *rankTable  // nil until the first count
 	loaded atomic.Bool // ranks is set: no lock needed to read it
 
-	mu           sync.Mutex
+	mu           sync.RWMutex
 	pieces       map[string]int   // piece -> token count
 	segments     map[string]int64 // segment (see cut) -> token count
 	segmentBytes int
@@ -121,11 +124,18 @@ func (c *Counter) Count(text string) (n int64, ok bool) {
 	if !utf8.ValidString(text) {
 		text = strings.ToValidUTF8(text, "\uFFFD")
 	}
+	var buf [8]string
+	missed := buf[:0] // segments not remembered: few once a run is warm
+	c.mu.RLock()
 	for text != "" {
 		i, special := nextSpecial(text)
 		for span := text[:i]; span != ""; {
 			k := cut(span)
-			n += c.segment(span[:k])
+			if m, ok := c.segments[span[:k]]; ok {
+				n += m
+			} else {
+				missed = append(missed, span[:k])
+			}
 			span = span[k:]
 		}
 		if special == "" {
@@ -134,19 +144,31 @@ func (c *Counter) Count(text string) (n int64, ok bool) {
 		n++
 		text = text[i+len(special):]
 	}
+	c.mu.RUnlock()
+	if len(missed) > 0 {
+		n += c.countSegments(missed)
+	}
 	return n, true
 }
 
 // nextSpecial returns where the first special token of text starts and
-// which it is, or len(text) and "".
+// which it is, or len(text) and "". Every special begins with "<|" and
+// none is a prefix of another, so the first "<|" that begins one is where
+// the first of them starts.
 func nextSpecial(text string) (int, string) {
-	best, which := len(text), ""
-	for _, s := range specials {
-		if i := strings.Index(text[:min(len(text), best+len(s))], s); i >= 0 && i < best {
-			best, which = i, s
+	for from := 0; ; {
+		i := strings.Index(text[from:], "<|")
+		if i < 0 {
+			return len(text), ""
 		}
+		i += from
+		for _, s := range specials {
+			if strings.HasPrefix(text[i:], s) {
+				return i, s
+			}
+		}
+		from = i + 1
 	}
-	return best, which
 }
 
 // cut is where the first segment of text ends: just before the first
@@ -160,9 +182,14 @@ func nextSpecial(text string) (int, string) {
 // the reference), and a segment that repeats (the system prompt, the
 // tool inventory, a conversation's earlier messages) is counted once.
 func cut(text string) int {
-	for p := 2; p < len(text); p++ {
-		if text[p-1] == '"' && isASCIILetter(text[p]) && isASCIIPunct(text[p-2]) {
-			return p
+	for q := 1; q+1 < len(text); q++ { // q: a quote's index
+		k := strings.IndexByte(text[q:len(text)-1], '"')
+		if k < 0 {
+			break
+		}
+		q += k
+		if isASCIILetter(text[q+1]) && isASCIIPunct(text[q-1]) {
+			return q + 1
 		}
 	}
 	return len(text)
@@ -175,26 +202,29 @@ func isASCIIPunct(b byte) bool {
 	return b > ' ' && b < 0x7f && !isASCIILetter(b) && (b < '0' || b > '9')
 }
 
-// segment counts one segment (see cut): one look-up when it was counted
-// before and is long enough to remember, piece by piece otherwise.
-func (c *Counter) segment(seg string) int64 {
-	if len(seg) < minSegment {
-		return c.countPieces(seg)
+// countSegments counts segments (see cut) piece by piece and remembers
+// them, under one lock, returning their sum.
+func (c *Counter) countSegments(segs []string) (n int64) {
+	var buf [8]int64
+	counts := buf[:0]
+	for _, seg := range segs {
+		m := c.countPieces(seg)
+		counts = append(counts, m)
+		n += m
 	}
 	c.mu.Lock()
-	n, ok := c.segments[seg]
-	c.mu.Unlock()
-	if ok {
-		return n
+	defer c.mu.Unlock()
+	for k, seg := range segs {
+		if _, ok := c.segments[seg]; ok {
+			continue // a repeat in segs, or another count's
+		}
+		size := len(seg) + segmentOverhead
+		if c.segments == nil || c.segmentBytes+size > maxSegmentBytes {
+			c.segments, c.segmentBytes = make(map[string]int64), 0
+		}
+		c.segments[strings.Clone(seg)] = counts[k]
+		c.segmentBytes += size
 	}
-	n = c.countPieces(seg)
-	c.mu.Lock()
-	if c.segments == nil || c.segmentBytes+len(seg) > maxSegmentBytes {
-		c.segments, c.segmentBytes = make(map[string]int64), 0
-	}
-	c.segments[strings.Clone(seg)] = n
-	c.segmentBytes += len(seg)
-	c.mu.Unlock()
 	return n
 }
 
@@ -211,9 +241,9 @@ func (c *Counter) piece(p string) int {
 	if c.ranks.has(p) {
 		return 1
 	}
-	c.mu.Lock()
+	c.mu.RLock()
 	n, ok := c.pieces[p]
-	c.mu.Unlock()
+	c.mu.RUnlock()
 	if ok {
 		return n
 	}
@@ -222,7 +252,7 @@ func (c *Counter) piece(p string) int {
 	if c.pieces == nil || len(c.pieces) >= maxCached {
 		c.pieces = make(map[string]int)
 	}
-	c.pieces[p] = n
+	c.pieces[strings.Clone(p)] = n // not p: it would keep the caller's whole text
 	c.mu.Unlock()
 	return n
 }

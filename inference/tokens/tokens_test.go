@@ -190,3 +190,47 @@ func BenchmarkLoad(b *testing.B) {
 		}
 	}
 }
+
+// cutScan and nextSpecialScan are cut and nextSpecial as first written
+// (byte by byte; one search per special), which the faster ones must
+// agree with.
+func cutScan(text string) int {
+	for p := 2; p < len(text); p++ {
+		if text[p-1] == '"' && isASCIILetter(text[p]) && isASCIIPunct(text[p-2]) {
+			return p
+		}
+	}
+	return len(text)
+}
+
+func nextSpecialScan(text string) (int, string) {
+	best, which := len(text), ""
+	for _, s := range specials {
+		if i := strings.Index(text[:min(len(text), best+len(s))], s); i >= 0 && i < best {
+			best, which = i, s
+		}
+	}
+	return best, which
+}
+
+// FuzzCutAndSpecials checks cut and nextSpecial against their scans on
+// every suffix of any text.
+func FuzzCutAndSpecials(f *testing.F) {
+	for _, s := range differential {
+		f.Add(s)
+	}
+	f.Add(`<|<|fim_<|fim_middle|>"x<|endofprompt|><|endoftext|`)
+	f.Add(`"a,"b`)
+	f.Fuzz(func(t *testing.T, text string) {
+		for i := range len(text) + 1 {
+			s := text[i:]
+			if got, want := cut(s), cutScan(s); got != want {
+				t.Fatalf("cut(%q) = %d, scan %d", s, got, want)
+			}
+			gi, gs := nextSpecial(s)
+			if wi, ws := nextSpecialScan(s); gi != wi || gs != ws {
+				t.Fatalf("nextSpecial(%q) = %d, %q; scan %d, %q", s, gi, gs, wi, ws)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
@@ -16,28 +17,45 @@ import (
 // folder is (a replay, another machine), and murmur's own path differs
 // from murmur-eval's anyway. ok is false when the ranks could not be
 // loaded and the counts are murmur's len/4 fallback.
+//
+// The bytes are serdeRequest's and serdeResponse's, serdeJSON's when those
+// refuse (TestTurnTokensMatchMarshal and FuzzTurnTokens hold them to
+// serdeJSON).
 func turnTokens(c *tokens.Counter, req *inference.Request, resp *inference.Response, workdir string) (in, out int64, ok bool, err error) {
-	payload, err := serdeJSON(req)
-	if err != nil {
-		return 0, 0, false, err
+	payload, fast := serdeRequest(req)
+	if !fast {
+		if payload, err = serdeJSON(req); err != nil {
+			return 0, 0, false, err
+		}
 	}
 	in, okIn := c.Count(withoutWorkdir(payload, workdir))
-	raw, err := serdeJSON(driverResponse(resp))
-	if err != nil {
-		return 0, 0, false, err
+	raw, fast := serdeResponse(resp)
+	if !fast {
+		if raw, err = serdeJSON(driverResponse(resp)); err != nil {
+			return 0, 0, false, err
+		}
 	}
 	out, okOut := c.Count(withoutWorkdir(raw, workdir))
 	return in, out, okIn && okOut, nil
 }
 
 // withoutWorkdir is b with every JSON-escaped occurrence of workdir
-// replaced by inference.WorkdirPlaceholder.
+// replaced by inference.WorkdirPlaceholder, written straight into the
+// string it returns (one copy of b, as string(b) would be).
 func withoutWorkdir(b []byte, workdir string) string {
-	if workdir == "" {
-		return string(b)
+	var s strings.Builder
+	s.Grow(len(b))
+	if workdir != "" {
+		quoted, _ := json.Marshal(workdir)
+		old := quoted[1 : len(quoted)-1]
+		for i := bytes.Index(b, old); i >= 0; i = bytes.Index(b, old) {
+			s.Write(b[:i])
+			s.WriteString(inference.WorkdirPlaceholder)
+			b = b[i+len(old):]
+		}
 	}
-	quoted, _ := json.Marshal(workdir)
-	return string(bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte(inference.WorkdirPlaceholder)))
+	s.Write(b)
+	return s.String()
 }
 
 // driverResponse is what murmur's driver returns for a response and the
