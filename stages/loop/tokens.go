@@ -46,8 +46,7 @@ func withoutWorkdir(b []byte, workdir string) string {
 	var s strings.Builder
 	s.Grow(len(b))
 	if workdir != "" {
-		quoted, _ := json.Marshal(workdir)
-		old := quoted[1 : len(quoted)-1]
+		old := quotedWorkdir(workdir)
 		for i := bytes.Index(b, old); i >= 0; i = bytes.Index(b, old) {
 			s.Write(b[:i])
 			s.WriteString(inference.WorkdirPlaceholder)
@@ -56,6 +55,20 @@ func withoutWorkdir(b []byte, workdir string) string {
 	}
 	s.Write(b)
 	return s.String()
+}
+
+// quotedWorkdir is workdir as the payload writes it inside a JSON string:
+// escaped as encoding/json escapes it with HTML escaping off, as
+// serdeRequest and canonical write every string. json.Marshal's copy
+// (\u0026 for "&") would never match, and a session folder with <, > or &
+// in its path would be counted as itself instead of the placeholder.
+func quotedWorkdir(workdir string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(workdir) // a string always encodes
+	quoted := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return quoted[1 : len(quoted)-1]
 }
 
 // driverResponse is what murmur's driver returns for a response and the

@@ -31,8 +31,12 @@ func withoutWorkdirReplace(b []byte, workdir string) string {
 	if workdir == "" {
 		return string(b)
 	}
-	quoted, _ := json.Marshal(workdir)
-	return string(bytes.ReplaceAll(b, quoted[1:len(quoted)-1], []byte(inference.WorkdirPlaceholder)))
+	var q strings.Builder
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false) // the payload's strings keep <, > and & as they are
+	_ = enc.Encode(workdir)
+	quoted := strings.TrimSuffix(q.String(), "\n")
+	return string(bytes.ReplaceAll(b, []byte(quoted[1:len(quoted)-1]), []byte(inference.WorkdirPlaceholder)))
 }
 
 // checkTurn holds turnTokens to turnTokensMarshal on one turn: the same

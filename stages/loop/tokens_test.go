@@ -118,3 +118,27 @@ func BenchmarkTurnTokens(b *testing.B) {
 		}
 	}
 }
+
+// TestCountsDoNotDependOnTheWorkdir: the same turn in session folders
+// whose paths differ, one of them with the characters json.Marshal
+// escapes and the payload does not, counts the same.
+func TestCountsDoNotDependOnTheWorkdir(t *testing.T) {
+	var c tokens.Counter
+	count := func(dir string) (int64, int64) {
+		req := &inference.Request{System: "Your folder is " + dir + ".", Messages: []inference.Message{
+			inference.UserMessage("list " + dir + "/out"),
+		}}
+		resp := &inference.Response{StopReason: inference.StopEndTurn, Content: json.RawMessage(`[{"text":"` + dir + `/out is empty","type":"text"}]`)}
+		in, out, ok, err := turnTokens(&c, req, resp, dir)
+		if err != nil || !ok {
+			t.Fatalf("turnTokens(%q) = %v, %v", dir, ok, err)
+		}
+		return in, out
+	}
+	in1, out1 := count("/tmp/plain/sessions/ses_1")
+	for _, dir := range []string{"/tmp/a&b/sessions/ses_1", "/tmp/<x>/sessions/ses_2", "/tmp/R&D <draft>/ses_3"} {
+		if in, out := count(dir); in != in1 || out != out1 {
+			t.Errorf("workdir %q: counts %d / %d, want %d / %d (as in a folder without <, > or &)", dir, in, out, in1, out1)
+		}
+	}
+}
