@@ -2,6 +2,7 @@ package reports
 
 import (
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -60,20 +61,7 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 		msg := v.Err.Error()
 		row.ErrorCode, row.ErrorStage, row.ErrorMessage = &v.Code, &v.Stage, &msg
 	}
-	var total time.Duration
-	cols := StageColumns()
-	for _, s := range c.Stages {
-		total += s.Duration
-		if s.Outcome == pipeline.Skipped {
-			continue
-		}
-		for _, col := range cols {
-			if col.Stage == s.Stage {
-				col.set(&row, millis(s.Duration))
-			}
-		}
-	}
-	row.DurationMS = *millis(total)
+	setStageMillis(&row, c.Stages)
 	row.CapsuleName, row.CapsuleVersion = r.CapsuleName, r.CapsuleVersion
 	if r.Model != "" {
 		model := r.Model
@@ -98,29 +86,70 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 	return row, eventRows(c, r.Trace.Lines())
 }
 
+// setStageMillis sets duration_ms, the sum of every stage's time, and the
+// <stage>_ms column of each stage that was not skipped. The columns point
+// into one array of the case's milliseconds rather than one allocation
+// each; every column still has its own value.
+func setStageMillis(row *ResultRow, stages []pipeline.StageResult) {
+	var total time.Duration
+	ms := make([]float64, len(stages))
+	cols := stageColumns()
+	for i, s := range stages {
+		total += s.Duration
+		if s.Outcome == pipeline.Skipped {
+			continue
+		}
+		ms[i] = millis(s.Duration)
+		for _, col := range cols {
+			if col.Stage == s.Stage {
+				col.set(row, &ms[i])
+			}
+		}
+	}
+	row.DurationMS = millis(total)
+}
+
 // eventRows are the case's trace lines as events rows: each line's JSON
-// as the writer made it, never parsed back.
+// as the writer made it, never parsed back. The rows' turns, tool names
+// and JSON strings are each made in one allocation for the case, not one
+// per line: a case's events are written and dropped together.
 func eventRows(c *pipeline.Case, lines []trace.Line) []EventRow {
 	events := make([]EventRow, len(lines))
+	turns := make([]int32, len(lines))
+	names := make([]string, len(lines))
+	text := lineJSON(lines)
+	a := attempt(c)
 	for i, l := range lines {
 		e := EventRow{
 			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
-			Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, EventJSON: string(l.JSON), Attempt: attempt(c),
+			Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, Attempt: a,
 		}
+		e.EventJSON, text = text[:len(l.JSON)], text[len(l.JSON):]
 		if l.Turn != nil {
-			turn := int32(*l.Turn)
-			e.Turn = &turn
+			turns[i] = int32(*l.Turn)
+			e.Turn = &turns[i]
 		}
 		if l.ToolName != "" {
-			name := l.ToolName
-			e.ToolName = &name
+			names[i] = l.ToolName
+			e.ToolName = &names[i]
 		}
 		events[i] = e
 	}
 	return events
 }
 
-func millis(d time.Duration) *float64 {
-	f := float64(d.Nanoseconds()) / 1e6
-	return &f
+// lineJSON is every line's JSON, one after the other, as one string.
+func lineJSON(lines []trace.Line) string {
+	n := 0
+	for _, l := range lines {
+		n += len(l.JSON)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, l := range lines {
+		b.Write(l.JSON)
+	}
+	return b.String()
 }
+
+func millis(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

@@ -2,7 +2,9 @@ package reports
 
 import (
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -20,8 +22,18 @@ type StageColumn struct {
 	field int
 }
 
-// StageColumns returns the timed stages in column order.
-func StageColumns() []StageColumn {
+// stageColumns is the table StageColumns returns, found once: it depends
+// only on the ResultRow type, and walking its tags for every case was half
+// of FromCase's time. Nobody may change it; FromCase reads it as it is,
+// every other caller gets a copy (StageColumns).
+var stageColumns = sync.OnceValue(findStageColumns) //nolint:gochecknoglobals // read-only table of ResultRow's stage columns, found once
+
+// StageColumns returns the timed stages in column order: a copy, which the
+// caller may change.
+func StageColumns() []StageColumn { return slices.Clone(stageColumns()) }
+
+// findStageColumns walks ResultRow's fields for the <stage>_ms columns.
+func findStageColumns() []StageColumn {
 	t := reflect.TypeFor[ResultRow]()
 	ptr := reflect.TypeFor[*float64]()
 	var out []StageColumn

@@ -37,13 +37,19 @@ func (r caseRecord) key() journal.Key {
 
 // recordFromCase turns a finished case and its earlier attempts into rows.
 func recordFromCase(c *pipeline.Case, outDir string) caseRecord {
-	var rec caseRecord
-	for _, a := range append(append([]*pipeline.Case{}, c.Earlier...), c) {
-		run := caseRun(a)
-		row, events := reports.FromCase(run, outDir)
-		rec.Attempts = append(rec.Attempts, attemptRows{Result: row, Scores: reports.ScoresFromCase(run), Events: events})
+	rec := caseRecord{Attempts: make([]attemptRows, 0, len(c.Earlier)+1)}
+	for _, a := range c.Earlier {
+		rec.Attempts = append(rec.Attempts, attemptFromCase(a, outDir))
 	}
+	rec.Attempts = append(rec.Attempts, attemptFromCase(c, outDir))
 	return rec
+}
+
+// attemptFromCase is the rows of one attempt.
+func attemptFromCase(a *pipeline.Case, outDir string) attemptRows {
+	run := caseRun(a)
+	row, events := reports.FromCase(run, outDir)
+	return attemptRows{Result: row, Scores: reports.ScoresFromCase(run), Events: events}
 }
 
 // entry is the record as a journal line.
@@ -52,16 +58,24 @@ func (r caseRecord) entry() (journal.Entry, error) { return r.entryIn(new(bytes.
 // entryIn is entry with the record encoded into buf, which is reset first
 // and which the entry's Record then shares: the collector keeps one buffer
 // per place in its batch, instead of a fresh ~5 KiB record per case (8% of
-// a waiting run's allocations, BENCHMARKS.md, issue 19). json.Encoder
-// writes json.Marshal's bytes (HTML characters escaped alike) and a
-// newline, which is cut off.
+// a waiting run's allocations, BENCHMARKS.md, issue 19). appendRecord
+// writes json.Marshal's bytes (recordjson.go); a record it cannot write
+// (a NaN, a year past 9999) goes to encoding/json, whose error it gets.
 func (r caseRecord) entryIn(buf *bytes.Buffer) (journal.Entry, error) {
 	f := r.final().Result
 	buf.Reset()
-	if err := json.NewEncoder(buf).Encode(r); err != nil {
-		return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
+	b, ok := appendRecord(buf.AvailableBuffer(), &r)
+	if ok {
+		*buf = *bytes.NewBuffer(b) // buf keeps what b grew into, for the next record
+	} else {
+		// json.Marshal refuses the record: encoding/json says why (and
+		// its bytes, and a newline, are the record should it not refuse).
+		buf.Reset()
+		if err := json.NewEncoder(buf).Encode(r); err != nil {
+			return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
+		}
+		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
-	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}, nil
 }
 
