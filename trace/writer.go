@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/internal/jsonstr"
 )
 
 // Line is one written trace line with the fields events.parquet indexes.
@@ -206,16 +208,10 @@ func (w *Writer) writeAt(ts time.Time, typ string, turn *int, tool string, event
 // maxScratch is the largest encoding buffer a Writer keeps between events.
 const maxScratch = 64 << 10
 
-// appendJSONString appends s as json.Marshal writes it: directly when no
-// byte of s needs escaping (event types are such), else by Marshal.
+// appendJSONString appends s as json.Marshal writes it (internal/jsonstr).
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
+	b, _ = jsonstr.Append(b, s, jsonstr.Marshal)
+	return b
 }
 
 // flush writes the unwritten lines, in one system call where the platform

@@ -2,108 +2,20 @@ package main
 
 import (
 	"math"
-	"math/bits"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/murmur-nexus/murmur-eval/internal/jsonstr"
 )
 
 // The JSON values of the journal record, each written exactly as
 // encoding/json writes it with HTML escaping on (json.Marshal's default):
-// its encode.go, appendString and floatEncoder.encode, restated.
+// its floatEncoder.encode restated, and its strings by internal/jsonstr.
 
-// jsonPlain marks the bytes json.Marshal copies into a string as they are:
-// ASCII from the space on, but for the quote, the backslash and the HTML
-// characters <, > and & (encoding/json's htmlSafeSet).
-var jsonPlain = func() (t [256]bool) { //nolint:gochecknoglobals // read-only table of the bytes a JSON string holds unescaped
-	for c := ' '; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-const lowerHex = "0123456789abcdef"
-
-// appendJSONString appends s quoted as json.Marshal quotes a string: the
-// quote and backslash escaped, \b \f \n \r \t by name, the other control
-// bytes and <, > and & as \u00XX, U+2028 and U+2029 as \u2028 and \u2029,
-// and every byte that is not part of valid UTF-8 as \ufffd.
+// appendJSONString appends s quoted as json.Marshal quotes a string
+// (internal/jsonstr).
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		i += plainRun(s[i:])
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if jsonPlain[c] {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = appendEscapedByte(append(b, s[start:i]...), c)
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', lowerHex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
-}
-
-// plainRun is how many of s's first bytes are plain (jsonPlain), found
-// eight at a time: a record is mostly its events' JSON, whose runs of
-// plain bytes between quotes are what json.Marshal spends its time on.
-// Of an eight-byte word, it flags each byte below the space, from 0x80
-// on, or equal to one of the five, and the lowest flag is the first such
-// byte (a flag never spills downwards).
-func plainRun(s string) int {
-	const ones, high = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & high } // a flag on each zero byte
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		flags := x&high | // from 0x80 on
-			(x-0x20*ones)&^x&high | // below the space
-			zero((x^'"'*ones)&^(0x04*ones)) | // " or &
-			zero((x^'<'*ones)&^(0x02*ones)) | // < or >
-			zero(x^'\\'*ones)
-		if flags != 0 {
-			return i + bits.TrailingZeros64(flags)/8
-		}
-	}
-	return i
-}
-
-// appendEscapedByte appends the escape of an ASCII byte that is not plain.
-func appendEscapedByte(b []byte, c byte) []byte {
-	switch c {
-	case '\\', '"':
-		return append(b, '\\', c)
-	case '\b':
-		return append(b, '\\', 'b')
-	case '\f':
-		return append(b, '\\', 'f')
-	case '\n':
-		return append(b, '\\', 'n')
-	case '\r':
-		return append(b, '\\', 'r')
-	case '\t':
-		return append(b, '\\', 't')
-	}
-	return append(b, '\\', 'u', '0', '0', lowerHex[c>>4], lowerHex[c&0xF])
+	b, _ = jsonstr.Append(b, s, jsonstr.Marshal)
+	return b
 }
 
 func appendJSONInt(b []byte, n int64) []byte { return strconv.AppendInt(b, n, 10) }

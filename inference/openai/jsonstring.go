@@ -3,13 +3,16 @@ package openai
 import (
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/murmur-nexus/murmur-eval/internal/jsonstr"
 )
 
 // The JSON string codec of the direct path (direct.go): what
 // encoding/json does to a string, without reflection. unquote is its
 // decoder's reading of a string literal, appendString its encoder's
 // writing with SetEscapeHTML(false) as httpapi.DriverJSON sets it (U+2028
-// and U+2029 raw, as DriverJSON's rawLineSeparators leaves them), and
+// and U+2029 raw, as DriverJSON's rawLineSeparators leaves them; by
+// internal/jsonstr), and
 // escapeHTML what json.Marshal's compacting of a json.RawMessage adds.
 // FuzzUnquote and FuzzAppendString hold them to encoding/json.
 
@@ -119,56 +122,12 @@ func hex4[T ~[]byte | ~string](e T) rune {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s quoted as httpapi.DriverJSON writes a string:
-// '"' and '\\' escaped, \b \f \n \r \t by letter, other control bytes as
-// \u00XX, <>& and U+2028/U+2029 raw. clean is false when s is not UTF-8
+// appendString appends s quoted as httpapi.DriverJSON writes a string
+// (internal/jsonstr's Driver style). clean is false when s is not UTF-8
 // (each bad byte is written \ufffd): the caller may not then assume the
 // string reads back as s.
 func appendString(b []byte, s string) (_ []byte, clean bool) {
-	b = append(b, '"')
-	clean = true
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= ' ' && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || n != 1 {
-				i += n
-				continue
-			}
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			clean = false
-			i++
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), clean
+	return jsonstr.Append(b, s, jsonstr.Driver)
 }
 
 // escapeHTML is src as json.Marshal writes a json.RawMessage holding it:

@@ -3,9 +3,9 @@ package loop
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/internal/jsonstr"
 )
 
 // serdeRequest is serdeJSON(req) written straight from the fields, with no
@@ -136,57 +136,15 @@ func (w *payloadWriter) raw(m json.RawMessage) {
 	w.out = c.out
 }
 
-// str writes s quoted as encoding/json does with HTML escaping off, which
-// is what canonical leaves of json.Marshal's copy: \" \\ \b \f \n \r \t,
-// \u00XX (lower-case hex) for the other control characters, \u2028 and
-// \u2029, everything else as it is. Invalid UTF-8 (which json.Marshal
-// writes as \ufffd and serdeJSON then decodes) is refused.
+// str writes s quoted as encoding/json does with HTML escaping off
+// (internal/jsonstr's NoHTML style), which is what canonical leaves of
+// json.Marshal's copy: \" \\ \b \f \n \r \t, \u00XX (lower-case hex) for the
+// other control characters, \u2028 and \u2029, everything else as it is.
+// Invalid UTF-8 (which json.Marshal writes as \ufffd and serdeJSON then
+// decodes) is refused.
 func (w *payloadWriter) str(s string) {
-	if !utf8.ValidString(s) {
+	var valid bool
+	if w.out, valid = jsonstr.Append(w.out, s, jsonstr.NoHTML); !valid {
 		w.failed = true
-		return
 	}
-	const hex = "0123456789abcdef"
-	w.out = append(w.out, '"')
-	from := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b >= ' ' && b != '"' && b != '\\' && b != 0xe2 {
-			i++
-			continue
-		}
-		if b == 0xe2 { // U+2028 and U+2029 are e2 80 a8 and e2 80 a9
-			if i+2 >= len(s) || s[i+1] != 0x80 || (s[i+2] != 0xa8 && s[i+2] != 0xa9) {
-				i++
-				continue
-			}
-			w.out = append(w.out, s[from:i]...)
-			w.out = append(w.out, `\u202`...)
-			w.out = append(w.out, hex[s[i+2]&0xf])
-			i += 3
-			from = i
-			continue
-		}
-		w.out = append(w.out, s[from:i]...)
-		switch b {
-		case '"', '\\':
-			w.out = append(w.out, '\\', b)
-		case '\b':
-			w.out = append(w.out, '\\', 'b')
-		case '\f':
-			w.out = append(w.out, '\\', 'f')
-		case '\n':
-			w.out = append(w.out, '\\', 'n')
-		case '\r':
-			w.out = append(w.out, '\\', 'r')
-		case '\t':
-			w.out = append(w.out, '\\', 't')
-		default:
-			w.out = append(w.out, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xf])
-		}
-		i++
-		from = i
-	}
-	w.out = append(w.out, s[from:]...)
-	w.out = append(w.out, '"')
 }
