@@ -7,6 +7,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
+	"github.com/murmur-nexus/murmur-eval/internal/jsonstr"
 )
 
 // turnTokens are one turn's counts as murmur's agent loop makes them
@@ -58,16 +59,12 @@ func withoutWorkdir(b []byte, workdir string) string {
 }
 
 // quotedWorkdir is workdir as the payload writes it inside a JSON string:
-// escaped as encoding/json escapes it with HTML escaping off, as
-// serdeRequest and canonical write every string. json.Marshal's copy
-// (\u0026 for "&") would never match, and a session folder with <, > or &
-// in its path would be counted as itself instead of the placeholder.
+// in jsonstr's NoHTML style, as serdeRequest and canonical write every
+// string. json.Marshal's copy (\u0026 for "&") would never match, and a
+// session folder with <, > or & in its path would be counted as itself
+// instead of the placeholder.
 func quotedWorkdir(workdir string) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(workdir) // a string always encodes
-	quoted := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	quoted, _ := jsonstr.Append(nil, workdir, jsonstr.NoHTML)
 	return quoted[1 : len(quoted)-1]
 }
 

@@ -21,18 +21,7 @@ func serdeRequest(req *inference.Request) ([]byte, bool) {
 	w.out = append(w.out, `{"max_tokens":`...)
 	w.out = strconv.AppendInt(w.out, int64(req.MaxTokens), 10)
 	w.out = append(w.out, `,"messages":`...)
-	if req.Messages == nil {
-		w.out = append(w.out, "null"...)
-	} else {
-		w.out = append(w.out, '[')
-		for k, m := range req.Messages {
-			if k > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.message(m)
-		}
-		w.out = append(w.out, ']')
-	}
+	writeList(&w, req.Messages, w.message)
 	w.out = append(w.out, `,"model":`...)
 	w.str(req.Model)
 	w.out = append(w.out, `,"params":`...)
@@ -40,18 +29,7 @@ func serdeRequest(req *inference.Request) ([]byte, bool) {
 	w.out = append(w.out, `,"system":`...)
 	w.str(req.System)
 	w.out = append(w.out, `,"tools":`...)
-	if req.Tools == nil {
-		w.out = append(w.out, "null"...)
-	} else {
-		w.out = append(w.out, '[')
-		for k, t := range req.Tools {
-			if k > 0 {
-				w.out = append(w.out, ',')
-			}
-			w.tool(t)
-		}
-		w.out = append(w.out, ']')
-	}
+	writeList(&w, req.Tools, w.tool)
 	w.out = append(w.out, '}')
 	return w.out, !w.failed
 }
@@ -82,6 +60,23 @@ func serdeResponse(resp *inference.Response) ([]byte, bool) {
 type payloadWriter struct {
 	out    []byte
 	failed bool
+}
+
+// writeList writes items as a JSON array, each by write, or null when
+// items is nil, as json.Marshal writes a slice.
+func writeList[T any](w *payloadWriter, items []T, write func(T)) {
+	if items == nil {
+		w.out = append(w.out, "null"...)
+		return
+	}
+	w.out = append(w.out, '[')
+	for k, item := range items {
+		if k > 0 {
+			w.out = append(w.out, ',')
+		}
+		write(item)
+	}
+	w.out = append(w.out, ']')
 }
 
 // message writes an inference.Message, fields in its (sorted) order,
