@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,7 +40,7 @@ type collector struct {
 	journalErr error
 	// records are the buffers the batch's journal records are encoded in,
 	// one per place in the batch, reused from batch to batch.
-	records []*bytes.Buffer
+	records [][]byte
 }
 
 // maxKeptRecord is the largest record buffer the collector keeps for the
@@ -87,12 +86,13 @@ func (col *collector) collect(batch []*pipeline.Case) {
 			continue
 		}
 		if len(entries) == len(col.records) {
-			col.records = append(col.records, new(bytes.Buffer))
+			col.records = append(col.records, nil)
 		}
-		buf := col.records[len(entries)]
-		e, err := recs[i].entryIn(buf)
-		if buf.Cap() > maxKeptRecord {
-			col.records[len(entries)] = new(bytes.Buffer) // e keeps the large one until the batch is written
+		e, err := recs[i].entryIn(col.records[len(entries)])
+		if cap(e.Record) <= maxKeptRecord {
+			col.records[len(entries)] = e.Record[:0] // reused once the batch is written
+		} else {
+			col.records[len(entries)] = nil // e keeps the large one until the batch is written
 		}
 		if err != nil {
 			col.fail(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -53,28 +52,23 @@ func attemptFromCase(a *pipeline.Case, outDir string) attemptRows {
 }
 
 // entry is the record as a journal line.
-func (r caseRecord) entry() (journal.Entry, error) { return r.entryIn(new(bytes.Buffer)) }
+func (r caseRecord) entry() (journal.Entry, error) { return r.entryIn(nil) }
 
-// entryIn is entry with the record encoded into buf, which is reset first
-// and which the entry's Record then shares: the collector keeps one buffer
-// per place in its batch, instead of a fresh ~5 KiB record per case (8% of
-// a waiting run's allocations, BENCHMARKS.md, issue 19). appendRecord
-// writes json.Marshal's bytes (recordjson.go); a record it cannot write
-// (a NaN, a year past 9999) goes to encoding/json, whose error it gets.
-func (r caseRecord) entryIn(buf *bytes.Buffer) (journal.Entry, error) {
+// entryIn is entry with the record appended to buf[:0], so that the
+// entry's Record shares buf's array: the collector keeps one buffer per
+// place in its batch (each entry's Record[:0] for the next batch) instead
+// of a fresh ~5 KiB record per case (8% of a waiting run's allocations,
+// BENCHMARKS.md, issue 19). appendRecord writes json.Marshal's bytes
+// (recordjson.go); a record it cannot write (a NaN, a year past 9999)
+// goes to json.Marshal, whose error it gets.
+func (r caseRecord) entryIn(buf []byte) (journal.Entry, error) {
 	f := r.final().Result
-	buf.Reset()
-	b, ok := appendRecord(buf.AvailableBuffer(), &r)
-	if ok {
-		*buf = *bytes.NewBuffer(b) // buf keeps what b grew into, for the next record
-	} else {
-		// json.Marshal refuses the record: encoding/json says why (and
-		// its bytes, and a newline, are the record should it not refuse).
-		buf.Reset()
-		if err := json.NewEncoder(buf).Encode(r); err != nil {
+	b, ok := appendRecord(buf[:0], &r)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(r); err != nil {
 			return journal.Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
 		}
-		b = bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	}
 	return journal.Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}, nil
 }
