@@ -210,3 +210,16 @@ func mapAssembleStream(body []byte) ([]string, []answerCall, string) {
 	}
 	return texts, out, finish
 }
+
+// decode is the driver's reading of a 2xx body (read, then the content
+// blocks roundTrip encodes), in the shape the map reading returns.
+func decode(body []byte) (content []any, stop, failed string, u *inference.Usage) {
+	a, failed := read(body)
+	if failed == "" {
+		content, failed = a.content()
+	}
+	if failed != "" {
+		return nil, "", failed, nil
+	}
+	return content, a.stop, "", a.usage
+}

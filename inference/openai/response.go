@@ -77,19 +77,6 @@ func roundTrip(a answer) (*inference.Response, error) {
 	return r, nil
 }
 
-// decode is the driver's reading of a 2xx body: the content blocks and
-// stop reason, or the text it fails with, as roundTrip encodes them.
-func decode(body []byte) (content []any, stop, failed string, u *inference.Usage) {
-	a, failed := read(body)
-	if failed == "" {
-		content, failed = a.content()
-	}
-	if failed != "" {
-		return nil, "", failed, nil
-	}
-	return content, a.stop, "", a.usage
-}
-
 // read is the driver's reading of a 2xx body up to its content, or the
 // text it fails with. Like the driver, it reads the JSON leniently: a
 // field of the wrong type counts as absent.
