@@ -50,6 +50,13 @@ type Case struct {
 
 	// observed holds the results already handed a tracer (observe.go).
 	observed map[string]bool
+
+	// timeout is the case's --timeout (0: none) and spent what its stages
+	// have used of it: the waits for its turn (pace) are not counted.
+	timeout, spent time.Duration
+	// pace is the case's place in the runner's pacer; nil when the graph
+	// has no live stage or the case runs outside a runner.
+	pace *pace
 }
 
 // InputOf returns the case's dataset line as T, or E-EVL-099 when the case

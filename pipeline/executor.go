@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"runtime/debug"
 	"strings"
@@ -35,7 +36,9 @@ const tracerName = "github.com/murmur-nexus/murmur-eval/pipeline"
 // call gets a span under the stage that makes it (Loop).
 func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
-	for _, n := range g.order {
+	var timed boundedCtx // the stages' context, bounded by --timeout
+	defer timed.release()
+	for i, n := range g.order {
 		name := n.Stage.Name()
 		noteEnd(ctx, c)
 		if bad := g.unmet(c, n); len(bad) > 0 && !n.RunDespiteFailure {
@@ -46,13 +49,20 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			})
 			continue
 		}
-		stageCtx := ctx
+		if g.waitTurn(ctx, c, i) || timed.ctx == nil {
+			// The stages from here to the next wait share one context
+			// bounded by what is left of --timeout (not one per stage:
+			// a timer each was 1.5% of a waiting case's CPU).
+			timed.renew(ctx, c)
+		}
+		stageCtx := timed.ctx
 		if n.RunDespiteFailure {
 			stageCtx = context.WithoutCancel(ctx)
-		} else if ctx.Err() != nil {
+		} else if err := c.outOfTime(ctx); err != nil {
 			// The case ran out of time (or the run was interrupted) between
 			// stages: this stage fails with the cause instead of starting.
-			c.Stages = append(c.Stages, StageResult{Stage: name, Outcome: Failed, Err: context.Cause(ctx)})
+			c.Stages = append(c.Stages, StageResult{Stage: name, Outcome: Failed, Err: err})
+			g.endTurn(c, i)
 			continue
 		}
 		spanCtx, span := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(stageCtx, "stage "+name)
@@ -60,6 +70,12 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 		start := time.Now()
 		err := runNode(spanCtx, n, c)
 		r := StageResult{Stage: name, Outcome: Ran, Duration: time.Since(start)}
+		if !n.RunDespiteFailure {
+			c.spent += r.Duration
+			if c.EndCause == nil && errors.Is(context.Cause(stageCtx), ErrCaseTimeout) {
+				c.EndCause = ErrCaseTimeout
+			}
+		}
 		if err != nil {
 			r.Outcome, r.Err = Failed, err
 			span.RecordError(err)
@@ -67,9 +83,71 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 		}
 		span.End()
 		c.Stages = append(c.Stages, r)
+		g.endTurn(c, i)
 	}
 	noteEnd(ctx, c)
 	c.settle()
+}
+
+// waitTurn waits, untimed, until the pacer lets the case run the stage at
+// position i: a slot for the live stage, a quiet moment (or an otherwise
+// unused slot) for the others. Shared stages only read their memo. It
+// reports whether it waited.
+func (g *Graph) waitTurn(ctx context.Context, c *Case, i int) bool {
+	switch {
+	case c.pace == nil || g.live < 0 || g.order[i].Shared:
+		return false
+	case i == g.live:
+		return c.pace.enterLive(ctx)
+	case i < g.live:
+		return c.pace.background(ctx, preparing)
+	default:
+		return c.pace.background(ctx, finishing)
+	}
+}
+
+// endTurn gives back the slot after the live stage.
+func (g *Graph) endTurn(c *Case, i int) {
+	if c.pace != nil && i == g.live {
+		c.pace.leaveLive()
+	}
+}
+
+// boundedCtx is a case's context bounded by what is left of its --timeout.
+type boundedCtx struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// renew bounds ctx by what c has left of its --timeout, from now.
+func (b *boundedCtx) renew(ctx context.Context, c *Case) {
+	b.release()
+	b.ctx = ctx
+	if c.timeout > 0 {
+		b.ctx, b.cancel = context.WithTimeoutCause(ctx, c.timeout-c.spent, ErrCaseTimeout)
+	}
+}
+
+func (b *boundedCtx) release() {
+	if b.cancel != nil {
+		b.cancel()
+		b.cancel = nil
+	}
+}
+
+// outOfTime returns why the case may not start another stage: the run was
+// interrupted, or the case has spent its --timeout.
+func (c *Case) outOfTime(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if c.timeout > 0 && c.spent >= c.timeout {
+		if c.EndCause == nil {
+			c.EndCause = ErrCaseTimeout
+		}
+		return ErrCaseTimeout
+	}
+	return nil
 }
 
 // noteEnd records why the case's context ended, the first time it has.

@@ -12,6 +12,7 @@ import (
 type Graph struct {
 	order []Node         // topological order, declaration order among equals
 	index map[string]int // stage name → position in order
+	live  int            // position of the live node in order; -1 when none
 }
 
 // NewGraph validates nodes (no unnamed or duplicate stage, no stage
@@ -53,9 +54,19 @@ func NewGraph(nodes ...Node) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{order: order, index: make(map[string]int, len(order))}
+	g := &Graph{order: order, index: make(map[string]int, len(order)), live: -1}
 	for i, n := range order {
 		g.index[n.Stage.Name()] = i
+		if !n.Live {
+			continue
+		}
+		if n.Shared {
+			return nil, errcode.New(errcode.Internal, "stage graph: live stage %q is shared", n.Stage.Name())
+		}
+		if g.live >= 0 {
+			return nil, errcode.New(errcode.Internal, "stage graph: two live stages, %q and %q", order[g.live].Stage.Name(), n.Stage.Name())
+		}
+		g.live = i
 	}
 	return g, nil
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"sync"
@@ -41,6 +42,9 @@ type Runner struct {
 	// cannot read goes in Input as an error (InputOf): the case runs, and
 	// fails, as any other.
 	NewCase func(Job) *Case
+
+	// quietAfter replaces the pacer's quietAfter (tests).
+	quietAfter time.Duration
 }
 
 // Run executes the jobs and sends every case that started, finished, to done.
@@ -59,19 +63,72 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 	next, stop := iter.Pull(jobs)
 	defer stop()
 	var mu sync.Mutex
+	exhausted := make(chan struct{}) // closed when the last job is taken
 	take := func() (Job, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ctx.Err() != nil {
 			return Job{}, false
 		}
-		return next()
+		job, ok := next()
+		if !ok {
+			select {
+			case <-exhausted:
+			default:
+				close(exhausted)
+			}
+		}
+		return job, ok
 	}
 	var g errgroup.Group
-	for range max(1, r.Workers) {
+	if r.Graph.live < 0 {
+		for range max(1, r.Workers) {
+			g.Go(func() error {
+				for job, ok := take(); ok; job, ok = take() {
+					done <- r.runAttempts(ctx, job, nil)
+				}
+				return nil
+			})
+		}
+	} else {
+		// As many workers as slots, and as many again that start at the
+		// run's first quiet moment: while one case of a slot talks to its
+		// model, the next is prepared, or the last one finished, in the
+		// run's quiet moments (pacer.go).
+		p := newPacer(max(1, r.Workers), cmp.Or(r.quietAfter, quietAfter))
+		work := func(s *pace) error {
+			for {
+				s.background(ctx, starting) // starting a case is background work
+				job, ok := take()
+				if !ok {
+					s.end()
+					return nil
+				}
+				done <- r.runAttempts(ctx, job, s)
+				s.end()
+			}
+		}
+		for range max(1, r.Workers) {
+			s := p.newPace()
+			g.Go(func() error { return work(s) })
+		}
+		// The workers ahead are started, not only released, at the first
+		// quiet moment: by then the runtime has seen how deep a case's
+		// stack grows and starts new goroutines with that much, so their
+		// first cases do not grow (copy) their stacks step by step
+		// (BENCHMARKS.md, session 10). This goroutine is one of the group
+		// while it starts them, so they join a group still running.
 		g.Go(func() error {
-			for job, ok := take(); ok; job, ok = take() {
-				done <- r.runAttempts(ctx, job)
+			select {
+			case <-p.ahead:
+			case <-exhausted:
+				return nil
+			case <-ctx.Done():
+				return nil
+			}
+			for range max(1, r.Workers) {
+				s := p.newPace()
+				g.Go(func() error { return work(s) })
 			}
 			return nil
 		})
@@ -86,10 +143,10 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 // runAttempts runs job until it ends in anything but error, or the retries
 // are spent, or the run is interrupted; the last attempt carries the
 // earlier ones.
-func (r *Runner) runAttempts(ctx context.Context, job Job) *Case {
+func (r *Runner) runAttempts(ctx context.Context, job Job, s *pace) *Case {
 	var earlier []*Case
 	for attempt := 1; ; attempt++ {
-		c := r.runOne(ctx, job, attempt)
+		c := r.runOne(ctx, job, attempt, s)
 		if attempt > r.Retries || c.Verdict().Status != StatusError || ctx.Err() != nil {
 			c.Earlier = earlier
 			cutShort(ctx, c, attempt <= r.Retries)
@@ -135,18 +192,17 @@ func ExpBackoff(base, limit time.Duration) func(int) time.Duration {
 	}
 }
 
-func (r *Runner) runOne(ctx context.Context, job Job, attempt int) *Case {
-	var caseCtx context.Context
-	var cancel context.CancelFunc
-	if r.Timeout > 0 {
-		caseCtx, cancel = context.WithTimeoutCause(ctx, r.Timeout, ErrCaseTimeout)
-	} else {
-		caseCtx, cancel = context.WithCancel(ctx)
-	}
+func (r *Runner) runOne(ctx context.Context, job Job, attempt int, s *pace) *Case {
+	caseCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if s != nil {
+		caseCtx = context.WithValue(caseCtx, paceKey{}, s)
+		defer s.leave()
+	}
 	c := r.NewCase(job)
 	c.Attempt = attempt
 	c.StartedAt = time.Now()
+	c.timeout, c.pace = r.Timeout, s
 	if r.Tracer != nil {
 		var span oteltrace.Span
 		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(

@@ -31,4 +31,10 @@ type Node struct {
 	// any case starts, so the work is not charged to the first cases'
 	// --timeout. A shared stage may require only shared stages.
 	Shared bool
+	// Live marks the stage in which a case runs its session against its
+	// model (Loop). The runner lets at most Workers cases be in it at
+	// once; it starts and prepares the next cases ahead of it, and
+	// finishes cases after it, in the run's quiet moments (pacer.go). At
+	// most one node is live, and it is not shared.
+	Live bool
 }

@@ -96,7 +96,12 @@ type preparation struct {
 // the configuration code. ok is false, with the exit code, when the run
 // must stop here (--strict and a warning).
 func prepare(ctx context.Context, st runStages, o options, folder runFolder, warn *configWarnings, stderr io.Writer) (p preparation, code int, ok bool) {
+	var warm sync.WaitGroup
+	if st.warm != nil {
+		warm.Go(st.warm) // beside the capsule's preparation: it needs none of it
+	}
 	took, prepErr := st.graph.Prepare(ctx)
+	warm.Wait()
 	// An unreachable endpoint is printed once, at the end, for the run.
 	p = preparation{err: prepErr, printed: map[string]bool{errcode.EndpointUnreachable: true}}
 	if prepErr != nil {

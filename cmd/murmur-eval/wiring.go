@@ -44,6 +44,9 @@ type runStages struct {
 	graph    *pipeline.Graph
 	verifier *verify.Stage
 	close    func()
+	// warm does run-wide work no stage memoises (the token ranks' decode),
+	// beside Graph.Prepare.
+	warm func()
 }
 
 // stages builds the run's stage table: the seven stages, the result each
@@ -58,6 +61,7 @@ func (w wiring) stages() (runStages, error) {
 		return runStages{}, err
 	}
 	stageOpts.StagedDir = filepath.Join(w.outDir, ".staged")
+	counter := &tokens.Counter{}
 	ver := verify.New(verify.Options{RunDir: w.outDir, CacheDir: w.cacheDir, BuiltinDriver: w.builtinDriver})
 	g, err := pipeline.NewGraph(
 		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: w.capsuleDir, LookupEnv: lookup, Home: w.env["HOME"], Platform: capsule.CurrentPlatform()}),
@@ -66,14 +70,14 @@ func (w wiring) stages() (runStages, error) {
 		pipeline.Node{Stage: staging.NewWith(stageOpts), Produces: staging.Result, Requires: staging.Requires()},
 		pipeline.Node{Stage: contain.New(w.env), Produces: contain.Result, Requires: contain.Requires()},
 		pipeline.Node{Stage: launch.New(w.source, time.Now).WithHostEnv(w.env).WithHTTP(w.guests).WithVersion(buildVersion()), Produces: launch.Result, Requires: launch.Requires()},
-		pipeline.Node{Stage: loop.Stage{Tokens: &tokens.Counter{}}, Produces: loop.Result, Requires: loop.Requires()},
+		pipeline.Node{Stage: loop.Stage{Tokens: counter}, Produces: loop.Result, Requires: loop.Requires(), Live: true},
 		pipeline.Node{Stage: rep.WithPlan(w.plan), Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
 	)
 	st := runStages{graph: g, verifier: ver, close: func() {
 		_ = ver.Close(context.Background())
 		_ = rep.Close()
 		_ = stageOpts.Workspaces.Close() // overlays released, kept sessions completed
-	}}
+	}, warm: func() { _ = counter.Load() }} // an error is met again, and handled, by the first count
 	if err == nil {
 		err = reports.CheckStageColumns(g.Names()) // a stage without its <stage>_ms column is a bug
 	}
