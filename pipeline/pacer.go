@@ -60,6 +60,9 @@ type pacer struct {
 	// machine) has nothing to gain from them and never starts them.
 	ahead     chan struct{}
 	aheadOpen bool
+	// onQuiet, when set, is started on its own goroutine each time the
+	// run goes quiet (Runner.OnQuiet).
+	onQuiet func()
 }
 
 func newPacer(slots int, quietAfter time.Duration) *pacer {
@@ -117,6 +120,9 @@ func (p *pacer) quietTimer() {
 		close(p.ahead)
 	}
 	p.wakeGate(len(p.gateQ))
+	if p.onQuiet != nil {
+		go p.onQuiet()
+	}
 }
 
 // wakeGate wakes the n oldest cases waiting to do background work. Called

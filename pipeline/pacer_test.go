@@ -230,3 +230,25 @@ func TestGraphRejectsBadLiveNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestPacerOnQuiet: the runner's OnQuiet runs when every live case waits
+// for its model, and never in a run whose cases never wait.
+func TestPacerOnQuiet(t *testing.T) {
+	for _, waits := range []bool{true, false} {
+		var calls atomic.Int64
+		live := func(context.Context, *Case) error { return nil }
+		if waits {
+			live = waitModel(20 * time.Millisecond)
+		}
+		r := &Runner{Graph: pacedGraph(t, nil, live, nil), Workers: 2, NewCase: newCase, OnQuiet: func() { calls.Add(1) }}
+		if !waits {
+			r.quietAfter = 10 * time.Second
+		}
+		if _, err := collect(t, r, context.Background(), jobs(10)); err != nil {
+			t.Fatal(err)
+		}
+		if got := calls.Load(); (got > 0) != waits {
+			t.Errorf("waits=%v: OnQuiet ran %d times", waits, got)
+		}
+	}
+}

@@ -43,6 +43,12 @@ type Runner struct {
 	// fails, as any other.
 	NewCase func(Job) *Case
 
+	// OnQuiet, when set, is run on a goroutine of its own each time the
+	// run goes quiet: every case in the live stage waits for its model
+	// (pacer.go). Work that would slow the next answers' transitions can
+	// be done then.
+	OnQuiet func()
+
 	// quietAfter replaces the pacer's quietAfter (tests).
 	quietAfter time.Duration
 }
@@ -96,6 +102,7 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 		// model, the next is prepared, or the last one finished, in the
 		// run's quiet moments (pacer.go).
 		p := newPacer(max(1, r.Workers), cmp.Or(r.quietAfter, quietAfter))
+		p.onQuiet = r.OnQuiet
 		work := func(s *pace) error {
 			for {
 				s.background(ctx, starting) // starting a case is background work

@@ -211,7 +211,8 @@ func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
 	runner := &pipeline.Runner{
 		Graph: r.graph, Workers: o.workers, Timeout: o.timeout,
 		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
-		Tracer: tel.Tracer(),
+		Tracer:  tel.Tracer(),
+		OnQuiet: (&quietCollector{}).maybeCollect,
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := trace.NewID("ses_")
 			return &pipeline.Case{RunID: r.folder.runID, ID: j.ID, Input: caseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
