@@ -42,8 +42,9 @@ type pacer struct {
 	// slotQ holds the prepared cases waiting for a slot, oldest first: a
 	// slot given back goes straight to the first.
 	slotQ []*pace
-	// gateQ holds the cases waiting to do background work, oldest first.
-	gateQ []*pace
+	// gateQ holds the cases waiting to prepare or finish, startQ the
+	// workers waiting to start a case, oldest first.
+	gateQ, startQ []*pace
 	// busy counts the cases working in the foreground: live and not
 	// awaiting their model, or preparing on a claim.
 	busy int
@@ -119,22 +120,37 @@ func (p *pacer) quietTimer() {
 		p.aheadOpen = true
 		close(p.ahead)
 	}
-	p.wakeGate(len(p.gateQ))
+	p.wakeGate()
 	if p.onQuiet != nil {
 		go p.onQuiet()
 	}
 }
 
-// wakeGate wakes the n oldest cases waiting to do background work. Called
-// with mu held.
-func (p *pacer) wakeGate(n int) {
-	n = min(n, len(p.gateQ))
-	for _, s := range p.gateQ[:n] {
+// wakeGate wakes every case waiting to do background work: the run is
+// quiet. Called with mu held.
+func (p *pacer) wakeGate() {
+	for _, s := range p.gateQ {
 		s.signal()
 	}
-	p.gateQ = p.gateQ[n:]
-	if len(p.gateQ) == 0 {
-		p.gateQ = nil // let the array go: it grew to the largest wait
+	for _, s := range p.startQ {
+		s.signal()
+	}
+	p.gateQ, p.startQ = nil, nil // let the arrays go: they grew to the largest wait
+}
+
+// wakeNeed wakes, oldest first, as many waiting cases as there are free
+// slots nobody claimed: the cases waiting to prepare or finish, then the
+// workers waiting to start a case if fewer cases than slots are in flight.
+// Each woken one goes on. Called with mu held.
+func (p *pacer) wakeNeed() {
+	n := p.need()
+	for ; n > 0 && len(p.gateQ) > 0; n-- {
+		p.gateQ[0].signal()
+		p.gateQ = p.gateQ[1:]
+	}
+	for ; n > 0 && len(p.startQ) > 0 && p.cases < p.slots; n-- {
+		p.startQ[0].signal()
+		p.startQ = p.startQ[1:]
 	}
 }
 
@@ -207,13 +223,17 @@ func (s *pace) background(ctx context.Context, w work) (waited bool) {
 			p.mu.Unlock()
 			return waited
 		}
-		p.gateQ = append(p.gateQ, s)
+		if w == starting {
+			p.startQ = append(p.startQ, s)
+		} else {
+			p.gateQ = append(p.gateQ, s)
+		}
 		p.mu.Unlock()
 		select {
 		case <-s.wake:
 		case <-ctx.Done():
 			p.mu.Lock()
-			p.gateQ = dropFrom(p.gateQ, s)
+			p.gateQ, p.startQ = dropFrom(p.gateQ, s), dropFrom(p.startQ, s)
 			p.mu.Unlock()
 		}
 	}
@@ -225,7 +245,7 @@ func (s *pace) release() {
 	s.claimed = false
 	p.claims--
 	p.addBusy(-1)
-	p.wakeGate(p.need())
+	p.wakeNeed()
 }
 
 // enterLive waits for a slot. It returns at once when ctx ends, without
@@ -287,7 +307,7 @@ func (s *pace) leaveLive() {
 		return
 	}
 	p.free++
-	p.wakeGate(p.need())
+	p.wakeNeed()
 }
 
 // leave gives back the claim or slot an attempt of a case still holds:
@@ -312,7 +332,7 @@ func (s *pace) end() {
 	if s.started {
 		s.started = false
 		p.cases--
-		p.wakeGate(p.need()) // a start may have waited for the count to fall
+		p.wakeNeed() // a start may have waited for the count to fall
 	}
 }
 
