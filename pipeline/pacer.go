@@ -61,6 +61,7 @@ type pacer struct {
 	// machine) has nothing to gain from them and never starts them.
 	ahead     chan struct{}
 	aheadOpen bool
+	probing   bool // probeAhead is running
 	// onQuiet, when set, is started on its own goroutine each time the
 	// run goes quiet (Runner.OnQuiet).
 	onQuiet func()
@@ -116,14 +117,36 @@ func (p *pacer) quietTimer() {
 		return
 	}
 	p.quiet = true
-	if !p.aheadOpen {
-		p.aheadOpen = true
-		close(p.ahead)
+	if !p.aheadOpen && !p.probing {
+		p.probing = true
+		go p.probeAhead(p.gen)
 	}
 	p.wakeGate()
 	if p.onQuiet != nil {
 		go p.onQuiet()
 	}
+}
+
+// aheadProbe is how long a quiet moment must last before the workers
+// ahead start.
+const aheadProbe = 20 * time.Millisecond
+
+// probeAhead starts the workers ahead if the quiet moment that began at
+// gen lasts aheadProbe: no model answer came in meanwhile. Then the model
+// is slower than the machine, and cases prepared while it thinks will be
+// ready when it answers. A run whose quiet moments are short (answers
+// stream in: a CPU-bound run, or a fast model) would gain nothing from
+// them but hold their memory (a thousand more sessions at 1,024 workers).
+func (p *pacer) probeAhead(gen uint64) {
+	time.Sleep(aheadProbe)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.probing = false
+	if p.aheadOpen || !p.quiet || p.gen != gen {
+		return
+	}
+	p.aheadOpen = true
+	close(p.ahead)
 }
 
 // wakeGate wakes every case waiting to do background work: the run is

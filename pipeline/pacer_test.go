@@ -80,7 +80,7 @@ func TestPacerBoundsLiveCasesAndPreparesAhead(t *testing.T) {
 				func(ctx context.Context, c *Case) error {
 					live.enter()
 					defer live.leave()
-					return waitModel(20*time.Millisecond)(ctx, c)
+					return waitModel(60*time.Millisecond)(ctx, c)
 				},
 				func(context.Context, *Case) error { cases.leave(); return nil })
 			r := &Runner{Graph: g, Workers: workers, NewCase: newCase}
