@@ -55,10 +55,11 @@ type pacer struct {
 	// gen counts busy's rises from 0; armed is gen when the timer was last
 	// armed, so a timer armed before the run got busy again does nothing.
 	gen, armed uint64
-	// ahead is closed at the run's first quiet moment: the workers that
-	// prepare cases ahead of the slots start then. A run that is never
-	// quiet (its cases are CPU-bound: replayed, or a model faster than the
-	// machine) has nothing to gain from them and never starts them.
+	// ahead is closed at the run's first quiet moment that lasts
+	// aheadProbe (probeAhead): the workers that prepare cases ahead of the
+	// slots start then. A run that is never quiet that long (its cases
+	// are CPU-bound: replayed, or a model faster than the machine) has
+	// nothing to gain from them and does not start them.
 	ahead     chan struct{}
 	aheadOpen bool
 	probing   bool // probeAhead is running
@@ -83,7 +84,8 @@ type pace struct {
 	// claimed: the case prepares in the foreground for a free slot it will
 	// take. live: the case holds a slot. awaiting: it waits for its model.
 	// started: the worker has a case in flight (counted in cases).
-	claimed, live, awaiting, started bool
+	// handed: the slot the case left went straight to a prepared case.
+	claimed, live, awaiting, started, handed bool
 }
 
 func (p *pacer) newPace() *pace {
@@ -223,6 +225,11 @@ func (s *pace) background(ctx context.Context, w work) (waited bool) {
 		switch {
 		case s.claimed, p.quiet, ctx.Err() != nil:
 			pass = true
+		case w == finishing && !s.handed:
+			// Nobody took the slot the case left: its worker is the one
+			// to fill it again, so finishing is on the way to the next
+			// request.
+			pass = true
 		case p.need() > 0:
 			switch w {
 			case starting:
@@ -321,7 +328,8 @@ func (s *pace) leaveLive() {
 		p.addBusy(-1)
 	}
 	s.awaiting = false
-	if len(p.slotQ) > 0 {
+	s.handed = len(p.slotQ) > 0
+	if s.handed {
 		next := p.slotQ[0]
 		p.slotQ = p.slotQ[1:]
 		next.live = true
@@ -352,6 +360,7 @@ func (s *pace) end() {
 	p := s.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	s.handed = false
 	if s.started {
 		s.started = false
 		p.cases--

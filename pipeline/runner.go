@@ -21,11 +21,16 @@ type Job struct {
 	Epoch int
 }
 
-// Runner runs a Graph across jobs on at most Workers goroutines.
+// Runner runs a Graph across jobs. Without a live stage, Workers
+// goroutines run the cases, one each at a time. With one (Node.Live), at
+// most Workers cases are in it at once, and the pacer (pacer.go) runs up
+// to Workers more cases ahead of it or after it, in the run's quiet
+// moments.
 type Runner struct {
 	Graph   *Graph
 	Workers int
-	// Timeout bounds each case; 0 means no bound.
+	// Timeout bounds the time each case's stages run (not its waits for
+	// its turn); 0 means no bound.
 	Timeout time.Duration
 	// Tracer, when set, gets a span per case with the stages' spans under
 	// it; nil means no spans.
