@@ -103,9 +103,9 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 		}
 	} else {
 		// As many workers as slots, and as many again that start at the
-		// run's first quiet moment: while one case of a slot talks to its
-		// model, the next is prepared, or the last one finished, in the
-		// run's quiet moments (pacer.go).
+		// run's first long quiet moment (probeAhead): while one case of a
+		// slot talks to its model, the next is prepared, or the last one
+		// finished, in the run's quiet moments (pacer.go).
 		p := newPacer(max(1, r.Workers), cmp.Or(r.quietAfter, quietAfter))
 		p.onQuiet = r.OnQuiet
 		work := func(s *pace) error {
@@ -124,12 +124,13 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 			s := p.newPace()
 			g.Go(func() error { return work(s) })
 		}
-		// The workers ahead are started, not only released, at the first
-		// quiet moment: by then the runtime has seen how deep a case's
-		// stack grows and starts new goroutines with that much, so their
-		// first cases do not grow (copy) their stacks step by step
-		// (BENCHMARKS.md, session 10). This goroutine is one of the group
-		// while it starts them, so they join a group still running.
+		// The workers ahead are started then, not only released: a run
+		// that never has a long quiet moment starts no goroutines it does
+		// not use, and goroutines started after a collection begin with the
+		// stack size the runtime saw goroutines use (no wall difference was
+		// measured for it, BENCHMARKS.md, session 10). This goroutine is one
+		// of the group while it starts them, so they join a group still
+		// running.
 		g.Go(func() error {
 			select {
 			case <-p.ahead:
