@@ -252,3 +252,96 @@ func TestPacerOnQuiet(t *testing.T) {
 		}
 	}
 }
+
+// TestPacerHammer runs many cases whose stages fail, wait for their
+// model or not, and take random times, with retries and some runs
+// interrupted, and checks the pacer's books: every case comes out once,
+// never more than Workers cases are live, Run returns, and at the end no
+// slot, claim, busy mark or case is left counted.
+func TestPacerHammer(t *testing.T) {
+	for seed := range 12 {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			workers := 1 + seed%5
+			// A slow model's long quiet moments start the workers ahead.
+			slow := seed%4 == 1
+			rnd := func(c *Case, salt int) int { // deterministic per case
+				h := 0
+				for _, b := range c.ID {
+					h = h*31 + int(b)
+				}
+				return (h + salt*7919 + seed*104729 + c.Attempt) % 100
+			}
+			var live peakCounter
+			var p *pacer
+			g := pacedGraph(t,
+				func(_ context.Context, c *Case) error {
+					if rnd(c, 1) < 10 {
+						return errcode.New(errcode.RunCapsule, "prepare failed")
+					}
+					return nil
+				},
+				func(ctx context.Context, c *Case) error {
+					live.enter()
+					defer live.leave()
+					d := time.Duration(rnd(c, 2)%7) * time.Millisecond
+					if slow {
+						d += 30 * time.Millisecond
+					}
+					if slow || rnd(c, 3) < 60 {
+						return waitModel(d)(ctx, c)
+					}
+					for start := time.Now(); time.Since(start) < d/4; { //nolint:revive // busy, as a CPU-bound session
+					}
+					return nil
+				},
+				nil)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			if seed%3 == 2 {
+				time.AfterFunc(30*time.Millisecond, func() { cancel(ErrInterrupted) })
+			}
+			r := &Runner{Graph: g, Workers: workers, Retries: 1, Timeout: time.Second, NewCase: newCase}
+			r.onPacer = func(pp *pacer) { p = pp }
+			js := jobs(60)
+			var got []*Case
+			var err error
+			ran := make(chan struct{})
+			go func() {
+				defer close(ran)
+				got, err = collect(t, r, ctx, js)
+			}()
+			select {
+			case <-ran:
+			case <-time.After(20 * time.Second):
+				p.mu.Lock()
+				t.Fatalf("Run did not return: free %d, claims %d, busy %d, cases %d, slotQ %d, gateQ %d, startQ %d",
+					p.free, p.claims, p.busy, p.cases, len(p.slotQ), len(p.gateQ), len(p.startQ))
+			}
+			if seed%3 != 2 && err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			for _, c := range got {
+				if seen[c.ID] {
+					t.Errorf("%s emitted twice", c.ID)
+				}
+				seen[c.ID] = true
+			}
+			if seed%3 != 2 && len(got) != len(js) {
+				t.Errorf("%d cases emitted, want %d", len(got), len(js))
+			}
+			if n := live.peak.Load(); n > int64(workers) {
+				t.Errorf("peak live cases %d, want at most %d", n, workers)
+			}
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			if slow && seed%3 != 2 && !p.aheadOpen {
+				t.Errorf("a slow model's run started no worker ahead")
+			}
+			if p.free != workers || p.claims != 0 || p.busy != 0 || p.cases != 0 || len(p.slotQ) != 0 {
+				t.Errorf("pacer books at the end: free %d (want %d), claims %d, busy %d, cases %d, slotQ %d; want 0",
+					p.free, workers, p.claims, p.busy, p.cases, len(p.slotQ))
+			}
+		})
+	}
+}

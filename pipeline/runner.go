@@ -54,8 +54,10 @@ type Runner struct {
 	// be done then.
 	OnQuiet func()
 
-	// quietAfter replaces the pacer's quietAfter (tests).
+	// quietAfter replaces the pacer's quietAfter, and onPacer is handed
+	// the run's pacer (tests).
 	quietAfter time.Duration
+	onPacer    func(*pacer)
 }
 
 // Run executes the jobs and sends every case that started, finished, to done.
@@ -108,6 +110,9 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 		// finished, in the run's quiet moments (pacer.go).
 		p := newPacer(max(1, r.Workers), cmp.Or(r.quietAfter, quietAfter))
 		p.onQuiet = r.OnQuiet
+		if r.onPacer != nil {
+			r.onPacer(p)
+		}
 		work := func(s *pace) error {
 			for {
 				s.background(ctx, starting) // starting a case is background work
