@@ -49,13 +49,10 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			})
 			continue
 		}
-		if g.waitTurn(ctx, c, i) || timed.ctx == nil {
-			// The stages from here to the next wait share one context
-			// bounded by what is left of --timeout (not one per stage:
-			// a timer each was 1.5% of a waiting case's CPU).
-			timed.renew(ctx, c)
+		if g.waitTurn(ctx, c, i) {
+			timed.release() // the wait is not counted: bound the next stages from now
 		}
-		stageCtx := timed.ctx
+		var stageCtx context.Context
 		if n.RunDespiteFailure {
 			stageCtx = context.WithoutCancel(ctx)
 		} else if err := c.outOfTime(ctx); err != nil {
@@ -64,6 +61,8 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 			c.Stages = append(c.Stages, StageResult{Stage: name, Outcome: Failed, Err: err})
 			g.endTurn(c, i)
 			continue
+		} else {
+			stageCtx = timed.get(ctx, c)
 		}
 		spanCtx, span := oteltrace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName).Start(stageCtx, "stage "+name)
 		observeResults(spanCtx, c)
@@ -114,25 +113,31 @@ func (g *Graph) endTurn(c *Case, i int) {
 }
 
 // boundedCtx is a case's context bounded by what is left of its --timeout.
+// The stages between two waits for the case's turn share one (not one per
+// stage: a timer each was 1.5% of a waiting case's CPU).
 type boundedCtx struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 }
 
-// renew bounds ctx by what c has left of its --timeout, from now.
-func (b *boundedCtx) renew(ctx context.Context, c *Case) {
-	b.release()
-	b.ctx = ctx
-	if c.timeout > 0 {
-		b.ctx, b.cancel = context.WithTimeoutCause(ctx, c.timeout-c.spent, ErrCaseTimeout)
+// get returns the bounded context, made from ctx and what c has left of
+// its --timeout, from now, if there is none since the last release.
+func (b *boundedCtx) get(ctx context.Context, c *Case) context.Context {
+	if b.ctx == nil {
+		b.ctx = ctx
+		if c.timeout > 0 {
+			b.ctx, b.cancel = context.WithTimeoutCause(ctx, c.timeout-c.spent, ErrCaseTimeout)
+		}
 	}
+	return b.ctx
 }
 
+// release drops the bounded context; the next get makes a new one.
 func (b *boundedCtx) release() {
 	if b.cancel != nil {
 		b.cancel()
-		b.cancel = nil
 	}
+	b.ctx, b.cancel = nil, nil
 }
 
 // outOfTime returns why the case may not start another stage: the run was

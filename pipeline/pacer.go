@@ -241,7 +241,7 @@ func (s *pace) background(ctx context.Context, w work) (waited bool) {
 			}
 		}
 		if pass {
-			if claim && pass {
+			if claim {
 				s.claimed = true
 				p.claims++
 				p.addBusy(1)
@@ -344,13 +344,14 @@ func (s *pace) leaveLive() {
 // leave gives back the claim or slot an attempt of a case still holds:
 // one that failed before its live stage, or was cancelled.
 func (s *pace) leave() {
+	s.leaveLive()
 	p := s.p
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if s.claimed {
 		s.release()
 	}
-	p.mu.Unlock()
-	s.leaveLive()
+	s.handed = false // the next attempt's Report must not read this one's
 }
 
 // end is called when the worker's case has ended (all its attempts), or
@@ -360,7 +361,6 @@ func (s *pace) end() {
 	p := s.p
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s.handed = false
 	if s.started {
 		s.started = false
 		p.cases--

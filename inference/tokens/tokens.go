@@ -64,16 +64,11 @@ type Counter struct {
 	segmentBytes int
 }
 
-// Load decodes the ranks now (about 25 ms), so that a run does it while it
-// prepares rather than in its first case's turn, where every case of the
-// first wave would wait for it. Counting without it loads them first; an
-// error is the one Count would meet (and then fall back on an estimate).
+// Load decodes the ranks (about 25 ms) if they are not yet. A run calls it
+// while it prepares rather than leave it to its first case's turn, where
+// every case of the first wave would wait for it; Count calls it too, and
+// an error is the one Count meets (it then falls back on an estimate).
 func (c *Counter) Load() error {
-	return c.load()
-}
-
-// load returns the ranks table.
-func (c *Counter) load() error {
 	if c.loaded.Load() {
 		return nil
 	}
@@ -126,7 +121,7 @@ func loadRanks() (*rankTable, error) {
 // counted as U+FFFD, as murmur's strings hold it. When the ranks cannot be
 // loaded it returns murmur's own fallback, len/4, and ok false.
 func (c *Counter) Count(text string) (n int64, ok bool) {
-	if c.load() != nil {
+	if c.Load() != nil {
 		return int64(len(text) / 4), false
 	}
 	if !utf8.ValidString(text) {

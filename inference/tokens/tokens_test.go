@@ -87,7 +87,7 @@ func TestCountMatchesReference(t *testing.T) {
 func TestSegmentsSumToWhole(t *testing.T) {
 	payload, resp := payloadText()
 	var c Counter
-	if err := c.load(); err != nil {
+	if err := c.Load(); err != nil {
 		t.Fatal(err)
 	}
 	for _, text := range append([]string{payload, resp}, differential...) {

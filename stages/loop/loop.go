@@ -161,8 +161,9 @@ func (l *run) run(ctx context.Context, task string) (Outcome, error) {
 func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outcome, bool, error) {
 	l.turnNow = turn
 	obs := &observer{tr: l.tr, turn: turn}
-	resp, err := l.model.Complete(waiting(ctx), req, obs)
-	pipeline.WaitOf(ctx).End()
+	mctx, wait := waiting(ctx)
+	resp, err := l.model.Complete(mctx, req, obs)
+	wait.End()
 	if obs.err != nil {
 		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
 	}

@@ -14,13 +14,13 @@ import (
 // the case's own work, which the pacer must not mistake for a quiet moment
 // (pipeline.Wait). A model that is not reached over HTTP (replay, a
 // process CLI) never waits in this sense.
-func waiting(ctx context.Context) context.Context {
+func waiting(ctx context.Context) (context.Context, pipeline.Wait) {
 	w := pipeline.WaitOf(ctx)
 	if w == (pipeline.Wait{}) {
-		return ctx
+		return ctx, w
 	}
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteRequest:         func(httptrace.WroteRequestInfo) { w.Begin() },
 		GotFirstResponseByte: w.End,
-	})
+	}), w
 }
