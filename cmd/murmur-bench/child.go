@@ -25,12 +25,23 @@ type childRun struct {
 	UserS     float64            `json:"user_s"`     // of which user time
 	SysS      float64            `json:"sys_s"`      // and system time (file-system calls, mostly)
 	MaxRSSMiB float64            `json:"max_rss_mib"`
-	Load1     float64            `json:"load1"` // 1-minute load average just before the run
+	MinFaults int64              `json:"minor_faults"` // minor page faults of the child
+	Load1     float64            `json:"load1"`        // 1-minute load average just before the run
 	StageMS   map[string]float64 `json:"stage_median_ms,omitempty"`
 	// Waves is when the model server got the run's requests, a wave per
 	// round of workers (the waiting suite's runs only).
-	Waves  []waveStat `json:"waves,omitempty"`
-	Events int64      `json:"-"`
+	Waves []waveStat `json:"waves,omitempty"`
+	// FirstRequestMS is the time from starting the child to the model
+	// server getting its first request (start-up and the first case's
+	// preparation); AfterLastAnswerMS from the last answer (the last
+	// request's arrival and the model's latency) to the child's exit
+	// (finishing the last cases and writing the reports). Waiting suite
+	// only.
+	FirstRequestMS    float64 `json:"first_request_ms,omitempty"`
+	AfterLastAnswerMS float64 `json:"after_last_answer_ms,omitempty"`
+	Events            int64   `json:"-"`
+	// started and exited are when the child process began and ended.
+	started, exited time.Time
 }
 
 // command is the binary under test with args and a clean environment: no
@@ -60,15 +71,17 @@ func (h *harness) evalRun(ctx context.Context, name, capsule, dataset string, n,
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	r := childRun{Cases: n, Workers: workers, Load1: load1()}
-	start := time.Now()
+	r.started = time.Now()
 	err := cmd.Run()
-	r.WallS = time.Since(start).Seconds()
+	r.exited = time.Now()
+	r.WallS = r.exited.Sub(r.started).Seconds()
 	if err != nil {
 		return r, fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, tail(stderr.String(), 2000))
 	}
 	r.UserS, r.SysS = cmd.ProcessState.UserTime().Seconds(), cmd.ProcessState.SystemTime().Seconds()
 	r.CPUS = r.UserS + r.SysS
 	r.MaxRSSMiB = maxRSSMiB(cmd.ProcessState)
+	r.MinFaults = minorFaults(cmd.ProcessState)
 	var d struct {
 		Cases    int            `json:"cases"`
 		Statuses map[string]int `json:"statuses"`

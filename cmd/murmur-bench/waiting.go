@@ -82,7 +82,9 @@ func (h *harness) waiting(ctx context.Context, sz sizes) ([]waitResult, error) {
 				return nil, fmt.Errorf("%d workers: the model server got %d requests, want %d", p.Workers, srv.requests.Load(), want)
 			}
 			res.PeakInflight = max(res.PeakInflight, srv.peak.Load())
-			r.Waves = waves(srv.takeArrivals(), p.Workers)
+			arrivals := srv.takeArrivals()
+			r.Waves = waves(arrivals, p.Workers)
+			r.FirstRequestMS, r.AfterLastAnswerMS = startAndEnd(r, arrivals, p.Delay)
 			h.progress("waiting: %d cases, %d workers, %s, %d turns: run wall %.2f s (ideal %.2f s), CPU %.2f ms/case (user %.2f, system %.2f), RSS %.0f MiB (load %.2f)",
 				p.Cases, p.Workers, p.Delay, p.Turns, r.RunWallS, res.IdealS, 1000*r.CPUS/float64(p.Cases),
 				1000*r.UserS/float64(p.Cases), 1000*r.SysS/float64(p.Cases), r.MaxRSSMiB, r.Load1)

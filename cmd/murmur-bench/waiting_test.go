@@ -72,3 +72,18 @@ func TestWaves(t *testing.T) {
 		}
 	}
 }
+
+func TestStartAndEnd(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	ms := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Millisecond) }
+	r := childRun{started: t0, exited: ms(2600)}
+	// Out of order: the first request at 250 ms, the last at 1500 ms, its
+	// answer 1 s later at 2500 ms, the exit 100 ms after that.
+	first, after := startAndEnd(r, []time.Time{ms(900), ms(250), ms(1500), ms(400)}, time.Second)
+	if first != 250 || after != 100 {
+		t.Errorf("startAndEnd = %v, %v; want 250, 100", first, after)
+	}
+	if first, after := startAndEnd(r, nil, time.Second); first != 0 || after != 0 {
+		t.Errorf("no requests: startAndEnd = %v, %v; want 0, 0", first, after)
+	}
+}

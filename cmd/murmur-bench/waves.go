@@ -40,6 +40,18 @@ func waves(arrivals []time.Time, perWave int) []waveStat {
 	return out
 }
 
+// startAndEnd is how long the child took from its start to the first
+// request, and from the last answer (the last request's arrival and the
+// model's latency) to its exit.
+func startAndEnd(r childRun, arrivals []time.Time, delay time.Duration) (firstMS, afterMS float64) {
+	if len(arrivals) == 0 {
+		return 0, 0
+	}
+	first, last := slices.MinFunc(arrivals, time.Time.Compare), slices.MaxFunc(arrivals, time.Time.Compare)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return ms(first.Sub(r.started)), ms(r.exited.Sub(last.Add(delay)))
+}
+
 // String is the wave's five figures, "first/p10/median/p90/last".
 func (w waveStat) String() string {
 	return fmt.Sprintf("%.0f/%.0f/%.0f/%.0f/%.0f", w.FirstMS, w.P10MS, w.P50MS, w.P90MS, w.LastMS)
@@ -48,7 +60,7 @@ func (w waveStat) String() string {
 // wavesTable prints, for each waiting point, the first, second and last
 // waves of its median run.
 func wavesTable(w io.Writer, rs []waitResult) {
-	fmt.Fprintln(w, "workers\tcases\tdelay\tturns\twaves\tfirst wave\tsecond wave\tlast wave\t")
+	fmt.Fprintln(w, "workers\tcases\tdelay\tturns\twaves\tstart to first\tfirst wave\tsecond wave\tlast wave\tlast answer to exit\t")
 	for _, x := range rs {
 		mr := medianRun(x.Runs, func(c childRun) float64 { return c.RunWallS })
 		if len(mr.Waves) == 0 {
@@ -58,7 +70,7 @@ func wavesTable(w io.Writer, rs []waitResult) {
 		if len(mr.Waves) > 2 {
 			second = mr.Waves[1].String()
 		}
-		fmt.Fprintf(w, "%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, len(mr.Waves),
-			mr.Waves[0], second, mr.Waves[len(mr.Waves)-1])
+		fmt.Fprintf(w, "%d\t%d\t%s\t%d\t%d\t%.0f\t%s\t%s\t%s\t%.0f\t\n", x.Workers, x.Cases, x.Delay, x.Turns, len(mr.Waves),
+			mr.FirstRequestMS, mr.Waves[0], second, mr.Waves[len(mr.Waves)-1], mr.AfterLastAnswerMS)
 	}
 }
