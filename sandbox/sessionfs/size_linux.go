@@ -186,12 +186,21 @@ func dirBytes(st *unix.Stat_t) uint64 {
 	return uint64(max(st.Size, st.Blocks*512, 0))
 }
 
+// direntBuffer is the size of readNames' buffer, which lives in its frame:
+// a session folder's entries fit in one getdents64 call, a large folder
+// takes one call per ~100 entries. At 32 KiB the frame grew the calling
+// goroutine's stack to 64 KiB (Go keeps a constant-size buffer that does
+// not escape on the stack): every case's worker, at its first workdir
+// check, then held that stack while it waited for its model, 30-45 MiB of
+// peak RSS at 1,024 workers (BENCHMARKS.md, issue 19, session 11).
+const direntBuffer = 4 << 10
+
 // readNames lists the folder open at fd, without "." and "..".
 func readNames(fd int) ([]string, error) {
 	var names []string
-	buf := make([]byte, 32<<10)
+	var buf [direntBuffer]byte
 	for {
-		n, err := unix.Getdents(fd, buf)
+		n, err := unix.Getdents(fd, buf[:])
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}

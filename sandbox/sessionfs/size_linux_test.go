@@ -4,6 +4,7 @@ package sessionfs
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,6 +78,34 @@ func TestSizeCounts(t *testing.T) {
 
 // TestSizeBeyondPathMax measures a 5,000-deep chain (a path of about
 // 55,000 bytes) holding 10 MB, which a walk by path cannot reach.
+// A folder whose entries take many getdents64 calls of readNames' buffer
+// is counted whole.
+func TestSizeManyEntries(t *testing.T) {
+	dir := t.TempDir()
+	const n = 600 // ~70 bytes a dirent: about ten buffers
+	name := strings.Repeat("n", 48)
+	for i := range n {
+		must(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s%04d", name, i)), []byte("abc"), 0o644))
+	}
+	var st unix.Stat_t
+	must(t, unix.Stat(dir, &st))
+	got, err := Size(dir, 0)
+	must(t, err)
+	if want := uint64(3*n) + dirBytes(&st); got != want {
+		t.Fatalf("Size = %d, want %d (%d files of 3 bytes and the folder)", got, want, n)
+	}
+	names, err := func() ([]string, error) {
+		fd, err := unix.Open(dir, dirFlags, 0)
+		must(t, err)
+		defer unix.Close(fd)
+		return readNames(fd)
+	}()
+	must(t, err)
+	if len(names) != n {
+		t.Fatalf("readNames listed %d entries, want %d", len(names), n)
+	}
+}
+
 func TestSizeBeyondPathMax(t *testing.T) {
 	dir := t.TempDir()
 	deepChain(t, dir, strings.Repeat("d", 10), 5000, 10<<20)
