@@ -88,7 +88,10 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 	dir := quickstart(t)
 	packComponentTool(t, dir, "ctool", ctoolManifest, ctoolComponent(t))
 	editManifest(t, dir, "  - name: notes\n", "  - name: ctool\n    runtime: tool\n    version: 0.1.0\n  - name: notes\n")
-	editManifest(t, dir, "deadline_seconds: 10", "deadline_seconds: 1")
+	// The balloon must meet the memory limit before the deadline the spin
+	// meets: growing to 64 MiB took over 1 s under the race detector on a
+	// loaded two-core CI machine, where a fresh page costs ~14 µs.
+	editManifest(t, dir, "deadline_seconds: 10", "deadline_seconds: 4")
 	writeFile(t, filepath.Join(dir, capsuleManifestFile), readFileT(t, filepath.Join(dir, capsuleManifestFile))+"\ntrace:\n  include_tool_output: true\n")
 	ct := func(op string) toolUse { return toolUse{"ctool", map[string]any{"op": op}} }
 	writeScripted(t, dir, []scripted{
@@ -116,7 +119,7 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 		"mixed":   {{"ok", `{"op":"e"}`, "", "read", false}, {"ok", "42", "", "", false}},
 		"chunk":   {{"ok", "chunked", "", "", false}},
 		"refused": {{"error", "refused", "", "", false}},
-		"spin":    {{"error", "exceeded its 1s execution deadline", errcode.RunCapsule, "", true}},
+		"spin":    {{"error", "exceeded its 4s execution deadline", errcode.RunCapsule, "", true}},
 		"balloon": {{"error", "exceeds capabilities.limits.memory_bytes (67108864)", errcode.RunCapsule, "", true}},
 	} {
 		calls := componentCalls(t, caseSession(t, out, id))
