@@ -73,6 +73,9 @@ type options struct {
 	// strict refuses the run when its inputs drew a warning (unknown
 	// keys, unread expected values), before any case starts.
 	strict bool
+	// hugePages advises transparent huge pages for the heap the run will
+	// build (hugepages.go).
+	hugePages bool
 }
 
 // parseRunFlags parses args with env as the source of defaults. It returns
@@ -95,6 +98,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.BoolVar(&o.allowTaskOutside, "allow-task-outside-dataset", envBool(env, "MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET", false, &envErrs), "let the dataset's task_path name files outside the dataset's folder, symlinks resolved (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET)")
 	fs.BoolVar(&o.strict, "strict", envBool(env, "MURMUR_EVAL_STRICT", false, &envErrs), "refuse the run (exit 2) when murmur.yaml, an artifact manifest or a case's expected drew a warning, such as an unknown key (env MURMUR_EVAL_STRICT)")
+	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	o.gates.registerRun(fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	o.profile.register(fs)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/hugeheap"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 )
@@ -25,6 +26,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if o.version {
 		fmt.Fprintln(stdout, "murmur-eval", buildVersion())
 		return exitOK
+	}
+	if o.hugePages {
+		hugeheap.Advise(heapRegion(o.workers))
 	}
 	stopProfile, heapProfile, err := o.profile.start()
 	if err != nil {
