@@ -16,9 +16,11 @@ const thpDir = "/sys/kernel/mm/transparent_hugepage/"
 
 // Advise grows the Go heap by n bytes (rounded up to whole huge pages) of
 // address space advised MADV_HUGEPAGE, and returns them to the allocator.
-// Call it once, early, before the heap holds much: the region comes from
-// fresh memory only while no free span of its size is left to reuse, and
-// then the runtime neither zeroes nor touches it (RSS does not move). It
+// Call it early, while the heap holds little: then the region comes from
+// fresh memory, which the runtime neither zeroes nor touches (RSS does not
+// move). Later, the allocation may reuse free spans of the heap and zero
+// them: the advice applies all the same and the release gives the pages
+// back, but the zeroing costs time (in-process tests call it that way). It
 // does nothing under an address-space limit (RLIMIT_AS), where reserving
 // more could make a later allocation fail, or when THP is "never" or
 // absent; a failed madvise leaves the heap as it would have been.
