@@ -1,0 +1,56 @@
+package main
+
+import (
+	"io"
+	"testing"
+)
+
+func TestHeapRegion(t *testing.T) {
+	for _, tc := range []struct{ workers, want int }{
+		{0, 64 << 20},
+		{-3, 64 << 20},
+		{2, 64<<20 + 2*192<<10},
+		{1024, 256 << 20},
+		{1 << 20, 1 << 30},
+	} {
+		if got := heapRegion(tc.workers); got != tc.want {
+			t.Errorf("heapRegion(%d) = %d, want %d", tc.workers, got, tc.want)
+		}
+	}
+}
+
+func TestHugePagesFlag(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		ok   bool
+		want bool
+	}{
+		{name: "on by default", ok: true, want: true},
+		{name: "off by flag", args: []string{"--huge-pages=false"}, ok: true, want: false},
+		{name: "off by environment", env: map[string]string{"MURMUR_EVAL_HUGE_PAGES": "false"}, ok: true, want: false},
+		{name: "flag wins over environment", args: []string{"--huge-pages"}, env: map[string]string{"MURMUR_EVAL_HUGE_PAGES": "false"}, ok: true, want: true},
+		{name: "not a boolean", env: map[string]string{"MURMUR_EVAL_HUGE_PAGES": "maybe"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env
+			if env == nil {
+				env = map[string]string{}
+			}
+			o, code, ok := parseRunFlags(append([]string{"--dataset", "cases.jsonl"}, tc.args...), env, io.Discard)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v (exit %d), want %v", ok, code, tc.ok)
+			}
+			if !ok {
+				if code != exitUsage {
+					t.Errorf("exit %d, want %d", code, exitUsage)
+				}
+				return
+			}
+			if o.hugePages != tc.want {
+				t.Errorf("hugePages = %v, want %v", o.hugePages, tc.want)
+			}
+		})
+	}
+}
