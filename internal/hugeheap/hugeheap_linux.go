@@ -34,6 +34,11 @@ func advise(n int) (lo, hi uintptr, why string) {
 	if n <= 0 {
 		return 0, 0, "nothing asked"
 	}
+	if strconv.IntSize < 64 {
+		// A region the size of the heap again is too much of a 32-bit
+		// address space, and a failed allocation in Go is fatal.
+		return 0, 0, "a 32-bit address space"
+	}
 	page, why := hugePageSize(thpDir)
 	if page == 0 {
 		return 0, 0, why
@@ -79,5 +84,14 @@ func hugePageSize(dir string) (int, string) {
 	if err != nil || size <= 0 || size&(size-1) != 0 {
 		return 0, "unexpected hpage_pmd_size " + strings.TrimSpace(string(b))
 	}
+	if size > maxHugePage {
+		// A kernel with 64 KiB base pages (some arm64 distributions) has
+		// 512 MiB PMD pages: one touched byte would make 512 MiB resident.
+		return 0, "huge pages of " + strconv.Itoa(size>>20) + " MiB are too coarse for a heap"
+	}
 	return size, ""
 }
+
+// maxHugePage is the largest huge page Advise uses: x86-64's and 4 KiB-page
+// arm64's 2 MiB.
+const maxHugePage = 2 << 20

@@ -24,6 +24,9 @@ func TestHugePageSize(t *testing.T) {
 		{"never", "always madvise [never]\n", "2097152\n", 0},
 		{"no size", "always [madvise] never\n", "", 0},
 		{"not a power of two", "always [madvise] never\n", "3000000\n", 0},
+		{"64 KiB base pages (512 MiB)", "always [madvise] never\n", "536870912\n", 0},
+		{"16 KiB base pages (32 MiB)", "always [madvise] never\n", "33554432\n", 0},
+		{"1 MiB", "always [madvise] never\n", "1048576\n", 1 << 20},
 		{"garbage", "always [madvise] never\n", "two megs\n", 0},
 		{"no THP", "", "", 0},
 	} {
