@@ -13,8 +13,8 @@
 package hugeheap
 
 // Advised is what Advise did: the bytes of heap address space advised,
-// 0 when nothing was (not Linux, THP off, or an address-space limit), and
-// why not.
+// and, when that is 0, why not (not Linux, THP off or absent, huge pages
+// over 2 MiB, a 32-bit process, an address-space limit, madvise failed).
 type Advised struct {
 	Bytes  int
 	Reason string
