@@ -76,10 +76,8 @@ func TestSizeCounts(t *testing.T) {
 	}
 }
 
-// TestSizeBeyondPathMax measures a 5,000-deep chain (a path of about
-// 55,000 bytes) holding 10 MB, which a walk by path cannot reach.
-// A folder whose entries take many getdents64 calls of readNames' buffer
-// is counted whole.
+// TestSizeManyEntries: a folder whose entries take many getdents64 calls
+// of readNames' buffer is counted and listed whole.
 func TestSizeManyEntries(t *testing.T) {
 	dir := t.TempDir()
 	const n = 600 // ~70 bytes a dirent: about ten buffers
@@ -106,6 +104,8 @@ func TestSizeManyEntries(t *testing.T) {
 	}
 }
 
+// TestSizeBeyondPathMax measures a 5,000-deep chain (a path of about
+// 55,000 bytes) holding 10 MB, which a walk by path cannot reach.
 func TestSizeBeyondPathMax(t *testing.T) {
 	dir := t.TempDir()
 	deepChain(t, dir, strings.Repeat("d", 10), 5000, 10<<20)
