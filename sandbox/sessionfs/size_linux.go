@@ -57,6 +57,9 @@ type walk struct {
 	low   int    // frames below low hold no descriptor
 	total uint64 // bytes counted
 	stop  uint64
+	// entries counts the names below the root (every kind, once per
+	// name); past stopEntries > 0 the walk ends (usage_linux.go).
+	entries, stopEntries uint64
 	// onPush, when set, runs after every push (tests).
 	onPush func()
 	// onDir, when set, is called for every folder below the root before
@@ -67,7 +70,7 @@ type walk struct {
 
 func (w *walk) run() (uint64, error) {
 	for len(w.stack) > 0 {
-		if w.stop > 0 && w.total > w.stop {
+		if w.stop > 0 && w.total > w.stop || w.stopEntries > 0 && w.entries > w.stopEntries {
 			return w.total, nil
 		}
 		top := &w.stack[len(w.stack)-1]
@@ -128,6 +131,7 @@ func (w *walk) push(fd int) error {
 		_ = unix.Close(fd)
 		return err
 	}
+	w.entries += uint64(len(names))
 	w.stack = append(w.stack, frame{fd: fd, dev: st.Dev, ino: st.Ino, names: names})
 	w.open++
 	for w.open > maxOpenDirs && w.low < len(w.stack)-1 {
