@@ -48,7 +48,7 @@ func TestCapabilityFields(t *testing.T) {
 		}},
 		{"resources", "{resources: {max_processes: 1, max_open_files: 2, max_file_size_bytes: 3, cpu_seconds: 4, memory_bytes: 5, " +
 			"cgroup_memory_bytes: 6, cgroup_pids_max: 7, cgroup_cpu_percent: 8, cgroup_io_bytes_per_sec: 9, workdir_max_bytes: 10}}", func(c *Capabilities) {
-			c.Resources = Resources{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+			c.Resources = Resources{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0} // WorkdirMaxFiles is not a manifest field
 			c.Declared = []string{"resources"}
 		}},
 		{"containment sealed", "{containment: sealed}", func(c *Capabilities) {

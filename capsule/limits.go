@@ -34,6 +34,11 @@ type Resources struct {
 	CgroupCPUPercent    uint32
 	CgroupIOBytesPerSec uint64
 	WorkdirMaxBytes     uint64
+	// WorkdirMaxFiles bounds the entries the workdir guard may count in a
+	// session (0: no bound). It is a murmur-eval extension, not a
+	// murmur.yaml field: the manifest leaves it 0 and the Stage stage sets
+	// it from --workdir-max-files (docs/sandbox.md, "Workdir guard").
+	WorkdirMaxFiles uint64
 }
 
 // uintField is one integer field of a limits-like block: a declared 0 is

@@ -132,7 +132,7 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 				kill()
 				return
 			case <-tick.C:
-				if err := CheckWorkdir(cmp.Or(p.Layer, p.SessionDir), p.Resources.WorkdirMaxBytes); err != nil {
+				if err := checkCall(cmp.Or(p.Layer, p.SessionDir), p, callPIDs(pid)); err != nil {
 					breach = err
 					kill()
 					return

@@ -1,14 +1,18 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
@@ -87,5 +91,44 @@ func TestWriteLogReplacesLinks(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(sess, "logs", "shell-1.log")); err != nil || !strings.Contains(string(b), "stdout that is long") {
 		t.Errorf("log = %q, %v", b, err)
+	}
+}
+
+// TestCheckSessionBoundsTheFileCount: past WorkdirMaxFiles entries (empty
+// files and folders count) is E-RUN-013; 0 is no bound.
+func TestCheckSessionBoundsTheFileCount(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		if err := os.WriteFile(filepath.Join(dir, "sub", strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		max  uint64
+		code string
+	}{{100, errcode.RunWorkdirSize}, {101, ""}, {0, ""}} {
+		err := CheckSession(dir, capsule.Resources{WorkdirMaxFiles: tc.max})
+		if got := errcode.Code(err); got != tc.code {
+			t.Errorf("CheckSession(101 entries, max files %d) = %v, want code %q", tc.max, err, tc.code)
+		}
+	}
+}
+
+// TestWorkdirGuardStopsAFileFiller: a tool creating empty files without end
+// is stopped at WorkdirMaxFiles while it runs.
+func TestWorkdirGuardStopsAFileFiller(t *testing.T) {
+	requireSandbox(t)
+	dir, _ := sessionDir(t)
+	res := defaultResources()
+	res.WorkdirMaxFiles = 2000
+	_, err := testSpawner(t).Run(context.Background(), Proc{Path: "/bin/sh", Argv: []string{"sh", "-c", "i=0; while :; do : > f$i; i=$((i+1)); done"},
+		Dir: dir, SessionDir: dir, Resources: res, Isolate: true, CapsuleGrants: true,
+		Env: []string{"PATH=/usr/bin:/bin"}, Deadline: 20 * time.Second, MaxOutput: 1024})
+	wantCode(t, err, errcode.RunWorkdirSize)
+	if err := CheckSession(dir, res); !errcode.Is(err, errcode.RunWorkdirSize) {
+		t.Errorf("CheckSession after the stop = %v, want E-RUN-013", err)
 	}
 }
