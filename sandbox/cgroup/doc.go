@@ -1,0 +1,24 @@
+// Package cgroup bounds one subprocess call's whole process tree with a
+// control group: murmur's cgroup_memory_bytes, cgroup_pids_max,
+// cgroup_cpu_percent and (best effort) cgroup_io_bytes_per_sec.
+//
+// murmur puts a session's subprocesses in one cgroup v2 scope. murmur-eval
+// makes a group per call (shell tool, native tool, dataset check or setup)
+// inside one group per run, so a limit that kills or refuses something is
+// attributed to the call that met it. It uses cgroup v2 where the host's
+// unified hierarchy has the memory, pids and cpu controllers, and the v1
+// controllers (pids, memory, cpu, blkio) where those are what the host
+// mounts. Every group is made below this process's own cgroup in each
+// hierarchy, never beside it.
+//
+// Detect finds a usable hierarchy or says why there is none (murmur-eval's
+// W-SEC-010). A Hierarchy makes a Run; a Run makes a Group per call; the
+// caller puts the call's first process in the group (Join) before that
+// process may fork, reads Killed once the process has exited, and closes
+// the group, which kills whatever is left and removes its folders.
+//
+// Run.NewGroup, Group.Close and Run.Close may be called from many
+// goroutines at once; one Group's methods are for one goroutine at a time.
+// RATIONALE.md, "Why a cgroup per subprocess call, on v1 too?", has the
+// reasons for the choices made here.
+package cgroup
