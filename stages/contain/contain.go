@@ -82,6 +82,11 @@ type sharedPolicy struct {
 	cls     sandbox.Containment
 	grants  json.RawMessage
 	env     []string // capabilities.env.allow's part of Policy.Env
+	// secrets is the run's credential values (sandbox.RunSecrets): every
+	// environment Run builds is filtered by them, whatever names it.
+	secrets *sandbox.Secrets
+	// dropped are the variables env.allow named whose values held one.
+	dropped []sandbox.Dropped
 }
 
 // sharedFor returns the shared part for these results, made on first use.
@@ -99,8 +104,13 @@ func (s *Stage) sharedFor(cap *resolve.Capsule, ts *verify.Toolset) (*sharedPoli
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode effective_grants")
 	}
-	sh := &sharedPolicy{capsule: cap, toolset: ts, cls: cls, grants: g,
-		env: sandbox.FilterEnv(s.hostEnv, caps.Env.Allow, caps.Shell.StripEnv)}
+	var apiKey string
+	if inf := cap.Manifest.Inference; inf != nil {
+		apiKey = inf.APIKey
+	}
+	secrets := sandbox.RunSecrets(s.hostEnv, apiKey)
+	env, dropped := secrets.Filter(sandbox.FilterEnv(s.hostEnv, caps.Env.Allow, caps.Shell.StripEnv))
+	sh := &sharedPolicy{capsule: cap, toolset: ts, cls: cls, grants: g, env: env, secrets: secrets, dropped: dropped}
 	s.shared.Store(sh)
 	return sh, nil
 }
@@ -135,7 +145,8 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	cls := sh.cls
 	// The subprocesses' HOME, which Stage created when a subprocess can run.
 	home := filepath.Join(c.SessionDir, staging.CapsuleHome)
-	identity := identityEnv(m, c.SessionID)
+	identity, droppedIdentity := sh.secrets.Filter(identityEnv(m, c.SessionID))
+	dropped := slices.Concat(sh.dropped, droppedIdentity)
 	// workdir_max_bytes counts what the case adds, not the workspace it
 	// started with (docs/workspaces.md): under an overlay the guard
 	// measures the upper layer (Layer), else the limit is raised.
@@ -146,9 +157,12 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 		// Built per case only where a subprocess can run: the two
 		// environments were 6% of a WASM-only case's allocations
 		// (BENCHMARKS.md, issue 19, session 8).
-		shellEnv = sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home)
-		nativeEnv = sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home)
+		var d1, d2 []sandbox.Dropped
+		shellEnv, d1 = sh.secrets.Filter(sandbox.SubprocessEnv(s.hostEnv, identity, caps.Shell.BaselineEnv, caps.Shell.StripEnv, home))
+		nativeEnv, d2 = sh.secrets.Filter(sandbox.SubprocessEnv(s.hostEnv, nil, nil, nil, home))
+		dropped = slices.Concat(dropped, d1, d2)
 	}
+	noteDropped(c.SessionDir, dropped)
 	pipeline.Store(c, Result, &Policy{
 		Declared:    string(cls.Declared),
 		Achieved:    string(cls.Achieved),
