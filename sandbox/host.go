@@ -13,8 +13,12 @@ type Host struct {
 	// network namespaces with a uid map (the subprocess set-up this package
 	// uses).
 	UserNS bool
+	// Egress: such a child can also hold CAP_NET_ADMIN and
+	// CAP_NET_BIND_SERVICE in its own user namespace, which a proxied
+	// call's launcher needs to set up its network (the egress proxy).
+	Egress bool
 	// Reason says why the weakest missing mechanism is missing.
-	LandlockReason, UserNSReason string
+	LandlockReason, UserNSReason, EgressReason string
 }
 
 // ToolUID is the uid shell and native tools and dataset commands run as

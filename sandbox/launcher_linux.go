@@ -29,6 +29,12 @@ type launchSpec struct {
 	Rlimits  []rlimit      `json:"rlimits"`
 	Landlock *landlockSpec `json:"landlock,omitempty"`
 	Seccomp  seccompSpec   `json:"seccomp"`
+	// Control: descriptor 3 is the control socket (control_linux.go); the
+	// launcher hands over Net's sockets and waits for the go-ahead.
+	Control bool `json:"control,omitempty"`
+	// Net, with Control, sets up the call's network namespace for the
+	// egress proxy (netns_linux.go).
+	Net *netSpec `json:"net,omitempty"`
 }
 
 type rlimit struct {
@@ -41,7 +47,9 @@ type rlimit struct {
 //
 //	if handled, code := sandbox.LauncherMain(os.Args); handled { os.Exit(code) }
 //
-// The launcher, already inside the subprocess's namespaces, sets no_new_privs,
+// The launcher, already inside the subprocess's namespaces, sets up a
+// proxied call's network namespace and waits for the parent's go-ahead
+// (when the spec says so), drops every capability, sets no_new_privs,
 // the Landlock rule set and hard rlimits on its own thread, marks every
 // descriptor above stderr close-on-exec, installs the seccomp filter and
 // execs the tool. It returns only on failure.
@@ -72,6 +80,24 @@ func launch(spec launchSpec) error {
 	// calling thread's, so everything happens on this one.
 	runtime.LockOSThread()
 	if err := os.Chdir(spec.Dir); err != nil {
+		return err
+	}
+	if spec.Control {
+		var fds []int
+		if spec.Net != nil {
+			var err error
+			if fds, err = setupNetns(*spec.Net); err != nil {
+				return err
+			}
+		}
+		if err := launcherHandshake(fds); err != nil {
+			return err
+		}
+	}
+	// Whatever the launcher held for the namespace set-up (ambient
+	// CAP_NET_ADMIN and CAP_NET_BIND_SERVICE in the call's user
+	// namespace) is gone before anything of the tool's runs.
+	if err := dropCapabilities(); err != nil {
 		return err
 	}
 	if err := noNewPrivs(); err != nil {

@@ -25,10 +25,16 @@ func ProbeHost(ctx context.Context) Host {
 	} else {
 		h.Landlock = true
 	}
-	if err := probeNamespaces(ctx); err != nil {
+	if err := probeNamespaces(ctx, false); err != nil {
 		h.UserNSReason = "cannot create user and network namespaces: " + err.Error()
+		h.EgressReason = h.UserNSReason
 	} else {
 		h.UserNS = true
+		if err := probeNamespaces(ctx, true); err != nil {
+			h.EgressReason = "a subprocess cannot hold CAP_NET_ADMIN in its own user namespace to set up its network for the egress proxy: " + err.Error()
+		} else {
+			h.Egress = true
+		}
 	}
 	return h
 }
@@ -73,8 +79,9 @@ func probeLandlock(abi int) error {
 	return <-res
 }
 
-// probeNamespaces starts true(1) with the namespaces Spawner uses.
-func probeNamespaces(ctx context.Context) error {
+// probeNamespaces starts true(1) with the namespaces Spawner uses; with
+// egress, holding the capabilities a proxied call's launcher holds.
+func probeNamespaces(ctx context.Context, egress bool) error {
 	bin, err := exec.LookPath("/usr/bin/true")
 	if err != nil {
 		if bin, err = exec.LookPath("/bin/true"); err != nil {
@@ -84,6 +91,9 @@ func probeNamespaces(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = []string{}
 	cmd.SysProcAttr = userNS(true)
+	if egress {
+		cmd.SysProcAttr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE}
+	}
 	return cmd.Run()
 }
 

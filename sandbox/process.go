@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/sandbox/cgroup"
+	"github.com/murmur-nexus/murmur-eval/sandbox/egress"
 )
 
 // SpawnerOptions are a run's settings for every subprocess it starts.
@@ -24,6 +26,15 @@ type SpawnerOptions struct {
 	ShellAllow         []string
 	InterpreterRuntime []capsule.InterpreterGrant
 	UnixSockets        bool
+	// Egress, when set, is the run's subprocess egress proxy: a call whose
+	// Proc is not Isolate gets its own network namespace served by it
+	// (docs/sandbox.md, "Network"). Nil leaves such calls on the host's
+	// network (W-SEC-003).
+	Egress *egress.Policy
+	// Cgroups, when set, is the run's cgroup: every call gets a group of
+	// its own below it with the Proc's cgroup_* limits. The Spawner owns
+	// it and removes it on Close. Nil: no aggregate bound (W-SEC-010).
+	Cgroups *cgroup.Run
 }
 
 // launcherDirName is the launcher's folder in the run folder.
@@ -105,6 +116,12 @@ type ProcResult struct {
 	Truncated      bool   // a stream exceeded MaxOutput; the full output is at LogPath
 	ExitCode       int    // status, or 128+signal
 	Signal         syscall.Signal
-	ResourceLimit  string // cpu_seconds or max_file_size_bytes when that limit's signal killed it
+	// ResourceLimit is the capabilities.resources limit that stopped it:
+	// cpu_seconds or max_file_size_bytes when that limit's signal killed
+	// it, cgroup_memory_bytes when its cgroup's OOM killer did,
+	// cgroup_pids_max when its cgroup refused a fork.
+	ResourceLimit string
+	// Denied are the connections and lookups the egress proxy refused.
+	Denied []egress.Denial
 	Duration       time.Duration
 }

@@ -11,10 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"golang.org/x/sys/unix"
 )
 
 // Spawner starts native subprocesses (shell and native tools, checks)
@@ -26,6 +28,7 @@ type Spawner struct {
 	host     Host
 	opts     SpawnerOptions
 	closures closureCache
+	calls    atomic.Uint64 // numbers the calls' cgroups
 }
 
 // NewSpawner returns a Spawner whose launcher is the binary at launcher
@@ -60,8 +63,27 @@ func NewSpawner(launcher string, host Host, opts SpawnerOptions) (*Spawner, erro
 	return &Spawner{launcher: dst, dir: dir, host: host, opts: opts, closures: closureCache{m: map[closureKey]closure{}}}, nil
 }
 
-// Close removes the launcher's copy.
-func (s *Spawner) Close() error { return os.RemoveAll(s.dir) }
+// Close removes the launcher's copy and the run's cgroup.
+func (s *Spawner) Close() error {
+	err := os.RemoveAll(s.dir)
+	if s.opts.Cgroups != nil {
+		err = errors.Join(err, s.opts.Cgroups.Close())
+	}
+	return err
+}
+
+// EgressMode is what a call's network is (effective_grants'
+// subprocess_egress): "none" for an isolated call, "proxy" when the run's
+// egress proxy serves it, "unconstrained" when it gets the host's network.
+func (s *Spawner) EgressMode(isolate bool) string {
+	switch {
+	case isolate:
+		return "none"
+	case s.opts.Egress != nil && s.host.Egress:
+		return "proxy"
+	}
+	return "unconstrained"
+}
 
 // Host is the host probe the Spawner was made with.
 func (s *Spawner) Host() Host { return s.host }
@@ -80,10 +102,7 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 			return nil, ioError(err, "hand %s over to the subprocess user", p.SessionDir)
 		}
 	}
-	spec, err := json.Marshal(s.spec(p))
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "encode launch spec")
-	}
+	spec := s.spec(p)
 	runCtx, cancel := ctx, context.CancelFunc(func() {})
 	if p.Deadline > 0 {
 		runCtx, cancel = context.WithTimeoutCause(ctx, p.Deadline, ErrDeadline)
@@ -94,13 +113,12 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 	defer stderr.discard()
 	cmd := &exec.Cmd{
 		Path:        s.launcher,
-		Args:        []string{"murmur-eval-launcher", LauncherArg, string(spec)},
+		Args:        []string{"murmur-eval-launcher", LauncherArg, ""}, // the spec, below
 		Env:         []string{},
 		Dir:         p.Dir,
 		Stdin:       bytes.NewReader(p.Stdin),
 		Stdout:      stdout,
 		Stderr:      stderr,
-		SysProcAttr: s.sysProcAttr(p),
 		WaitDelay:   time.Second,
 	}
 	var shared *headTee // the launcher's own failure message comes first
@@ -108,11 +126,31 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		shared = &headTee{w: p.Output, max: 4 << 10}
 		cmd.Stdout, cmd.Stderr = shared, shared
 	}
+	call, err := s.prepareCall(p, &spec)
+	if err != nil {
+		return nil, err
+	}
+	defer call.close()
+	encoded, err := json.Marshal(spec)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "encode launch spec")
+	}
+	cmd.Args[2] = string(encoded)
+	cmd.SysProcAttr = s.sysProcAttr(p, call.proxied)
+	if call.ctl != nil {
+		cmd.ExtraFiles = []*os.File{call.ctl.child}
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "start '%s'", p.Argv[0])
 	}
 	pid := cmd.Process.Pid
+	kill := func() {
+		// The tool is PID 1 of its own PID namespace: killing it kills
+		// everything it forked, even what left its process group.
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	done := make(chan struct{})
 	var breach error // written by the watcher before it kills, read after Wait
 	watched := make(chan struct{})
@@ -120,12 +158,6 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		defer close(watched)
 		tick := time.NewTicker(workdirPoll)
 		defer tick.Stop()
-		kill := func() {
-			// The tool is PID 1 of its own PID namespace: killing it kills
-			// everything it forked, even what left its process group.
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
 		for {
 			select {
 			case <-runCtx.Done():
@@ -142,10 +174,15 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 			}
 		}
 	}()
+	setupErr := call.start(runCtx, pid)
+	if setupErr != nil {
+		kill()
+	}
 	waitErr := cmd.Wait()
 	close(done)
 	<-watched
 	res := &ProcResult{Duration: time.Since(start)}
+	res.Denied, res.ResourceLimit = call.finish()
 	res.Stdout, res.Stderr = stdout.head(), stderr.head()
 	res.Truncated = stdout.cut || stderr.cut
 	if ctx.Err() != nil {
@@ -182,6 +219,9 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 		msg := strings.TrimSpace(string(launchOut[bytes.Index(launchOut, []byte(launcherMarker))+len(launcherMarker):]))
 		return nil, errcode.New(errcode.RunCapsule, "sandbox set-up for '%s' failed: %s", p.Argv[0], msg)
 	}
+	if setupErr != nil {
+		return nil, errcode.Wrap(errcode.RunCapsule, setupErr, "sandbox set-up for '%s' failed", p.Argv[0])
+	}
 	if res.Truncated && p.LogPath != "" {
 		header := fmt.Sprintf("%sExit code: %d\n", p.LogHeader, res.ExitCode)
 		if err := writeLog(p.LogPath, header, stdout, stderr); err != nil {
@@ -205,6 +245,9 @@ func (s *Spawner) spec(p Proc) launchSpec {
 		{rlimitNPROC, r.MaxProcesses},
 	}}
 	if s.host.Landlock {
+		// A proxied call connects to the proxy's listeners in its own
+		// namespace, so Landlock leaves TCP alone; an isolated one has
+		// nothing to connect to, and Landlock says so too.
 		spec.Landlock = &landlockSpec{ABI: s.host.LandlockABI, DenyTCP: p.Isolate, Scoped: true,
 			Rules: s.landlockRules(p)}
 	}
@@ -217,9 +260,15 @@ const rlimitNPROC = 6
 
 // sysProcAttr is p's process attributes: namespaces when the host can make
 // them; otherwise only a process group (see docs/sandbox.md).
-func (s *Spawner) sysProcAttr(p Proc) *syscall.SysProcAttr {
+func (s *Spawner) sysProcAttr(p Proc, proxied bool) *syscall.SysProcAttr {
 	if s.host.UserNS {
-		return userNS(p.Isolate)
+		attr := userNS(p.Isolate || proxied)
+		if proxied {
+			// Held by the launcher in the call's own user namespace only,
+			// for the namespace set-up; dropped before the exec.
+			attr.AmbientCaps = []uintptr{unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE}
+		}
+		return attr
 	}
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }

@@ -31,6 +31,15 @@ func NewSpawner(_ string, host Host, _ SpawnerOptions) (*Spawner, error) {
 	return &Spawner{host: host}, nil
 }
 
+// EgressMode is "none" for an isolated call and "unconstrained" otherwise
+// (off Linux nothing runs anyway).
+func (s *Spawner) EgressMode(isolate bool) string {
+	if isolate {
+		return "none"
+	}
+	return "unconstrained"
+}
+
 // Close does nothing: no launcher was placed.
 func (s *Spawner) Close() error { return nil }
 

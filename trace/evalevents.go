@@ -10,13 +10,20 @@ const (
 
 // NetworkDenied is written for each wasi:http request a guest (a tool, the
 // driver) made outside its network allow list: the guest got
-// HTTP-request-denied and went on. It follows the call it happened in
-// (before that call's tool_call or inference event).
+// HTTP-request-denied and went on; and for each connection or DNS lookup
+// of a shell or native tool that the egress proxy refused. It follows the
+// call it happened in (before that call's tool_call or inference event).
 type NetworkDenied struct {
 	Turn     int    `json:"turn"`
 	Artifact string `json:"artifact"`
-	// Target is the request's scheme://host:port, as an allow entry.
+	// Target is the request's scheme://host:port, as an allow entry; for
+	// the proxy, the address:port connected to or the name looked up.
 	Target string `json:"target"`
+	// Channel is "tcp" or "dns" for the egress proxy's refusals, absent
+	// for a guest's wasi:http request.
+	Channel string `json:"channel,omitempty"`
+	// Reason says why the proxy refused it.
+	Reason string `json:"reason,omitempty"`
 }
 
 // NetworkDenied writes a network_denied event.

@@ -51,7 +51,9 @@ func (s *Session) forward(c net.Conn) {
 	defer s.untrack(c)
 	dst := destination(c)
 	if ok, why := s.p.decide(s.ctx, dst); !ok {
-		s.deny(Denial{Kind: KindTCP, Target: dst.String(), Reason: why})
+		if s.ctx.Err() == nil { // not a lookup cut short by Close
+			s.deny(Denial{Kind: KindTCP, Target: dst.String(), Reason: why})
+		}
 		reset(c)
 		return
 	}
@@ -88,9 +90,7 @@ func relay(client, up net.Conn) {
 // pipe copies src to dst, then closes dst's write half (or, on an error,
 // both connections).
 func pipe(dst, src net.Conn) {
-	n, err := io.Copy(dst, src)
-	println("pipe", src.LocalAddr().String(), "->", dst.RemoteAddr().String(), n, fmt.Sprint(err))
-	if err != nil {
+	if _, err := io.Copy(dst, src); err != nil {
 		_ = src.Close()
 		_ = dst.Close()
 		return

@@ -100,7 +100,11 @@ func (s *Stage) sharedFor(cap *resolve.Capsule, ts *verify.Toolset) (*sharedPoli
 	if err := cls.Err(); err != nil {
 		return nil, err
 	}
-	g, err := trace.Grants(grants(cls, caps, ts.Spawner != nil)).MarshalJSON()
+	egress := "no-subprocesses"
+	if ts.Spawner != nil {
+		egress = ts.Spawner.EgressMode(caps.Network == nil || len(caps.Network.Allow) == 0)
+	}
+	g, err := trace.Grants(grants(cls, caps, egress)).MarshalJSON()
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "encode effective_grants")
 	}

@@ -8,11 +8,13 @@ import (
 // grants is murmur's effective_grants object (murmur-formats.md §5.2) for
 // session_start (enforcement_tier in murmur's names), plus murmur-eval's
 // enforcement_mechanism (what it enforces, sandbox.TierLandlock) and
-// subprocess_egress: "none" when
-// subprocesses get their own network namespace, "unconstrained" when
-// network.allow is not empty (murmur-eval has no egress proxy), and
-// "no-subprocesses" when the capsule runs none.
-func grants(cls sandbox.Containment, caps capsule.Capabilities, subprocesses bool) map[string]any {
+// subprocess_egress (sandbox.Spawner.EgressMode): "none" when
+// subprocesses get their own network namespace with no way out, "proxy"
+// when network.allow is not empty and the egress proxy serves their
+// namespace, "unconstrained" when they get the host's network (a host
+// where the proxy cannot be set up: W-SEC-003), and "no-subprocesses"
+// when the capsule runs none.
+func grants(cls sandbox.Containment, caps capsule.Capabilities, egress string) map[string]any {
 	g := map[string]any{
 		"declared_containment":       string(cls.Declared),
 		"achieved_containment":       string(cls.Achieved),
@@ -28,7 +30,7 @@ func grants(cls sandbox.Containment, caps capsule.Capabilities, subprocesses boo
 		"env_allow":                  orEmpty(caps.Env.Allow),
 		"interpreter_runtime_grants": interpreterGrants(caps.Shell.InterpreterRuntime),
 		"staged_runtime_grants":      stagedGrants(caps.Shell.StagedRuntime),
-		"subprocess_egress":          "no-subprocesses",
+		"subprocess_egress":          egress,
 	}
 	if cls.Shortfall != "" {
 		g["shortfall_reason"] = cls.Shortfall
@@ -39,12 +41,6 @@ func grants(cls sandbox.Containment, caps capsule.Capabilities, subprocesses boo
 	if n := caps.Network; n != nil {
 		g["network_allow"] = orEmpty(n.Allow)
 		g["unix_sockets"] = n.UnixSockets
-	}
-	if subprocesses {
-		g["subprocess_egress"] = "none"
-		if caps.Network != nil && len(caps.Network.Allow) > 0 {
-			g["subprocess_egress"] = "unconstrained"
-		}
 	}
 	return g
 }

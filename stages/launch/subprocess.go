@@ -79,7 +79,11 @@ func (t *toolbox) run(ctx context.Context, p sandbox.Proc) (*sandbox.ProcResult,
 	p.Dir, p.SessionDir, p.Layer = t.policy.Root, t.policy.Root, t.policy.Layer
 	p.WorkdirExec, p.Resources, p.Isolate = t.policy.WorkdirExec, t.policy.Resources, t.policy.Isolate
 	p.Deadline, p.MaxOutput = t.policy.Deadline, maxShellOutput
-	return t.set.Spawner.Run(ctx, p)
+	res, err := t.set.Spawner.Run(ctx, p)
+	if res != nil {
+		t.denied.AddProxied(p.Argv[0], res.Denied)
+	}
+	return res, err
 }
 
 // failed turns a subprocess error into murmur's error reply, except those

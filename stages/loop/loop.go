@@ -120,7 +120,7 @@ type run struct {
 // were refused since the last call, as turn's.
 func (l *run) traceDenials(turn int) error {
 	for _, d := range l.denied.Take() {
-		if err := l.tr.NetworkDenied(trace.NetworkDenied{Turn: turn, Artifact: d.Artifact, Target: d.Target}); err != nil {
+		if err := l.tr.NetworkDenied(trace.NetworkDenied{Turn: turn, Artifact: d.Artifact, Target: d.Target, Channel: d.Channel, Reason: d.Reason}); err != nil {
 			return errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 		}
 	}

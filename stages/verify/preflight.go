@@ -57,7 +57,10 @@ func egressError(h sandbox.Host) error {
 
 // warnings are murmur's W-SEC warnings for the capsule on this host, each
 // "warning[W-SEC-NNN]: text".
-func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
+//
+// cgErr is why the run has no cgroup (nil when it has one, or runs no
+// subprocess).
+func warnings(m *capsule.Manifest, h sandbox.Host, native bool, cgErr error) []string {
 	caps := m.Capabilities
 	var out []string
 	add := func(code, text string) { out = append(out, "warning["+code+"]: "+text) }
@@ -66,18 +69,21 @@ func warnings(m *capsule.Manifest, h sandbox.Host, native bool) []string {
 		if h.Landlock {
 			netns := "; their own user, PID, IPC, UTS and network namespaces"
 			if caps.Network != nil && len(caps.Network.Allow) > 0 {
-				netns = "; their own user, PID, IPC and UTS namespaces (the host's network: network.allow is not empty)"
+				netns = "; their own user, PID, IPC, UTS and network namespaces, reaching the network.allow hosts only through murmur-eval's egress proxy"
+				if !h.Egress {
+					netns = "; their own user, PID, IPC and UTS namespaces (the host's network: network.allow is not empty and the egress proxy cannot be set up here)"
+				}
 			}
 			add("W-SEC-005", "shell tools run under Landlock and seccomp: the session dir read-write, the system's binary and library folders read-only, only the shell.allow binaries and their ELF interpreters executable (their libraries readable), nothing else of the host; a Docker-like system call allowlist; hard rlimits"+netns)
 		} else {
 			add("W-SEC-002", "shell tools run without Landlock on this host ("+h.LandlockReason+"): filesystem and exec access are not enforced")
 		}
 	}
-	if subprocs && caps.Network != nil && len(caps.Network.Allow) > 0 {
-		add("W-SEC-003", "network.allow is not empty: subprocess egress is not constrained (murmur-eval has no egress proxy); shell and native tools reach any address")
+	if subprocs && caps.Network != nil && len(caps.Network.Allow) > 0 && !h.Egress {
+		add("W-SEC-003", "network.allow is not empty and this host cannot set up the egress proxy ("+h.EgressReason+"): subprocess egress is not constrained; shell and native tools reach any address")
 	}
-	if subprocs {
-		add("W-SEC-010", "no cgroup v2 scope: subprocesses have per-process rlimits and a per-call process limit, but no aggregate memory, CPU or I/O bound")
+	if subprocs && cgErr != nil {
+		add("W-SEC-010", "no cgroup for subprocesses ("+cgErr.Error()+"): they have per-process rlimits and a per-call process limit, but no aggregate memory, process, CPU or I/O bound (cgroup_* limits are not enforced)")
 	}
 	for _, g := range caps.Shell.InterpreterRuntime {
 		for _, d := range g.Dirs {

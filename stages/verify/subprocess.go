@@ -2,14 +2,19 @@ package verify
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/cgroup"
+	"github.com/murmur-nexus/murmur-eval/sandbox/egress"
 )
 
 // finish completes the run's toolset once the artifacts are staged: the
@@ -39,10 +44,20 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 			Description: sandbox.ShellToolDescription(bin)})
 	}
 	sort.Slice(ts.Inventory, func(i, j int) bool { return ts.Inventory[i].Name < ts.Inventory[j].Name })
-	ts.Warnings = warnings(m, host, native)
 	if !native && !spawns(m) {
+		ts.Warnings = warnings(m, host, native, nil)
 		return nil
 	}
+	cgroups, cgErr := runCgroup()
+	ts.Warnings = warnings(m, host, native, cgErr)
+	// The Spawner owns the run's cgroup from here on; until then, every
+	// way out removes it.
+	spawnerMade := false
+	defer func() {
+		if !spawnerMade && cgroups != nil {
+			_ = cgroups.Close()
+		}
+	}()
 	if !host.UserNS {
 		return egressError(host)
 	}
@@ -57,11 +72,45 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		return err
 	}
 	caps := m.Capabilities
-	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
-		InterpreterRuntime: caps.Shell.InterpreterRuntime, UnixSockets: caps.Network != nil && caps.Network.UnixSockets})
+	proxy, err := egressPolicy(caps, host)
 	if err != nil {
 		return err
 	}
+	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
+		InterpreterRuntime: caps.Shell.InterpreterRuntime, UnixSockets: caps.Network != nil && caps.Network.UnixSockets,
+		Egress: proxy, Cgroups: cgroups})
+	if err != nil {
+		return err
+	}
+	spawnerMade = true
 	ts.Spawner = sp
 	return nil
+}
+
+// egressPolicy is the run's subprocess egress proxy: nil when
+// network.allow is empty (subprocesses get no network at all) or the host
+// cannot set up a proxied namespace (W-SEC-003 says why).
+func egressPolicy(caps capsule.Capabilities, host sandbox.Host) (*egress.Policy, error) {
+	if caps.Network == nil || len(caps.Network.Allow) == 0 || !host.Egress {
+		return nil, nil
+	}
+	rules := make([]capsule.AllowRule, 0, len(caps.Network.Allow))
+	for _, e := range caps.Network.Allow {
+		r, err := capsule.ParseAllowEntry(e)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, r)
+	}
+	return egress.NewPolicy(rules, egress.Options{})
+}
+
+// runCgroup makes the run's cgroup, below which every subprocess call
+// gets its own; the error says why there is none (W-SEC-010).
+func runCgroup() (*cgroup.Run, error) {
+	h, err := cgroup.Detect()
+	if err != nil {
+		return nil, err
+	}
+	return h.NewRun(fmt.Sprintf("murmur-eval-%d-%s", os.Getpid(), strconv.FormatInt(time.Now().UnixNano(), 36)))
 }

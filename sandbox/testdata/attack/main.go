@@ -11,13 +11,23 @@
 //	attack memfd-exec ELF | exec PATH
 //	attack sethostname NAME
 //	attack link SOURCE (hard link SOURCE as ./linked)
+//	attack tcp HOST:PORT (connect, send a line, print the answer's first line)
+//	attack udp HOST:PORT (send one datagram)
+//	attack resolve NAME (look NAME up through the resolver)
+//	attack caps (ALLOWED when the process holds no capability at all)
+//	attack spawn N SELF (start up to N children of SELF that sleep; print how many started)
+//	attack hog (touch memory 16 MiB at a time, up to 4 GiB)
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"os"
+	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -176,6 +186,88 @@ func run(action, arg string) error {
 		return unix.Sethostname([]byte(arg))
 	case "link":
 		return unix.Link(arg, "linked")
+	case "tcp":
+		c, err := net.DialTimeout("tcp", arg, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+		if _, err := io.WriteString(c, "ping\n"); err != nil {
+			return err
+		}
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if err != nil {
+			return err
+		}
+		fmt.Print("answer: " + line)
+		return nil
+	case "udp":
+		c, err := net.Dial("udp", arg)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		_, err = io.WriteString(c, "exfiltrated")
+		return err
+	case "resolve":
+		addrs, err := net.LookupHost(arg)
+		if err != nil {
+			return err
+		}
+		fmt.Println("addresses:", strings.Join(addrs, ","))
+		return nil
+	case "spawn":
+		var n int
+		fmt.Sscan(arg, &n)
+		self := os.Args[len(os.Args)-1] // attack spawn N SELF: /proc/self/exe is out of reach
+		var pids []int
+		var ferr error
+		for len(pids) < n {
+			pid, err := syscall.ForkExec(self, []string{"attack", "sleep"}, &syscall.ProcAttr{})
+			if err != nil {
+				ferr = err
+				break
+			}
+			pids = append(pids, pid)
+		}
+		fmt.Printf("started %d\n", len(pids))
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_, _ = syscall.Wait4(pid, nil, 0, nil)
+		}
+		return ferr
+	case "sleep":
+		time.Sleep(30 * time.Second)
+		return nil
+	case "hog":
+		var held [][]byte
+		for total := 0; total < 4<<30; total += 16 << 20 {
+			b := make([]byte, 16<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			held = append(held, b)
+		}
+		fmt.Println("held", len(held)*16, "MiB")
+		return nil
+	case "caps":
+		hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+		var data [2]unix.CapUserData
+		if err := unix.Capget(&hdr, &data[0]); err != nil {
+			return err
+		}
+		for _, d := range data {
+			if d.Effective|d.Permitted|d.Inheritable != 0 {
+				return fmt.Errorf("holds capabilities: %+v", data)
+			}
+		}
+		for _, c := range []int{unix.CAP_NET_ADMIN, unix.CAP_NET_BIND_SERVICE} {
+			if set, _ := unix.PrctlRetInt(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_IS_SET, uintptr(c), 0, 0); set != 0 {
+				return fmt.Errorf("holds ambient capability %d", c)
+			}
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown action %q", action)
 }
