@@ -154,9 +154,11 @@ func caseInput(ds *datasets.Dataset, j pipeline.Job) any {
 // openJournal checks a resumed run's configuration, or records a new
 // run's, then opens the journal (repairing a torn last line) and returns
 // the records of the cases it holds, and which (case, epoch) pairs are done.
-// Lines that cannot be read back are skipped, their cases run again, and a
-// warning with their count goes to warn once.
-func openJournal(o options, env map[string]string, inputs string, folder runFolder, outDir string, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
+// Lines that cannot be read back, and lines that bounds refuse (a case,
+// epoch, attempt or session this run does not have), are skipped, the
+// run's cases among them run again, and a warning with their count and
+// reasons goes to warn once.
+func openJournal(o options, env map[string]string, inputs string, folder runFolder, outDir string, bounds journal.Bounds, warn io.Writer) (*journal.Writer, []caseRecord, map[journal.Key]bool, error) {
 	parts, err := configParts(o, env, inputs)
 	if err != nil {
 		return nil, nil, nil, err
@@ -179,7 +181,7 @@ func openJournal(o options, env map[string]string, inputs string, folder runFold
 			return nil, nil, nil, err
 		}
 	}
-	jw, contents, err := journal.Open(filepath.Join(outDir, journalFile), checkRecord)
+	jw, contents, err := journal.Open(filepath.Join(outDir, journalFile), checkInRun(bounds))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -202,13 +204,69 @@ func checkRecord(e journal.Entry) error {
 	return err
 }
 
+// runBounds is what the run's journal may name (journal.Bounds): the
+// selected cases, epochs 1..--epochs, attempts 1..--retries+1. All three
+// are in the run's fingerprint, so a resume has the run's own. The set of
+// the selection's ids is built on the first question: a new run's journal
+// is empty and asks none.
+func runBounds(ds *datasets.Dataset, selected datasets.Picked, o options) journal.Bounds {
+	var ids map[string]struct{}
+	return journal.Bounds{
+		HasCase: func(id string) bool {
+			if ids == nil {
+				ids = make(map[string]struct{}, selected.Len())
+				for i := range selected.All() {
+					ids[ds.ID(i)] = struct{}{}
+				}
+			}
+			_, ok := ids[id]
+			return ok
+		},
+		Epochs:   o.batch.epochs,
+		Attempts: o.batch.retries + 1,
+	}
+}
+
+// checkInRun is the journal's test of a line on --resume: its record
+// decodes (checkRecord) and it belongs to the run (bounds.Check). A line
+// either refuses is a bad line: reported, not counted, dropped from the
+// journal.
+func checkInRun(bounds journal.Bounds) journal.Check {
+	return func(e journal.Entry) error {
+		r, err := decodeRecord(e)
+		if err != nil {
+			return err
+		}
+		return bounds.Check(e, r.rowIDs())
+	}
+}
+
+// rowIDs is the identity of every row of the record, attempt by attempt,
+// for journal.Bounds.Check.
+func (r caseRecord) rowIDs() []journal.AttemptRows {
+	out := make([]journal.AttemptRows, len(r.Attempts))
+	for i, a := range r.Attempts {
+		res := a.Result
+		out[i].Result = journal.Row{CaseID: res.CaseID, Epoch: int(res.Epoch), Attempt: int(res.Attempt), SessionID: res.SessionID, SessionDir: res.SessionDir}
+		others := make([]journal.Row, 0, len(a.Scores)+len(a.Events))
+		for _, s := range a.Scores {
+			others = append(others, journal.Row{CaseID: s.CaseID, Epoch: int(s.Epoch), Attempt: int(s.Attempt), SessionID: s.SessionID})
+		}
+		for _, e := range a.Events {
+			others = append(others, journal.Row{CaseID: e.CaseID, Epoch: int(e.Epoch), Attempt: int(e.Attempt), SessionID: e.SessionID})
+		}
+		out[i].Others = others
+	}
+	return out
+}
+
 // warnBadLines prints, once, how many journal lines were skipped and the
-// first few of them.
+// first few of them with their reasons.
 func warnBadLines(w io.Writer, path string, bad []journal.BadLine) {
 	if len(bad) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "murmur-eval: warning: %s: %d lines could not be read and were skipped; their cases run again (the journal is rewritten without them)\n", path, len(bad))
+	fmt.Fprintf(w, "murmur-eval: warning: %s: %d lines could not be read or are not of this run and were skipped; those of the run's cases run again (the journal is rewritten without them)\n", path, len(bad))
 	for _, b := range bad[:min(len(bad), 5)] {
 		fmt.Fprintf(w, "  %s:%d: %s\n", path, b.Line, trimReason(b.Reason))
 	}

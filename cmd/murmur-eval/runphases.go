@@ -144,7 +144,7 @@ type preparedRun struct {
 // yet journaled through the collector, and finishes the run.
 func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	o := r.o
-	jw, records, done, err := openJournal(o, r.env, r.in.inputs, r.folder, r.outAbs, stderr)
+	jw, records, done, err := openJournal(o, r.env, r.in.inputs, r.folder, r.outAbs, runBounds(r.in.ds, r.in.cases, o), stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}
