@@ -224,3 +224,42 @@ func mustDev(t *testing.T, path string) uint64 {
 	}
 	return d
 }
+
+// TestRealHammer makes and closes groups from many goroutines at once,
+// closes the run with some still open, and leaves nothing behind.
+func TestRealHammer(t *testing.T) {
+	_, r := realRun(t)
+	errs := make(chan error, 8)
+	for w := range 8 {
+		go func() {
+			var err error
+			for i := range 25 {
+				g, gerr := r.NewGroup("w"+uitoa(uint64(w))+"-"+uitoa(uint64(i)), Limits{MemoryBytes: 1 << 30, PidsMax: 64, CPUPercent: 100})
+				if gerr != nil {
+					err = gerr
+					break
+				}
+				_ = g.Killed()
+				if i%5 != 4 { // every fifth stays open for Run.Close
+					if cerr := g.Close(); cerr != nil {
+						err = cerr
+						break
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	r.mu.Lock()
+	open := len(r.groups)
+	r.mu.Unlock()
+	if open != 8*5 {
+		t.Errorf("%d groups open before Run.Close, want 40", open)
+	}
+	// realRun's cleanup closes the run and checks its folders are gone.
+}
