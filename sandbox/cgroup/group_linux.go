@@ -148,15 +148,22 @@ func (g *Group) Procs() ([]int, error) {
 }
 
 // Killed names the limit that ended or refused something in the group
-// since it was made: KilledMemory when its OOM killer killed a process
-// (memory.events oom_kill; v1 memory.oom_control oom_kill), else
+// since it was made: KilledMemory when the OOM killer killed a process of
+// the group at its memory limit (memory.events oom and oom_kill; v1
+// memory.oom_control oom_kill, which counts any OOM kill there), else
 // KilledPids when pids.max refused a fork (pids.events max), else "". A
 // new group's counters are zero, so the counts are the growth. Read it
 // before Close, which removes the files.
 func (g *Group) Killed() string {
 	var oom uint64
 	if g.run.h.version == 2 {
-		oom = counter(filepath.Join(g.dirs["memory"], "memory.events"), "oom_kill")
+		b, _ := readFile(filepath.Join(g.dirs["memory"], "memory.events"))
+		// oom counts the times this group's own memory.max was met with
+		// nothing left to reclaim; oom_kill also counts kills by the host's
+		// OOM killer or an ancestor's limit, which are not the call's limit.
+		if n, _ := keyedValue(b, "oom"); n > 0 {
+			oom, _ = keyedValue(b, "oom_kill")
+		}
 	} else {
 		b, _ := readFile(filepath.Join(g.dirs["memory"], "memory.oom_control"))
 		var ok bool

@@ -193,7 +193,8 @@ func TestV2Killed(t *testing.T) {
 		{"oom kill", "low 0\nhigh 3\nmax 9\noom 1\noom_kill 1\noom_group_kill 0\n", "", KilledMemory},
 		{"oom without a kill", "low 0\nhigh 3\nmax 9\noom 1\noom_kill 0\n", "", ""},
 		{"refused fork", "", "max 12\n", KilledPids},
-		{"both: the kill", "oom_kill 2\n", "max 1\n", KilledMemory},
+		{"both: the kill", "oom 1\noom_kill 2\n", "max 1\n", KilledMemory},
+		{"the host's OOM killer, not the group's limit", "max 0\noom 0\noom_kill 1\n", "", ""},
 		{"memory.max hits only", "max 40\noom_kill 0\n", "max 0\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
