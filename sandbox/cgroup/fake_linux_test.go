@@ -17,17 +17,16 @@ import (
 // hierarchy, and v2's no-internal-processes rule refuses (EBUSY) a
 // controller for the children of a group that holds processes.
 type fakeKernel struct {
-	t        *testing.T
-	root     string   // the tree (v2: the mount; v1: the folder of the mounts)
-	v2       bool     // cgroup v2 files and rules
-	noKill   bool     // no cgroup.kill (before Linux 5.14)
-	noSwap   bool     // no memory.swap.max / memory.memsw.limit_in_bytes
-	writes   []string // "relative path: data", in order, failed ones too
-	killed   []int
-	selfPid  int
-	devices  map[string]uint64 // path -> st_dev; others are not there
-	disks    map[uint64]string // st_dev -> disk; others are no block device
-	memNames []string          // v1: the mounts (first path element) with memory files
+	t       *testing.T
+	root    string   // the tree (v2: the mount; v1: the folder of the mounts)
+	v2      bool     // cgroup v2 files and rules
+	noKill  bool     // no cgroup.kill (before Linux 5.14)
+	noSwap  bool     // no memory.swap.max / memory.memsw.limit_in_bytes
+	writes  []string // "relative path: data", in order, failed ones too
+	killed  []int
+	selfPid int
+	devices map[string]uint64 // path -> st_dev; others are not there
+	disks   map[uint64]string // st_dev -> disk; others are no block device
 }
 
 func newFakeKernel(t *testing.T, v2 bool) *fakeKernel {

@@ -45,7 +45,7 @@ func writeFile(path, data string) error {
 	if err != nil {
 		return &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer unix.Close(fd) //nolint:errcheck // the write's result is what matters
+	defer unix.Close(fd)
 	for {
 		_, err = unix.Write(fd, []byte(data))
 		if err != unix.EINTR {
@@ -65,7 +65,7 @@ func readFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer unix.Close(fd) //nolint:errcheck // read-only
+	defer unix.Close(fd)
 	buf := make([]byte, 0, 512)
 	for len(buf) < 64<<10 {
 		if len(buf) == cap(buf) {
