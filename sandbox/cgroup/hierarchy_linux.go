@@ -92,11 +92,7 @@ func openV2Mount(mounts []mount, own string) (*Hierarchy, error) {
 		if m.readOnly {
 			return nil, fmt.Errorf("%s is mounted read-only", m.point)
 		}
-		h, err := OpenV2(m.point, rel)
-		if err != nil {
-			return nil, err
-		}
-		return h, nil
+		return OpenV2(m.point, rel)
 	}
 	if !seen {
 		return nil, errors.New("no cgroup2 file system is mounted")
