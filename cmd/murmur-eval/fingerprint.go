@@ -41,6 +41,10 @@ func configParts(o options, env map[string]string, inputs string) (map[string]st
 		// Only when set, so runs journaled before --driver existed still resume.
 		parts["driver"] = driverBuiltin
 	}
+	if o.workdirMaxFiles != defaultWorkdirMaxFiles {
+		// Likewise only when not the default (--workdir-max-files is newer).
+		parts["workdir-max-files"] = strconv.Itoa(o.workdirMaxFiles)
+	}
 	files := map[string]string{
 		"manifest": filepath.Join(o.capsuleDir, capsule.ManifestFile),
 		"lock":     filepath.Join(o.capsuleDir, capsule.LockFile),

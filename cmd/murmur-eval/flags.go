@@ -76,7 +76,15 @@ type options struct {
 	// hugePages advises transparent huge pages for the heap the run will
 	// build (hugepages.go).
 	hugePages bool
+	// workdirMaxFiles bounds the entries a case's session may hold (a
+	// murmur-eval extension to workdir_max_bytes; 0: no bound).
+	workdirMaxFiles int
 }
+
+// defaultWorkdirMaxFiles is --workdir-max-files' default: past what an
+// ordinary case creates, and what the guard can still walk within its
+// 250 ms tick (RATIONALE.md, "Why a bound on a session's files?").
+const defaultWorkdirMaxFiles = 50_000
 
 // parseRunFlags parses args with env as the source of defaults. It returns
 // ok=false with the exit code when the command should stop (help, errors).
@@ -98,6 +106,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.BoolVar(&o.allowTaskOutside, "allow-task-outside-dataset", envBool(env, "MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET", false, &envErrs), "let the dataset's task_path name files outside the dataset's folder, symlinks resolved (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET)")
 	fs.BoolVar(&o.strict, "strict", envBool(env, "MURMUR_EVAL_STRICT", false, &envErrs), "refuse the run (exit 2) when murmur.yaml, an artifact manifest or a case's expected drew a warning, such as an unknown key (env MURMUR_EVAL_STRICT)")
+	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	o.gates.registerRun(fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
@@ -150,6 +159,8 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)
 	case o.maxConns < 0:
 		return errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", o.maxConns)
+	case o.workdirMaxFiles < 0:
+		return errcode.New(errcode.Usage, "--workdir-max-files must not be negative, got %d", o.workdirMaxFiles).WithHint("0 is no bound")
 	case o.driver != driverInstalled && o.driver != driverBuiltin:
 		return errcode.New(errcode.Usage, "--driver %q: want %s or %s", o.driver, driverInstalled, driverBuiltin)
 	}

@@ -70,7 +70,8 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if o.driver == driverBuiltin {
 		fmt.Fprintln(stderr, "murmur-eval: --driver builtin: the built-in provider answers the model turns; an installed driver component is verified but not run")
 	}
-	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.source, guests: mods.guests, plan: in.plan}.stages()
+	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.source, guests: mods.guests, plan: in.plan,
+		workdirMaxFiles: uint64(o.workdirMaxFiles)}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

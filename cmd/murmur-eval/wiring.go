@@ -34,6 +34,8 @@ type wiring struct {
 	source        inference.Source
 	guests        *http.Client  // every component guest's wasi:http
 	plan          *scoring.Plan // the run's scoring plan, for Report
+	// workdirMaxFiles is --workdir-max-files (0: no bound).
+	workdirMaxFiles uint64
 }
 
 // runStages is the run's stage graph, its Verify stage, whose security

@@ -26,5 +26,7 @@ func (w wiring) stagingOptions(cmds *datasetcmd.Launcher) (staging.Options, erro
 		Clone:      mech,
 		Commands:   cmds,
 		PATH:       w.env["PATH"],
+
+		WorkdirMaxFiles: w.workdirMaxFiles,
 	}, nil
 }

@@ -31,7 +31,11 @@ type Base struct {
 	// by it, so the limit counts what the case adds (an overlaid case's
 	// guard measures its upper layer instead).
 	Bytes uint64
-	Files int // regular files
+	// Entries is every name below the base as the workdir guard counts a
+	// session's (sessionfs.Measure): a copied case's --workdir-max-files
+	// is raised by it.
+	Entries uint64
+	Files   int // regular files
 
 	entries   []entry // sorted by name
 	lim       Limits
@@ -119,9 +123,11 @@ func Prepare(ctx context.Context, source, kind, dir string, lim Limits) (*Base, 
 			b.Files++
 		}
 	}
-	if b.Bytes, err = sessionfs.Size(dir, 0); err != nil {
+	u, err := sessionfs.Measure(dir, 0, 0)
+	if err != nil {
 		return nil, ioErr(err, "measure %s", dir)
 	}
+	b.Bytes, b.Entries = u.Bytes, u.Entries
 	return b, nil
 }
 

@@ -156,6 +156,7 @@ func (s *Stage) Run(_ context.Context, c *pipeline.Case) error {
 	// measures the upper layer (Layer), else the limit is raised.
 	res := caps.Resources
 	res.WorkdirMaxBytes = st.Workspace.WorkdirMaxBytes(res.WorkdirMaxBytes)
+	res.WorkdirMaxFiles = st.WorkdirMaxFiles // --workdir-max-files, raised the same way
 	var shellEnv, nativeEnv []string
 	if ts.Spawner != nil {
 		// Built per case only where a subprocess can run: the two

@@ -103,7 +103,7 @@ func (t *toolbox) sessionSkill(name string) (string, bool) {
 // guard is the workdir size guard.
 func (t *toolbox) guard() error {
 	t.guarded = time.Now()
-	return sandbox.CheckWorkdir(cmp.Or(t.policy.Layer, t.policy.Root), t.policy.Resources.WorkdirMaxBytes)
+	return sandbox.CheckSession(cmp.Or(t.policy.Layer, t.policy.Root), t.policy.Resources)
 }
 
 // wasm runs a WASM tool; a tool with its own filesystem.scope sees only

@@ -71,6 +71,7 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 	home := filepath.Join(c.SessionDir, SetupHome)
 	res := cap.Manifest.Capabilities.Resources
 	res.WorkdirMaxBytes = ws.WorkdirMaxBytes(res.WorkdirMaxBytes)
+	res.WorkdirMaxFiles = ws.WorkdirMaxFiles(s.opts.WorkdirMaxFiles)
 	r, err := s.opts.Commands.Run(ctx, ts, res, datasetcmd.Proc{
 		Path: bin, Argv: spec.Argv, SessionDir: c.SessionDir, Layer: ws.UpperDir(), ExecFiles: execFiles,
 		Env: []string{

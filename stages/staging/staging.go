@@ -42,6 +42,10 @@ func Requires() []string { return []string{resolve.Name, verify.Name} }
 type Staged struct {
 	Task      string
 	Workspace *Workspace
+	// WorkdirMaxFiles is the case's bound on the entries in its session
+	// (capsule.Resources.WorkdirMaxFiles): Options.WorkdirMaxFiles, raised
+	// by a copied workspace's entries (Workspace.WorkdirMaxFiles).
+	WorkdirMaxFiles uint64
 }
 
 // Workspace is a case's workspace: the run's base it was cloned from.
@@ -103,7 +107,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	// Stored now: Report diffs the workspace even when a later step fails.
-	st := &Staged{Workspace: ws}
+	st := &Staged{Workspace: ws, WorkdirMaxFiles: ws.WorkdirMaxFiles(s.opts.WorkdirMaxFiles)}
 	pipeline.Store(c, Result, st)
 	for _, d := range []string{"logs", "out", "tools"} {
 		if err := mkdir(filepath.Join(c.SessionDir, d)); err != nil {

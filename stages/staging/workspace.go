@@ -28,6 +28,9 @@ type Options struct {
 	// StagedDir is the run-level folder the tools' files are written to
 	// once, for every session to link; "" writes them into each session.
 	StagedDir string
+	// WorkdirMaxFiles is --workdir-max-files, the run's bound on the
+	// entries a case's session may hold (0: none); see Staged.
+	WorkdirMaxFiles uint64
 }
 
 // NewWith returns a Stage for one run with workspaces and setup commands.
@@ -78,6 +81,18 @@ func (w *Workspace) WorkdirMaxBytes(limit uint64) uint64 {
 		return limit
 	}
 	return addSat(limit, w.Base.Bytes)
+}
+
+// WorkdirMaxFiles is the guard's file bound for the case given the run's
+// (--workdir-max-files), which counts what the case creates: under an
+// overlay the guard counts the upper layer, so it is limit itself; a
+// copied or reflinked workspace is counted whole, so the bound is raised by
+// the base's entries. 0 (no bound) stays 0.
+func (w *Workspace) WorkdirMaxFiles(limit uint64) uint64 {
+	if w == nil || w.Base == nil || limit == 0 || w.UpperDir() != "" {
+		return limit
+	}
+	return addSat(limit, w.Base.Entries)
 }
 
 // Release ends the case's use of its workspace once the Report stage has
