@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/netip"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -95,10 +97,10 @@ func TestProxiedCallsReachOnlyTheAllowList(t *testing.T) {
 		return strings.TrimSpace(string(r.Stdout) + string(r.Stderr)), r.Denied
 	}
 	for _, tc := range []struct {
-		name      string
-		args      []string
-		want      string
-		denial    string // the Denial's Kind, "" for none
+		name   string
+		args   []string
+		want   string
+		denial string // the Denial's Kind, "" for none
 	}{
 		{"allowed address", []string{"tcp", allowed.String()}, "answer: pong ping", ""},
 		{"allowed name", []string{"tcp", fmt.Sprintf("localhost:%d", allowed.Port)}, "answer: pong ping", ""},
@@ -121,6 +123,31 @@ func TestProxiedCallsReachOnlyTheAllowList(t *testing.T) {
 			}
 		})
 	}
+	// glibc's getaddrinfo (getent), which cannot read /etc/resolv.conf
+	// or /etc/hosts under Landlock, gets its answer from the namespace's
+	// resolver. The allowed name's upstream lookup is the test's, so
+	// nothing leaves the machine.
+	t.Run("glibc lookup", func(t *testing.T) {
+		getent := "/usr/bin/getent"
+		if _, err := os.Stat(getent); err != nil {
+			t.Skip("no getent")
+		}
+		p, err := egress.NewPolicy([]capsule.AllowRule{{Host: "model.test", Port: 443}}, egress.Options{
+			Resolve: func(context.Context, string) ([]netip.Addr, error) {
+				return []netip.Addr{netip.MustParseAddr("198.51.100.7")}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := spawnerWith(t, SpawnerOptions{Egress: p}).Run(context.Background(), Proc{Path: getent, Argv: []string{"getent", "ahostsv4", "model.test"},
+			Dir: dir, SessionDir: dir, Resources: defaultResources(), Env: []string{"PATH=/usr/bin:/bin"}, Deadline: 30 * time.Second, MaxOutput: 16 << 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ExitCode != 0 || !strings.Contains(string(r.Stdout), "198.51.100.7") {
+			t.Errorf("getent ahostsv4 model.test: exit %d, %q %q", r.ExitCode, r.Stdout, r.Stderr)
+		}
+	})
 	t.Run("udp", func(t *testing.T) {
 		if out, _ := run("udp", udp.LocalAddr().String()); !strings.HasPrefix(out, "ALLOWED") && !strings.HasPrefix(out, "DENIED") {
 			t.Fatalf("attack udp: %q", out)

@@ -37,7 +37,11 @@ func setupNetns(spec netSpec) (fds []int, err error) {
 	if err := loopbackUp(); err != nil {
 		return nil, fmt.Errorf("bring the loopback up: %w", err)
 	}
-	if err := addLocalDefaultRoute(); err != nil {
+	lo, err := net.InterfaceByName("lo")
+	if err != nil {
+		return nil, fmt.Errorf("find the loopback: %w", err)
+	}
+	if err := rtnetlink(localRouteRequest(lo.Index)); err != nil {
 		return nil, fmt.Errorf("add the local default route: %w", err)
 	}
 	defer func() {
@@ -103,13 +107,8 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// addLocalDefaultRoute adds `local 0.0.0.0/0 dev lo table local scope
-// host` with one rtnetlink request and reads its acknowledgement.
-func addLocalDefaultRoute() error {
-	lo, err := net.InterfaceByName("lo")
-	if err != nil {
-		return err
-	}
+// rtnetlink sends one request and reads its acknowledgement.
+func rtnetlink(req []byte) error {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, unix.NETLINK_ROUTE)
 	if err != nil {
 		return err
@@ -118,7 +117,7 @@ func addLocalDefaultRoute() error {
 	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return err
 	}
-	if err := unix.Sendto(fd, localRouteRequest(lo.Index), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return err
 	}
 	buf := make([]byte, 4096)
@@ -142,12 +141,12 @@ func localRouteRequest(ifindex int) []byte {
 	ne.PutUint16(b[6:], unix.NLM_F_REQUEST|unix.NLM_F_ACK|unix.NLM_F_CREATE|unix.NLM_F_EXCL)
 	ne.PutUint32(b[8:], 1) // sequence
 	r := b[unix.SizeofNlMsghdr:]
-	r[0] = unix.AF_INET           // family
-	r[1] = 0                      // destination prefix length: 0.0.0.0/0
-	r[4] = unix.RT_TABLE_LOCAL    // table
-	r[5] = unix.RTPROT_BOOT       // protocol
-	r[6] = unix.RT_SCOPE_HOST     // scope
-	r[7] = unix.RTN_LOCAL         // type
+	r[0] = unix.AF_INET        // family
+	r[1] = 0                   // destination prefix length: 0.0.0.0/0
+	r[4] = unix.RT_TABLE_LOCAL // table
+	r[5] = unix.RTPROT_BOOT    // protocol
+	r[6] = unix.RT_SCOPE_HOST  // scope
+	r[7] = unix.RTN_LOCAL      // type
 	a := r[rtmsgLen:]
 	ne.PutUint16(a[0:], uint16(attrLen))
 	ne.PutUint16(a[2:], unix.RTA_OIF)

@@ -122,6 +122,6 @@ type ProcResult struct {
 	// cgroup_pids_max when its cgroup refused a fork.
 	ResourceLimit string
 	// Denied are the connections and lookups the egress proxy refused.
-	Denied []egress.Denial
-	Duration       time.Duration
+	Denied   []egress.Denial
+	Duration time.Duration
 }

@@ -112,14 +112,14 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 	defer stdout.discard()
 	defer stderr.discard()
 	cmd := &exec.Cmd{
-		Path:        s.launcher,
-		Args:        []string{"murmur-eval-launcher", LauncherArg, ""}, // the spec, below
-		Env:         []string{},
-		Dir:         p.Dir,
-		Stdin:       bytes.NewReader(p.Stdin),
-		Stdout:      stdout,
-		Stderr:      stderr,
-		WaitDelay:   time.Second,
+		Path:      s.launcher,
+		Args:      []string{"murmur-eval-launcher", LauncherArg, ""}, // the spec, below
+		Env:       []string{},
+		Dir:       p.Dir,
+		Stdin:     bytes.NewReader(p.Stdin),
+		Stdout:    stdout,
+		Stderr:    stderr,
+		WaitDelay: time.Second,
 	}
 	var shared *headTee // the launcher's own failure message comes first
 	if p.Output != nil {
