@@ -26,6 +26,8 @@ type Line struct {
 // concurrent use.
 type Writer struct {
 	f *os.File
+	// path is the trace's name, which Close checks still names f.
+	path string
 	// unwritten are the lines (each with its newline) not yet in the file,
 	// and unwrittenBytes their size: they go out together, in one write,
 	// once they reach traceBuffer, and at Close. The lines are kept for
@@ -68,7 +70,7 @@ func Create(path, sessionID string, now func() time.Time) (*Writer, error) {
 	}
 	// A trivial session's whole trace (2-3 KiB) goes out in one write.
 	quoted, _ := json.Marshal(sessionID) // a string always encodes
-	return &Writer{f: f, sessionID: sessionID, quotedID: quoted, opened: now(), now: now}, nil
+	return &Writer{f: f, path: path, sessionID: sessionID, quotedID: quoted, opened: now(), now: now}, nil
 }
 
 // SessionStart writes a session_start event.
@@ -148,9 +150,13 @@ func (w *Writer) Ended() bool { return w.ended }
 // Lines returns the lines written so far. The slice must not be modified.
 func (w *Writer) Lines() []Line { return w.lines }
 
-// Close flushes and closes the file.
+// Close flushes the file, makes sure the trace's name still holds it
+// (reclaim), and closes it.
 func (w *Writer) Close() error {
 	ferr := w.flush()
+	if ferr == nil {
+		ferr = w.reclaim()
+	}
 	if err := w.f.Close(); ferr == nil {
 		ferr = err
 	}

@@ -120,6 +120,12 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
 			// an error still gets a session_end, with status failed.
 			errs = append(errs, ses.Trace.SessionEnd(trace.ExitFailed))
 		}
+		if c.SessionDir != "" {
+			// No tool runs any more: what a tool planted at a log's name
+			// is removed and noted in the trace, whose own name Close
+			// checks (docs/sandbox.md, "Host-side file access").
+			errs = append(errs, unplantLogs(c.SessionDir, ses.Trace))
+		}
 		errs = append(errs, ses.Trace.Close())
 	}
 	if c.SessionDir != "" {
