@@ -17,6 +17,11 @@
 // process may fork, reads Killed once the process has exited, and closes
 // the group, which kills whatever is left and removes its folders.
 //
+// A murmur-eval killed before Run.Close leaves its run's folders behind,
+// empty (its calls' processes die with their PID namespaces); they are
+// not swept by a later run, which cannot tell a dead run's folder from
+// that of a live murmur-eval in another PID namespace. rmdir removes them.
+//
 // Run.NewGroup, Group.Close and Run.Close may be called from many
 // goroutines at once; one Group's methods are for one goroutine at a time.
 // RATIONALE.md, "Why a cgroup per subprocess call, on v1 too?", has the

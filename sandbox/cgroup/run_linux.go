@@ -40,7 +40,7 @@ type Run struct {
 // ErrUnavailable.
 func (h *Hierarchy) NewRun(name string) (*Run, error) {
 	if name == "" {
-		name = fmt.Sprintf("murmur-eval-%d-%08x", h.sys.pid, rand.Uint32()) //nolint:gosec // a name, not a secret
+		name = fmt.Sprintf("murmur-eval-%d-%08x", h.sys.pid, rand.Uint32())
 	}
 	if err := checkName(name); err != nil {
 		return nil, err
