@@ -16,7 +16,7 @@ import (
 type Group struct {
 	run    *Run
 	dirs   map[string]string // controller -> the group's folder
-	closed bool
+	closed bool              // guarded by run.mu
 }
 
 // NewGroup makes the group name (letters, digits, '-', '_'; unique in the
@@ -192,13 +192,16 @@ func counter(path, key string) uint64 {
 // while the kernel still counts a dying process; all of it within 2 s.
 // A second Close does nothing.
 func (g *Group) Close() error {
-	if g.closed {
-		return nil
-	}
-	g.closed = true
+	// Under the run's lock: Run.Close may close a group its call's
+	// goroutine is closing too.
 	g.run.mu.Lock()
+	closed := g.closed
+	g.closed = true
 	delete(g.run.groups, g)
 	g.run.mu.Unlock()
+	if closed {
+		return nil
+	}
 	deadline := time.Now().Add(closeWait)
 	sys := &g.run.h.sys
 	var first error

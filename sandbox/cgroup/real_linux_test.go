@@ -226,10 +226,12 @@ func mustDev(t *testing.T, path string) uint64 {
 }
 
 // TestRealHammer makes and closes groups from many goroutines at once,
-// closes the run with some still open, and leaves nothing behind.
+// then closes the run while the groups still open are being closed by
+// their own goroutines, and leaves nothing behind.
 func TestRealHammer(t *testing.T) {
 	_, r := realRun(t)
 	errs := make(chan error, 8)
+	open := make(chan *Group, 8*5)
 	for w := range 8 {
 		go func() {
 			var err error
@@ -240,11 +242,12 @@ func TestRealHammer(t *testing.T) {
 					break
 				}
 				_ = g.Killed()
-				if i%5 != 4 { // every fifth stays open for Run.Close
-					if cerr := g.Close(); cerr != nil {
-						err = cerr
-						break
-					}
+				if i%5 == 4 { // every fifth stays open
+					open <- g
+					continue
+				}
+				if err = g.Close(); err != nil {
+					break
 				}
 			}
 			errs <- err
@@ -255,11 +258,19 @@ func TestRealHammer(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	r.mu.Lock()
-	open := len(r.groups)
-	r.mu.Unlock()
-	if open != 8*5 {
-		t.Errorf("%d groups open before Run.Close, want 40", open)
+	close(open)
+	if len(open) != 8*5 {
+		t.Fatalf("%d groups open before Run.Close, want 40", len(open))
 	}
-	// realRun's cleanup closes the run and checks its folders are gone.
+	done := make(chan error, 8*5+1)
+	go func() { done <- r.Close() }()
+	for g := range open {
+		go func() { done <- g.Close() }()
+	}
+	for range 8*5 + 1 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+	// realRun's cleanup closes the run again and checks its folders are gone.
 }
