@@ -33,7 +33,7 @@ func (r *Run) NewGroup(name string, l Limits) (*Group, error) {
 		dir := filepath.Join(rd, name)
 		if err := sys.mkdir(dir); err != nil {
 			g.remove()
-			return nil, errcode.Wrap(errcode.IO, err, "make the call's cgroup")
+			return nil, errcode.Wrap(errcode.IO, err, "make the call's cgroup %s", dir)
 		}
 		for c, d := range r.dirs {
 			if d == rd {
