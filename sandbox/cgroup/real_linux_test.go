@@ -274,3 +274,28 @@ func TestRealHammer(t *testing.T) {
 	}
 	// realRun's cleanup closes the run again and checks its folders are gone.
 }
+
+// TestRealCPUQuotaThrottles: a busy loop held to 1% of a CPU is throttled.
+func TestRealCPUQuotaThrottles(t *testing.T) {
+	_, r := realRun(t)
+	g, err := r.NewGroup("busy", Limits{CPUPercent: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, release := startHeld(t, "exec timeout 0.6 sh -c 'while :; do :; done'")
+	if err := g.Join(cmd.Process.Pid); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	_ = cmd.Wait()
+	b, err := os.ReadFile(filepath.Join(g.dirs["cpu"], "cpu.stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := keyedValue(b, "nr_throttled"); n == 0 {
+		t.Errorf("cpu.stat after 0.6 s of a busy loop at 1%%:\n%s\nwant nr_throttled > 0", b)
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
