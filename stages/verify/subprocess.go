@@ -76,6 +76,11 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 	if err != nil {
 		return err
 	}
+	if proxy != nil && len(proxy.Dropped()) > 0 {
+		d := proxy.Dropped()
+		ts.Warnings = append(ts.Warnings, fmt.Sprintf("warning: network.allow implies more than %d ports; as in murmur, the egress proxy serves the lowest %d and subprocess connections to ports %v are refused",
+			egress.MaxPorts, egress.MaxPorts, d))
+	}
 	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
 		InterpreterRuntime: caps.Shell.InterpreterRuntime, UnixSockets: caps.Network != nil && caps.Network.UnixSockets,
 		Egress: proxy, Cgroups: cgroups})
