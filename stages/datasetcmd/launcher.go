@@ -59,8 +59,16 @@ func (l *Launcher) Spawner(ts *verify.Toolset) (*sandbox.Spawner, error) {
 		if err != nil {
 			l.err = errcode.Wrap(errcode.Internal, err, "find the murmur-eval binary for the dataset command's launcher")
 		} else {
-			// No capsule grants: the command is the dataset's, not the capsule's.
-			l.own, l.err = sandbox.NewSpawner(exe, ts.Host, sandbox.SpawnerOptions{RunDir: l.runDir})
+			// No capsule grants: the command is the dataset's, not the
+			// capsule's. A cgroup per command where the host has one, as
+			// for a capsule's tools (none is no warning: the commands
+			// ran without one before, and the capsule's warnings are its
+			// own).
+			cgroups, _ := sandbox.RunCgroup()
+			l.own, l.err = sandbox.NewSpawner(exe, ts.Host, sandbox.SpawnerOptions{RunDir: l.runDir, Cgroups: cgroups})
+			if l.err != nil && cgroups != nil {
+				_ = cgroups.Close()
+			}
 		}
 	}
 	return l.own, l.err
@@ -152,7 +160,13 @@ func (l *Launcher) Run(ctx context.Context, ts *verify.Toolset, res capsule.Reso
 	if r.Signal != 0 {
 		out.Signal = r.Signal.String()
 	}
-	if r.ResourceLimit != "" {
+	switch r.ResourceLimit {
+	case "":
+	case "cgroup_pids_max": // a fork refused, nothing killed: the exit status speaks
+		if r.ExitCode != 0 {
+			out.Stopped = "failed after its cgroup_pids_max limit refused a process (capabilities.resources)"
+		}
+	default:
 		out.Stopped = "killed at its " + r.ResourceLimit + " limit (capabilities.resources)"
 	}
 	return out, nil
@@ -165,9 +179,11 @@ func duration(r *sandbox.ProcResult) (d time.Duration) {
 	return d
 }
 
-// Resources is r with the command floors for processes and open files.
+// Resources is r with the command floors for processes (the cgroup's
+// count too) and open files.
 func Resources(r capsule.Resources) capsule.Resources {
 	r.MaxProcesses = max(r.MaxProcesses, MinProcesses)
+	r.CgroupPidsMax = max(r.CgroupPidsMax, MinProcesses)
 	r.MaxOpenFiles = max(r.MaxOpenFiles, MinOpenFiles)
 	return r
 }

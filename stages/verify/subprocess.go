@@ -6,14 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
-	"github.com/murmur-nexus/murmur-eval/sandbox/cgroup"
 	"github.com/murmur-nexus/murmur-eval/sandbox/egress"
 )
 
@@ -48,7 +45,7 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		ts.Warnings = warnings(m, host, native, nil)
 		return nil
 	}
-	cgroups, cgErr := runCgroup()
+	cgroups, cgErr := sandbox.RunCgroup()
 	ts.Warnings = warnings(m, host, native, cgErr)
 	// The Spawner owns the run's cgroup from here on; until then, every
 	// way out removes it.
@@ -108,14 +105,4 @@ func egressPolicy(caps capsule.Capabilities, host sandbox.Host) (*egress.Policy,
 		rules = append(rules, r)
 	}
 	return egress.NewPolicy(rules, egress.Options{})
-}
-
-// runCgroup makes the run's cgroup, below which every subprocess call
-// gets its own; the error says why there is none (W-SEC-010).
-func runCgroup() (*cgroup.Run, error) {
-	h, err := cgroup.Detect()
-	if err != nil {
-		return nil, err
-	}
-	return h.NewRun(fmt.Sprintf("murmur-eval-%d-%s", os.Getpid(), strconv.FormatInt(time.Now().UnixNano(), 36)))
 }
