@@ -3,6 +3,7 @@ package trace
 import (
 	"path/filepath"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 )
 
@@ -44,6 +45,9 @@ func (w *Writer) reclaim() error {
 	}
 	dir, name := filepath.Split(w.path)
 	r, err := sessionfs.Open(dir)
+	if errcode.Is(err, errcode.IONotFound) {
+		return nil // the folder is gone (moved away whole): no name to present
+	}
 	if err != nil {
 		return err
 	}
