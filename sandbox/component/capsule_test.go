@@ -5,9 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
 // fakeRegistry is a Registry whose answer is a func field.
@@ -67,5 +70,44 @@ func TestRunCapsuleOnTool(t *testing.T) {
 	c := compileFixture(t, rt, "capsule", "capsule", WorldCapsule)
 	if _, err := c.RunTool(context.Background(), Env{}, ToolInput{}); !errcode.Is(err, errcode.Internal) {
 		t.Fatalf("RunTool on a capsule: got %v, want %s", err, errcode.Internal)
+	}
+}
+
+// TestRunCapsuleLimits: a script capsule's run is bounded by its
+// capabilities.limits and fails with murmur's code and text for a capsule:
+// a spin loop at deadline_seconds, a balloon at memory_bytes, and a trap
+// as a trap (issue 33).
+func TestRunCapsuleLimits(t *testing.T) {
+	rt := newRuntime(t)
+	const limit = 16 << 20
+	tests := []struct {
+		fixture string
+		env     Env
+		kind    sandbox.Kind
+		want    string
+	}{
+		{"capsule_spin", Env{Deadline: time.Second}, sandbox.ErrDeadline,
+			"capsule execution exceeded its 1s deadline and was interrupted; raise capabilities.limits.deadline_seconds in murmur.yaml if the capsule legitimately needs longer"},
+		// 1 page, then 129, then 257 pages (16,842,752 bytes): refused.
+		{"capsule_balloon", Env{Deadline: time.Minute, MemoryLimitBytes: limit}, sandbox.ErrMemory,
+			"capsule execution exceeded its configured resource limits: linear memory growth to 16842752 bytes exceeds capabilities.limits.memory_bytes (16777216)"},
+		{"capsule_trap", Env{Deadline: time.Minute, MemoryLimitBytes: limit}, sandbox.ErrTrap, "capsule execution trapped: "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			c := compileFixture(t, rt, tt.fixture, "capsule", WorldCapsule)
+			start := time.Now()
+			_, err := c.RunCapsule(context.Background(), tt.env)
+			took := time.Since(start)
+			if !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != tt.kind {
+				t.Fatalf("RunCapsule = %v (code %s, kind %q), want %s of kind %q", err, errcode.Code(err), sandbox.KindOf(err), errcode.RunCapsule, tt.kind)
+			}
+			if got := err.Error(); got != tt.want && !(tt.kind == sandbox.ErrTrap && strings.HasPrefix(got, tt.want)) {
+				t.Errorf("message:\n got %q\nwant %q", got, tt.want)
+			}
+			if tt.kind == sandbox.ErrDeadline && took > 10*time.Second {
+				t.Errorf("the spin loop ran %v past its 1s deadline", took)
+			}
+		})
 	}
 }

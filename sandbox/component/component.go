@@ -270,8 +270,17 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	}
 	s.net.close()
 	in.close(ctx)
+	if err == nil && c.world == WorldCapsule && in.refused() > 0 {
+		// murmur's limiter traps the capsule at the refused growth; a
+		// capsule that got memory.grow's -1 and returned anyway still
+		// exceeded its limit.
+		err = errors.New("linear memory growth refused")
+	}
 	if err == nil {
 		return s, nil
+	}
+	if c.world == WorldCapsule {
+		return s, capsuleError(ctx, callCtx, env.Deadline, in.refused(), env.MemoryLimitBytes, err)
 	}
 	return s, failure(ctx, callCtx, env, in.refused(), err)
 }
@@ -315,7 +324,12 @@ type CapsuleOutput struct {
 	Chunks         []Chunk
 }
 
-// RunCapsule calls murmur:capsule/run's run on a fresh instance.
+// RunCapsule calls murmur:capsule/run's run on a fresh instance, bounded
+// by env.Deadline (capabilities.limits.deadline_seconds) and
+// env.MemoryLimitBytes (capabilities.limits.memory_bytes). A failure is
+// E-RUN-001 in murmur's words for a capsule ("capsule execution ..."),
+// wrapping sandbox.ErrDeadline, ErrMemory or ErrTrap; the caller's context
+// ending is Timeout or Cancelled as for any call.
 func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, error) {
 	if c.world != WorldCapsule {
 		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.Name())

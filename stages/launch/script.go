@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -13,10 +12,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/session"
 )
-
-// ScriptDeadline is murmur's deadline for a script capsule's run
-// (murmur-session.md §8: murmur:capsule/run, 600 s).
-const ScriptDeadline = 600 * time.Second
 
 // scriptRunner runs a script capsule's component in one case's session.
 type scriptRunner struct {
@@ -47,8 +42,8 @@ func newScript(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy, tools
 // RunScript calls the capsule's murmur:capsule/run once: the session
 // folder preopened as ".", the guest environment without murmur's MURMUR_*
 // values (a script capsule and its tools get none, murmur-formats.md
-// §1.12), murmur's 600 s deadline, the run's memory limit, and the
-// registry. Its stdout, stderr and chunks go to logs/components.jsonl.
+// §1.12), the capsule's capabilities.limits (deadline_seconds, 600 s when
+// the manifest is silent, and memory_bytes), and the registry. Its stdout, stderr and chunks go to logs/components.jsonl.
 // A session folder grown past workdir_max_bytes by the run is E-RUN-013.
 func (s *scriptRunner) RunScript(ctx context.Context) (session.ScriptOutput, error) {
 	t := s.tools
@@ -62,7 +57,7 @@ func (s *scriptRunner) RunScript(ctx context.Context) (session.ScriptOutput, err
 		Root:             root,
 		Env:              scriptEnv(t.policy.Env),
 		Args:             []string{"capsule"},
-		Deadline:         ScriptDeadline,
+		Deadline:         t.policy.Deadline,
 		MemoryLimitBytes: t.set.Engine.MemoryLimitBytes(),
 		MaxOutputBytes:   t.set.Engine.MaxOutputBytes(),
 		Registry:         registry{s},
