@@ -40,7 +40,7 @@ func (w *Writer) SessionFileReplaced(e SessionFileReplaced) error {
 // fresh copy of what the Writer wrote, the Writer goes on in the copy, and
 // a session_file_replaced event is its last line.
 func (w *Writer) reclaim() error {
-	if w.path == "" {
+	if w.path == "" || stillNamed(w.path, w.f) {
 		return nil
 	}
 	dir, name := filepath.Split(w.path)
