@@ -31,7 +31,7 @@ func TestUnplantLogs(t *testing.T) {
 	must(os.Symlink("logs", filepath.Join(dir, "out")))
 	tr, err := trace.Create(filepath.Join(dir, "trace.jsonl"), "ses_1", time.Now)
 	must(err)
-	must(unplantLogs(dir, tr))
+	must(unplantLogs(dir, tr, true))
 	must(tr.Close())
 	var got []string
 	for _, l := range tr.Lines() {

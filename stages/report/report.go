@@ -124,7 +124,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
 			// No tool runs any more: what a tool planted at a log's name
 			// is removed and noted in the trace, whose own name Close
 			// checks (docs/sandbox.md, "Host-side file access").
-			errs = append(errs, unplantLogs(c.SessionDir, ses.Trace))
+			errs = append(errs, unplantLogs(c.SessionDir, ses.Trace, ses.Hooks != nil))
 		}
 		errs = append(errs, ses.Trace.Close())
 	}
