@@ -7,7 +7,7 @@ import "net/netip"
 // an entry naming the address itself reaches them. Private ranges
 // (10/8, 172.16/12, 192.168/16, 100.64/10) are not here: an internal model
 // gateway resolved by the operator's DNS is an ordinary allowed host.
-var specialRanges = [...]struct {
+var specialRanges = [...]struct { //nolint:gochecknoglobals // read-only table of special IPv4 ranges
 	prefix netip.Prefix
 	class  string
 }{

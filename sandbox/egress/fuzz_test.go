@@ -42,7 +42,7 @@ func FuzzAnswer(f *testing.F) {
 		if err := m.Unpack(reply); err != nil {
 			t.Fatalf("reply does not parse: %v", err)
 		}
-		if !m.Header.Response || m.Header.ID != uint16(msg[0])<<8|uint16(msg[1]) {
+		if !m.Response || m.ID != uint16(msg[0])<<8|uint16(msg[1]) {
 			t.Fatalf("reply header %+v does not answer ID % x", m.Header, msg[:2])
 		}
 		if len(m.Authorities)+len(m.Additionals) > 0 {
