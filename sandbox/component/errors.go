@@ -48,16 +48,21 @@ func callError(ctx, callCtx context.Context, name string, deadline time.Duration
 		}
 		return errcode.Wrap(code, ctx.Err(), "tool '%s' interrupted", name)
 	}
+	// murmur's texts for a tool (its GuestFailure messages), as the
+	// preview-1 path gives them (sandbox's deadlineError, memoryError).
 	if deadline > 0 && errors.Is(context.Cause(callCtx), sandbox.ErrDeadline) {
-		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: tool '%s' exceeded its %v execution deadline and was interrupted", sandbox.ErrDeadline, name, deadline), "").
+		secs := strconv.FormatFloat(deadline.Seconds(), 'f', -1, 64)
+		return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrDeadline, text: "tool '" + name + "' exceeded its " + secs +
+			"s execution deadline (capabilities.limits.deadline_seconds) and was interrupted"}, "").
 			WithHint("raise capabilities.limits.deadline_seconds or make the tool finish sooner")
 	}
 	if refused > 0 {
-		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", sandbox.ErrMemory, refused, limit),
+		return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrMemory, text: fmt.Sprintf(
+			"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", refused, limit)},
 			"tool '%s' exceeded its configured resource limits", name).
 			WithHint("raise capabilities.limits.memory_bytes or make the tool use less memory")
 	}
-	return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "tool '%s' trapped", name)
+	return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrTrap, cause: err}, "tool '%s' trapped", name)
 }
 
 // kindError is a failure's text that matches its sandbox.Kind with

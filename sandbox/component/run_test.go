@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -85,16 +86,23 @@ func TestRunToolLimits(t *testing.T) {
 	rt := newRuntime(t)
 	c := compileFixture(t, rt, "tool", "tool", WorldTool)
 	start := time.Now()
-	_, err := c.RunTool(context.Background(), Env{Deadline: 200 * time.Millisecond}, ToolInput{Data: str("s")})
+	_, err := c.RunTool(context.Background(), Env{Name: "echo", Deadline: 200 * time.Millisecond}, ToolInput{Data: str("s")})
 	if !errcode.Is(err, errcode.RunCapsule) || !errors.Is(err, sandbox.ErrDeadline) {
 		t.Fatalf("spin: got %v, want E-RUN-001 deadline", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("spin stopped after %v", d)
 	}
-	_, err = c.RunTool(context.Background(), Env{MemoryLimitBytes: 4 << 20}, ToolInput{Data: str("m")})
+	// murmur's text for a tool, as a preview-1 tool's (sandbox's conformance test).
+	if got, want := err.Error(), "tool 'echo' exceeded its 0.2s execution deadline (capabilities.limits.deadline_seconds) and was interrupted"; got != want {
+		t.Errorf("spin: message %q, want %q", got, want)
+	}
+	_, err = c.RunTool(context.Background(), Env{Name: "echo", MemoryLimitBytes: 4 << 20}, ToolInput{Data: str("m")})
 	if !errcode.Is(err, errcode.RunCapsule) || !errors.Is(err, sandbox.ErrMemory) {
 		t.Fatalf("balloon: got %v, want E-RUN-001 memory limit", err)
+	}
+	if got := err.Error(); !regexp.MustCompile(`^tool 'echo' exceeded its configured resource limits: linear memory growth to [0-9]+ bytes exceeds capabilities\.limits\.memory_bytes \(4194304\)$`).MatchString(got) {
+		t.Errorf("balloon: message %q, want murmur's", got)
 	}
 }
 
