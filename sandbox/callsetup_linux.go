@@ -48,7 +48,7 @@ func (s *Spawner) prepareCall(p Proc, spec *launchSpec) (*callSetup, error) {
 			c.close()
 			return nil, errcode.Wrap(errcode.RunCapsule, err, "sandbox set-up for '%s' failed", p.Argv[0])
 		}
-		c.ctl, spec.Control = ctl, true
+		c.ctl, spec.Control, spec.Wait = ctl, true, c.group != nil
 	}
 	return c, nil
 }
@@ -85,10 +85,11 @@ func (c *callSetup) start(ctx context.Context, pid int) error {
 		}
 		c.sess = c.policy.Serve(ctx, tcp, dns)
 	}
-	if c.group != nil {
-		if err := c.group.Join(pid); err != nil {
-			return fmt.Errorf("join its cgroup: %w", err)
-		}
+	if c.group == nil {
+		return nil // the launcher did not wait
+	}
+	if err := c.group.Join(pid); err != nil {
+		return fmt.Errorf("join its cgroup: %w", err)
 	}
 	return c.ctl.release()
 }

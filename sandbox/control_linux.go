@@ -19,7 +19,9 @@ import (
 //
 //	launcher -> parent: one byte, the number of descriptors, with those
 //	                    descriptors as SCM_RIGHTS
-//	parent -> launcher: one byte, controlGo: the tool may start
+//	parent -> launcher: one byte, controlGo: the tool may start (only
+//	                    when the launch spec says Wait: the call has a
+//	                    cgroup to join first)
 //
 // Anything else (the parent closing its end, a short read) stops the
 // launcher before the exec: fail closed.
@@ -34,9 +36,9 @@ const controlGo = 'g'
 // ports (at most egress's 16) and the resolver's socket.
 const maxControlFDs = 32
 
-// launcherHandshake sends fds to the parent (and closes them here), then
-// waits for the go-ahead.
-func launcherHandshake(fds []int) error {
+// launcherHandshake sends fds to the parent (and closes them here), then,
+// with wait, waits for the go-ahead.
+func launcherHandshake(fds []int, wait bool) error {
 	if len(fds) > maxControlFDs {
 		return fmt.Errorf("%d sockets to hand over, at most %d", len(fds), maxControlFDs)
 	}
@@ -50,6 +52,9 @@ func launcherHandshake(fds []int) error {
 	}
 	if err != nil {
 		return fmt.Errorf("hand the namespace's sockets to murmur-eval: %w", err)
+	}
+	if !wait {
+		return unix.Close(controlFD)
 	}
 	var b [1]byte
 	n, err := unix.Read(controlFD, b[:])

@@ -32,6 +32,11 @@ type launchSpec struct {
 	// Control: descriptor 3 is the control socket (control_linux.go); the
 	// launcher hands over Net's sockets and waits for the go-ahead.
 	Control bool `json:"control,omitempty"`
+	// Wait, with Control: after handing over its sockets the launcher
+	// waits for the parent's go-ahead (the parent puts it in the call's
+	// cgroup first). A proxied call without a cgroup does not wait: the
+	// listeners' backlogs hold what the tool sends before the proxy runs.
+	Wait bool `json:"wait,omitempty"`
 	// Net, with Control, sets up the call's network namespace for the
 	// egress proxy (netns_linux.go).
 	Net *netSpec `json:"net,omitempty"`
@@ -90,7 +95,7 @@ func launch(spec launchSpec) error {
 				return err
 			}
 		}
-		if err := launcherHandshake(fds); err != nil {
+		if err := launcherHandshake(fds, spec.Wait); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,21 @@ func BenchmarkSpawnTrueCgroup(b *testing.B) {
 	benchSpawn(b, spawnerWithB(b, SpawnerOptions{ShellAllow: testShellAllow(), Cgroups: run}), true)
 }
 
+// BenchmarkSpawnTrueProxiedCgroup is both: a capsule with the model's
+// endpoint in network.allow on a host with cgroups, the default path of a
+// capsule with shell tools here.
+func BenchmarkSpawnTrueProxiedCgroup(b *testing.B) {
+	requireSandbox(b)
+	if !testHost().Egress {
+		b.Skip("no egress proxy on this host")
+	}
+	p, err := egress.NewPolicy([]capsule.AllowRule{{Host: "localhost", Port: capsule.AnyPort}}, egress.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSpawn(b, spawnerWithB(b, SpawnerOptions{ShellAllow: testShellAllow(), Egress: p, Cgroups: testCgroupRun(b)}), false)
+}
+
 // spawnerWithB is spawnerWith for a benchmark.
 func spawnerWithB(b *testing.B, opts SpawnerOptions) *Spawner {
 	b.Helper()
