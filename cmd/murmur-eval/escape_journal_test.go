@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
@@ -20,7 +21,8 @@ var sessionOfLine = regexp.MustCompile(`"SessionID":"(ses_[0-9a-f]{32})"`)
 
 // TestResumeSkipsForgedJournalLines: a finished 3-case run gets three
 // forged lines appended to its journal (an unknown case, epoch -1, and a
-// case's own line again with session id "../x"); --resume reports each at
+// case's own line again with session id "../x"); merge refuses the
+// journal at the first of them; --resume reports each at
 // journal.jsonl:LINE with the field and why, counts none of them, and
 // ends with the 3 cases of the dataset, their own sessions, in every
 // output and in the journal.
@@ -81,7 +83,15 @@ func TestResumeSkipsForgedJournalLines(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r := runBinary(t, args(dir, "--resume")...)
+	// merge, which takes a shard's journal whole or not at all, refuses it
+	// at the first forged line (it took all three before).
+	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
+	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) ||
+		!strings.Contains(r.stderr, journalFile+`:4`) || !strings.Contains(r.stderr, `case_id "ghost": not a case of the run's selection`) {
+		t.Errorf("merge of the forged journal: exit %d, want %d with %s at %s:4 naming the case\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, journalFile, r.stderr)
+	}
+
+	r = runBinary(t, args(dir, "--resume")...)
 	if r.code != exitOK {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

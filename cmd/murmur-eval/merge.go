@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -140,7 +141,7 @@ func readShard(dir string) (shardRun, error) {
 		return shardRun{}, err
 	}
 	path := filepath.Join(dir, journalFile)
-	contents, err := journal.Read(path, checkRecord)
+	contents, err := journal.Read(path, checkInRun(shardBounds(run)))
 	if err != nil {
 		return shardRun{}, err
 	}
@@ -156,6 +157,44 @@ func readShard(dir string) (shardRun, error) {
 		records[i].rebase(run.RunID, func(rel string) string { return filepath.ToSlash(filepath.Join(abs, filepath.FromSlash(rel))) })
 	}
 	return shardRun{dir: dir, run: run, records: records}, nil
+}
+
+// shardBounds is what a shard's journal may name, as --resume checks its
+// own (journal.Bounds): the cases of the shard's selection when its
+// dataset is there unchanged (any case otherwise: missingPairs says the
+// dataset cannot be checked), epochs 1..--epochs and attempts
+// 1..--retries+1 from its run.json. A part run.json lacks leaves that
+// bound open.
+func shardBounds(run journal.Run) journal.Bounds {
+	const open = math.MaxInt32
+	b := journal.Bounds{HasCase: func(string) bool { return true }, Epochs: open, Attempts: open}
+	if n, err := strconv.Atoi(cmp.Or(run.Inputs["epochs"], run.Config["epochs"])); err == nil && n > 0 {
+		b.Epochs = n
+	}
+	var retries int
+	if _, err := fmt.Sscanf(run.Config["flags"], "retries=%d", &retries); err == nil && retries >= 0 {
+		b.Attempts = retries + 1
+	}
+	in := run.Inputs
+	if d, err := journal.FileDigest(in["dataset"]); err != nil || d != run.Config["dataset"] {
+		return b
+	}
+	ds, err := datasets.Load(in["dataset"])
+	if err != nil {
+		return b
+	}
+	defer ds.Close()
+	shard, _ := datasets.ParseShard(run.Config[shardPart])
+	limit, _ := strconv.Atoi(in["limit"])
+	ids := map[string]struct{}{}
+	for c := range (datasets.Selection{Filter: in["filter"], Limit: limit, Shard: shard}).Apply(ds).All() {
+		ids[ds.ID(c)] = struct{}{}
+	}
+	b.HasCase = func(id string) bool {
+		_, ok := ids[id]
+		return ok
+	}
+	return b
 }
 
 // combineShards checks that the shards are of one configuration and do not
