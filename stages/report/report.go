@@ -14,6 +14,7 @@ package report
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -142,7 +143,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return errcode.Wrap(errcode.IO, err, "finish session files")
+		return finishErr(err)
 	}
 	if !scorable(c, ses, out) {
 		return nil
@@ -150,6 +151,17 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
 	scores, err := s.score(ctx, c, ses, out)
 	rep.Scores = scores
 	return err
+}
+
+// finishErr is the stage's error for session files it could not finish:
+// E-IO-003, unless one of the failures already carries a code (a session
+// file refused is E-EVL-040), which is kept, because errcode.Code reads the
+// outermost code and the specific one should win (HOUSE-STYLE.md).
+func finishErr(err error) error {
+	if errcode.Code(err) != "" {
+		return fmt.Errorf("finish session files: %w", err)
+	}
+	return errcode.Wrap(errcode.IO, err, "finish session files")
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its
