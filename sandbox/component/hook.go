@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"sync"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -87,7 +86,10 @@ func (e *HookError) Error() string { return e.Msg }
 type HookInstance struct {
 	c   *Component
 	env *Env
-	mu  sync.Mutex
+	// sem holds one token while a call or Close uses the instance: a
+	// channel, not a mutex, so a call waiting for it gives up when its
+	// context ends (a hook spinning to its deadline would hold it).
+	sem chan struct{}
 	in  *instance
 	// broken is why the instance may not be entered, nil while usable.
 	broken error
@@ -100,7 +102,7 @@ func (c *Component) NewHookInstance(ctx context.Context, env Env) (*HookInstance
 	if c.world != WorldHook {
 		return nil, errcode.New(errcode.Internal, "NewHookInstance on a %s component", c.world.Name())
 	}
-	h := &HookInstance{c: c, env: &env}
+	h := &HookInstance{c: c, env: &env, sem: make(chan struct{}, 1)}
 	s := newState(h.env)
 	callCtx, cancel := withDeadline(ctx, env.Deadline)
 	defer cancel()
@@ -143,8 +145,10 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 	if !ok {
 		return HookOutput{Arm: "none"}, nil
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	if err := h.acquire(ctx); err != nil {
+		return HookOutput{}, err
+	}
+	defer h.release()
 	if h.in == nil {
 		return HookOutput{}, errcode.New(errcode.Internal, "hook instance %s is closed", h.env.Name)
 	}
@@ -195,10 +199,33 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 	return out, nil
 }
 
+// acquire takes the instance for a call, or returns the caller's context's
+// end, E-EVL-021 (or E-EVL-020 for a deadline) as a tool call's
+// interruption is, when it ends first. A context already done never enters
+// the instance (entering would leave it unusable).
+func (h *HookInstance) acquire(ctx context.Context) error {
+	if ctx.Err() == nil {
+		select {
+		case h.sem <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+		}
+	}
+	code := errcode.Cancelled
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		code = errcode.Timeout
+	}
+	return errcode.Wrap(code, ctx.Err(), "hook '%s' interrupted", h.env.Name)
+}
+
+func (h *HookInstance) release() { <-h.sem }
+
 // Close releases the instance. It is safe to call more than once.
 func (h *HookInstance) Close(ctx context.Context) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	// Close waits for a running call whatever ctx says: the instance must
+	// be released, and a call ends by its deadline.
+	h.sem <- struct{}{}
+	defer h.release()
 	if h.in != nil {
 		h.in.close(ctx)
 		h.in = nil

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -293,6 +294,53 @@ func TestHookDeadline(t *testing.T) {
 	}
 	if _, err := h.Call(ctx, HookOnTaskEnd, hookEvents()[HookOnTaskEnd]); !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "cannot be entered again") {
 		t.Errorf("call after the deadline: %v", err)
+	}
+}
+
+// A call waiting for the instance while another runs gives up when its
+// own context ends, with the context's error and E-EVL-021 (E-EVL-020 for
+// a deadline), instead of waiting for the running call to end.
+func TestHookCallWaitHonoursItsContext(t *testing.T) {
+	rt := newRuntime(t)
+	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	ctx := context.Background()
+	h, err := c.NewHookInstance(ctx, Env{Name: "spinner", Deadline: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	first := make(chan error, 1)
+	go func() {
+		_, err := h.Call(ctx, HookOnSessionStart, []Value{Str("spin"), Str("1"), Str("s"), Str("m"), Strs(nil)})
+		first <- err
+	}()
+	for len(h.sem) == 0 { // the spinning call holds the instance
+		runtime.Gosched()
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	timed, cancelTimed := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelTimed()
+	for _, tc := range []struct {
+		name   string
+		ctx    context.Context
+		code   string
+		ctxErr error
+	}{
+		{"cancelled before", cancelled, errcode.Cancelled, context.Canceled},
+		{"deadline while waiting", timed, errcode.Timeout, context.DeadlineExceeded},
+	} {
+		start := time.Now()
+		_, err := h.Call(tc.ctx, HookOnTaskEnd, hookEvents()[HookOnTaskEnd])
+		if !errcode.Is(err, tc.code) || !errors.Is(err, tc.ctxErr) {
+			t.Errorf("%s: got %v, want %s wrapping %v", tc.name, err, tc.code, tc.ctxErr)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: returned after %v, waiting for the running call", tc.name, d)
+		}
+	}
+	if err := <-first; sandbox.KindOf(err) != sandbox.ErrDeadline {
+		t.Errorf("the spinning call: %v, want its deadline", err)
 	}
 }
 
