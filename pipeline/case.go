@@ -62,14 +62,16 @@ type Case struct {
 // InputOf returns the case's dataset line as T, or E-EVL-099 when the case
 // carries another type. A case whose line could not be read when it
 // started (Runner.NewCase) carries that error as its Input: InputOf
-// returns it, and the stage that asked fails with its code.
+// returns it, and the stage that asked fails with its code. The error is
+// looked for first: a T that an error satisfies (any, error) would
+// otherwise take it as the line.
 func InputOf[T any](c *Case) (T, error) {
 	var zero T
 	switch v := c.Input.(type) {
-	case T:
-		return v, nil
 	case error:
 		return zero, v
+	case T:
+		return v, nil
 	}
 	return zero, errInput(c)
 }

@@ -121,3 +121,27 @@ func TestInputOf(t *testing.T) {
 		t.Errorf("InputOf(error input) = %v, want %v", err, unread)
 	}
 }
+
+// TestInputOfErrorInput: an input that could not be read is returned as
+// the error, whatever T asks for, even an interface the error satisfies
+// (any, error, an interface of its methods): never as a value with a nil
+// error.
+func TestInputOfErrorInput(t *testing.T) {
+	unread := errcode.New(errcode.IO, "line changed")
+	c := &Case{ID: "e", Input: unread}
+	for _, tc := range []struct {
+		name string
+		read func() (any, error)
+	}{
+		{"capsule", func() (any, error) { return InputOf[capsule](c) }},
+		{"any", func() (any, error) { return InputOf[any](c) }},
+		{"error", func() (any, error) { return InputOf[error](c) }},
+		{"interface{ Error() string }", func() (any, error) { return InputOf[interface{ Error() string }](c) }},
+		{"*errcode.Error", func() (any, error) { return InputOf[*errcode.Error](c) }},
+	} {
+		v, err := tc.read()
+		if err != unread {
+			t.Errorf("InputOf[%s] = %v, %v; want the input's error %v", tc.name, v, err, unread)
+		}
+	}
+}
