@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
 )
 
 // Call is one invocation of a tool.
@@ -82,13 +84,17 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	}
 	defer closeFS()
 	callCtx = withHost(callCtx, c.Host)
-	var alloc *boundedAllocator
+	var alloc *memlimit.Allocator
 	if e.memLimit > 0 {
-		alloc = &boundedAllocator{limit: e.memLimit}
+		alloc = memlimit.New(e.memLimit)
 		callCtx = experimental.WithMemoryAllocator(callCtx, alloc)
 	}
 
-	mod, runErr := e.rt.InstantiateModule(callCtx, m.compiled, cfg)
+	var mod api.Module
+	runErr := alloc.Instantiate(func() (err error) {
+		mod, err = e.rt.InstantiateModule(callCtx, m.compiled, cfg)
+		return err
+	})
 	if mod != nil {
 		_ = mod.Close(context.WithoutCancel(ctx)) // a no-op if already closed
 	}
@@ -108,10 +114,7 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	if c.Deadline > 0 && errors.Is(context.Cause(callCtx), ErrDeadline) {
 		return out, deadlineError(m.name, c.Deadline)
 	}
-	var refused uint64
-	if alloc != nil {
-		refused = alloc.refused.Load()
-	}
+	refused := alloc.Refused()
 	var exit *sys.ExitError
 	if errors.As(runErr, &exit) {
 		if refused == 0 {

@@ -271,6 +271,39 @@ func TestRunMemoryLimit(t *testing.T) {
 	}
 }
 
+// TestRunInitialMemoryOverTheLimit: a module whose initial memory is over
+// the limit compiles and fails each call with the memory limit, in the
+// words murmur's store limiter uses (it is asked about the initial memory
+// when the instance is created), as a component does; whether or not the
+// module exports its memory.
+func TestRunInitialMemoryOverTheLimit(t *testing.T) {
+	t.Parallel()
+	unexported := []byte("\x00asm\x01\x00\x00\x00" +
+		"\x01\x04\x01\x60\x00\x00" + // type: func()
+		"\x03\x02\x01\x00" + // one function
+		"\x05\x03\x01\x00\x20" + // memory: min 32 pages, not exported
+		"\x07\x0a\x01\x06_start\x00\x00" + // export _start only
+		"\x0a\x04\x01\x02\x00\x0b") // its empty body
+	const want = "tool 'tool' exceeded its configured resource limits: " +
+		"linear memory growth to 2097152 bytes exceeds capabilities.limits.memory_bytes (1048576)"
+	e := newTestEngine(t, Config{CacheDir: t.TempDir(), MemoryLimitBytes: 1 << 20})
+	for name, wasm := range map[string][]byte{
+		"exported":   coreModule(nil, 32, "_start"),
+		"unexported": unexported,
+	} {
+		m, err := e.Compile(context.Background(), "tool", wasm)
+		if err != nil {
+			t.Fatalf("%s: Compile: %v", name, err)
+		}
+		_, err = e.Run(context.Background(), m, Call{})
+		wantCode(t, err, errcode.RunCapsule)
+		wantKind(t, err, ErrMemory)
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: Run = %v, want %q", name, err, want)
+		}
+	}
+}
+
 func TestRunTrap(t *testing.T) {
 	t.Parallel()
 	e := newTestEngine(t, Config{CacheDir: t.TempDir()})

@@ -53,8 +53,8 @@ type Engine struct {
 // only; it is not kept.
 func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 	rc := wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true)
-	// The memory limit is enforced per instance by boundedAllocator (see
-	// memory.go), not by WithMemoryLimitPages: at that cap memory.grow just
+	// The memory limit is enforced per call by a memlimit.Allocator (see
+	// internal/memlimit), not by WithMemoryLimitPages: at that cap memory.grow just
 	// returns -1, a Go guest then exits 2 like any other crash, and we could
 	// not tell the failure was the limit.
 	var cache wazero.CompilationCache

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 
 const (
 	wasiModule = "wasi_snapshot_preview1"
-	pageSize   = 65536
 	wasmMagic  = "\x00asm" // opens every WebAssembly binary, core module or component
 	// rebuildHint tells a tool author how to produce what we can run.
 	rebuildHint = "rebuild the tool as a WASI preview 1 core module " +
@@ -37,9 +35,7 @@ func (m *Module) Name() string { return m.name }
 // Compile checks and compiles a tool's WebAssembly binary once. name is the
 // tool's name, used in messages. It refuses with E-RUN-001 anything that is
 // not a WASI preview 1 command module (a component, not wasm at all, no
-// _start export, or an exported memory whose initial size is above the
-// memory limit — WASI commands export theirs as "memory") and with
-// E-RUN-002 a module importing functions the runtime does not provide.
+// _start export) and with E-RUN-002 a module importing functions the runtime does not provide.
 // Compile is safe for concurrent use, but compile each binary once and share
 // the Module.
 func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module, error) {
@@ -109,16 +105,6 @@ func (e *Engine) checkModule(name string, c wazero.CompiledModule) error {
 	if _, ok := c.ExportedFunctions()["_start"]; !ok {
 		return errcode.New(errcode.RunCapsule, "tool '%s' exports no _start function: it is not a WASI command module", name).
 			WithHint("build the tool as a program (package main with func main), not a library or reactor")
-	}
-	if e.memLimit > 0 {
-		for _, m := range c.ExportedMemories() {
-			if need := uint64(m.Min()) * pageSize; need > e.memLimit {
-				return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrMemory, text: fmt.Sprintf(
-					"initial linear memory of %d bytes exceeds capabilities.limits.memory_bytes (%d)", need, e.memLimit)},
-					"tool '%s' exceeded its configured resource limits", name).
-					WithHint("raise capabilities.limits.memory_bytes")
-			}
-		}
 	}
 	return nil
 }

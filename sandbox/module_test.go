@@ -35,7 +35,6 @@ func TestCompileRefuses(t *testing.T) {
 		{"wasi preview 2 import", coreModule([]wasmImport{{"wasi:cli/environment@0.2.0", "get-environment", 0}}, -1, "_start"), 0,
 			errcode.RunWASIImport, ""},
 		{"no _start (reactor)", coreModule(nil, -1, "_initialize"), 0, errcode.RunCapsule, ""},
-		{"initial memory over the limit", coreModule(nil, 32, "_start"), 1 << 20, errcode.RunCapsule, ErrMemory},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

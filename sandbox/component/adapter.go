@@ -96,8 +96,10 @@ func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main waz
 // instantiateWithAdapter instantiates the main module with its
 // preview-1 imports resolved to the forwarding module, then the adapter
 // with "env" and "__main_module__" resolved to that main instance, then
-// runs the main module's _initialize.
-func (c *Component) instantiateWithAdapter(ctx context.Context, s *state) (api.Module, error) {
+// runs the main module's _initialize. The main instance is in.m as soon
+// as it exists, so in.close closes it even if the adapter's instantiation
+// panics (memlimit.Allocator.Instantiate recovers a refused initial memory).
+func (c *Component) instantiateWithAdapter(ctx context.Context, s *state, in *instance) error {
 	fwd := rawModule(c.rt.Module(c.forward))
 	mctx := experimental.WithImportResolver(ctx, func(name string) api.Module {
 		if name == adapterName {
@@ -106,8 +108,9 @@ func (c *Component) instantiateWithAdapter(ctx context.Context, s *state) (api.M
 		return nil
 	})
 	m, err := c.rt.InstantiateModule(mctx, c.main, c.cfg.WithStartFunctions())
+	in.m = m
 	if err != nil {
-		return m, err
+		return err
 	}
 	s.setMain(m)
 	actx := experimental.WithImportResolver(ctx, func(name string) api.Module {
@@ -118,16 +121,16 @@ func (c *Component) instantiateWithAdapter(ctx context.Context, s *state) (api.M
 	})
 	a, err := c.rt.InstantiateModule(actx, c.adapter, c.cfg.WithStartFunctions())
 	if err != nil {
-		return m, err
+		return err
 	}
 	s.adapter = a
 	s.importRealloc = a.ExportedFunction("cabi_import_realloc")
 	if init := m.ExportedFunction("_initialize"); init != nil {
 		if _, err := init.Call(ctx); err != nil {
-			return m, err
+			return err
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // rawModule unwraps the api.Module that wazero's Runtime.Module returns for

@@ -13,6 +13,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
 )
 
 // Component is a validated component compiled for one wazero runtime. It
@@ -171,7 +172,7 @@ const wasmPage = 65536
 type instance struct {
 	s     *state
 	m     api.Module
-	alloc *limitAllocator
+	alloc *memlimit.Allocator
 }
 
 // newState is a fresh host-side state for env, with env's defaults filled.
@@ -191,24 +192,19 @@ func newState(env *Env) *state {
 func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
 	in := &instance{s: s}
 	if lim := s.env.MemoryLimitBytes; lim > 0 {
-		in.alloc = &limitAllocator{limit: lim}
+		in.alloc = memlimit.New(lim)
 		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
-		// wazero cannot be refused a module's initial memory (it panics):
-		// a minimum over the limit is refused here, as the memory limit.
-		if m, ok := c.main.ExportedMemories()["memory"]; ok && uint64(m.Min())*wasmPage > lim {
-			in.alloc.refused.Store(uint64(m.Min()) * wasmPage)
-			return in, errors.New("the main module's initial memory exceeds the memory limit")
-		}
 	}
-	var err error
-	if c.adapter != nil {
-		in.m, err = c.instantiateWithAdapter(callCtx, s)
-	} else {
+	err := in.alloc.Instantiate(func() (err error) {
+		if c.adapter != nil {
+			return c.instantiateWithAdapter(callCtx, s, in)
+		}
 		in.m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
 		if err == nil {
 			s.setMain(in.m)
 		}
-	}
+		return err
+	})
 	if err == nil {
 		s.realloc = s.mainRealloc
 	}
@@ -232,12 +228,7 @@ func (in *instance) close(ctx context.Context) {
 }
 
 // refused is the memory growth the limit refused, 0 if none.
-func (in *instance) refused() uint64 {
-	if in.alloc == nil {
-		return 0
-	}
-	return in.alloc.refused.Load()
-}
+func (in *instance) refused() uint64 { return in.alloc.Refused() }
 
 // failure classifies a failed call: an invalid result, or callError's
 // trap, deadline or memory limit.
