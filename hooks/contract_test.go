@@ -1,7 +1,9 @@
 package hooks
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -112,5 +114,17 @@ func TestOptionsFor(t *testing.T) {
 		EvalConfig: `{"dataset_id":"ds","scorers":[{"type":"max_turns","name":"t","max":5}]}`}
 	if o != want {
 		t.Errorf("OptionsFor = %+v, want %+v", o, want)
+	}
+}
+
+// Output that is not a JSON object is the decoder's error, wrapped:
+// errors.Is and errors.As reach it.
+func TestParseOutputWrapsTheDecodeError(t *testing.T) {
+	if _, err := ParseOutput([]byte(`{"text":`)); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("truncated object: %v, want io.ErrUnexpectedEOF wrapped", err)
+	}
+	var te *json.UnmarshalTypeError
+	if _, err := ParseOutput([]byte(`[1]`)); !errors.As(err, &te) {
+		t.Errorf("array: %v, want a *json.UnmarshalTypeError wrapped", err)
 	}
 }

@@ -51,7 +51,7 @@ func ParseOutput(stdout []byte) (Output, error) {
 	var w wireOutput
 	dec := json.NewDecoder(bytes.NewReader(s))
 	if err := dec.Decode(&w); err != nil {
-		return Output{}, fmt.Errorf("hook output is not a JSON object: %v", err)
+		return Output{}, fmt.Errorf("hook output is not a JSON object: %w", err)
 	}
 	if dec.More() {
 		return Output{}, errors.New("hook output has more than one JSON value")

@@ -35,7 +35,7 @@ func (m Message) Blocks() ([]ContentBlock, error) {
 			Source    json.RawMessage `json:"source"`
 		}
 		if err := json.Unmarshal(raw, &w); err != nil {
-			return nil, fmt.Errorf("%s message: block %d: %v", m.Role, i, err)
+			return nil, fmt.Errorf("%s message: block %d: %w", m.Role, i, err)
 		}
 		if len(w.Input) == 0 || string(w.Input) == "null" {
 			w.Input = json.RawMessage("{}")

@@ -99,7 +99,7 @@ func (p *Parser) Line(line []byte, at time.Time) (Event, error) {
 	}
 	var l streamLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return Event{}, fmt.Errorf("malformed stream-json line from inference subprocess: %v", err)
+		return Event{}, fmt.Errorf("malformed stream-json line from inference subprocess: %w", err)
 	}
 	switch l.Type {
 	case "assistant":
@@ -126,14 +126,14 @@ func content(msg json.RawMessage) ([]block, json.RawMessage, error) {
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, nil, fmt.Errorf("malformed stream-json message from inference subprocess: %v", err)
+		return nil, nil, fmt.Errorf("malformed stream-json message from inference subprocess: %w", err)
 	}
 	if len(m.Content) == 0 || m.Content[0] != '[' {
 		return nil, m.Content, nil
 	}
 	var blocks []block
 	if err := json.Unmarshal(m.Content, &blocks); err != nil {
-		return nil, nil, fmt.Errorf("malformed stream-json content from inference subprocess: %v", err)
+		return nil, nil, fmt.Errorf("malformed stream-json content from inference subprocess: %w", err)
 	}
 	return blocks, m.Content, nil
 }

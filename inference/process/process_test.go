@@ -458,3 +458,21 @@ func TestBridgeHammer(t *testing.T) {
 		t.Errorf("%d dispatches overlapped another", n)
 	}
 }
+
+// A stream-json line, message or content that does not decode is the
+// decoder's error, wrapped (errors.As reaches it), under the same text.
+func TestParserWrapsTheDecodeError(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		as   func(error) bool
+	}{
+		{`{"type":`, func(err error) bool { var e *json.SyntaxError; return errors.As(err, &e) }},
+		{`{"type":"assistant","message":"text"}`, func(err error) bool { var e *json.UnmarshalTypeError; return errors.As(err, &e) }},
+		{`{"type":"assistant","message":{"content":[5]}}`, func(err error) bool { var e *json.UnmarshalTypeError; return errors.As(err, &e) }},
+	} {
+		_, err := NewParser().Line([]byte(tc.line), time.Time{})
+		if err == nil || !strings.Contains(err.Error(), "malformed stream-json") || !tc.as(err) {
+			t.Errorf("Line(%s) = %v, want the decoder's error wrapped", tc.line, err)
+		}
+	}
+}
