@@ -29,7 +29,7 @@ type callSetup struct {
 // half of them into spec. Nothing runs yet.
 func (s *Spawner) prepareCall(p Proc, spec *launchSpec) (*callSetup, error) {
 	c := &callSetup{policy: s.opts.Egress}
-	c.proxied = s.EgressMode(p.Isolate) == "proxy"
+	c.proxied = s.EgressMode(p.Isolate) == EgressProxy
 	if c.proxied {
 		ports := s.opts.Egress.Ports()
 		spec.Net = &netSpec{Ports: ports, DNS: true}
@@ -117,6 +117,16 @@ func socketsOf(files []*os.File) (tcp []net.Listener, dns net.PacketConn, err er
 		return nil, nil, fmt.Errorf("take the namespace's sockets: %w", err)
 	}
 	return tcp, dns, nil
+}
+
+// pids lists the call's processes for the workdir guard: its cgroup's
+// (one read) when it has one, else the tree below root, the launcher.
+// The guard runs beside start and finish; a Group's Procs only reads.
+func (c *callSetup) pids(root int) func() ([]int, error) {
+	if c.group != nil {
+		return c.group.Procs
+	}
+	return callPIDs(root)
 }
 
 // finish ends the call's proxy and reads its cgroup once the process has

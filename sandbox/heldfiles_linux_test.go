@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/cgroup"
 )
 
 // TestHeldFilesCountsDeletedOpenAndMappedFiles: a deleted file this process
@@ -117,18 +118,9 @@ func TestDescendantsFollowsTheTree(t *testing.T) {
 }
 
 // heldSpawner is testSpawner whose tools may also run rm.
-func heldSpawner(t *testing.T) *Spawner {
+func heldSpawner(t *testing.T, cgroups *cgroup.Run) *Spawner {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSpawner(exe, testHost(), SpawnerOptions{ShellAllow: append(testShellAllow(), "rm")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	return spawnerWith(t, SpawnerOptions{ShellAllow: append(testShellAllow(), "rm"), Cgroups: cgroups})
 }
 
 // TestWorkdirGuardCountsDeletedFilesAToolHolds: a tool that deletes its
@@ -136,20 +128,32 @@ func heldSpawner(t *testing.T) *Spawner {
 // their blocks pass workdir_max_bytes, though its folder stays empty.
 func TestWorkdirGuardCountsDeletedFilesAToolHolds(t *testing.T) {
 	requireSandbox(t)
-	dir, _ := sessionDir(t)
-	res := defaultResources()
-	res.WorkdirMaxBytes = 4 << 20
-	script := "exec 3>a 4>b && rm a b && head -c 3000000 /dev/zero >&3 && " +
-		"(head -c 3000000 /dev/zero >&4; exec sleep 20) & sleep 20"
-	start := time.Now()
-	_, err := heldSpawner(t).Run(context.Background(), Proc{Path: "/bin/sh", Argv: []string{"sh", "-c", script},
-		Dir: dir, SessionDir: dir, Resources: res, Isolate: true, CapsuleGrants: true,
-		Env: []string{"PATH=/usr/bin:/bin"}, Deadline: 15 * time.Second, MaxOutput: 1024})
-	wantCode(t, err, errcode.RunWorkdirSize)
-	if took := time.Since(start); took > 10*time.Second {
-		t.Errorf("stopped after %v", took)
-	}
-	if n := DirSize(dir); n >= res.WorkdirMaxBytes {
-		t.Errorf("the folder holds %d bytes: the named files alone were past the limit", n)
+	// The call's processes are found below the launcher, or read from its
+	// cgroup when it has one.
+	for _, tc := range []struct {
+		name    string
+		cgroups func(*testing.T) *cgroup.Run
+	}{
+		{"process tree", func(*testing.T) *cgroup.Run { return nil }},
+		{"cgroup", func(t *testing.T) *cgroup.Run { return testCgroupRun(t) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, _ := sessionDir(t)
+			res := defaultResources()
+			res.WorkdirMaxBytes = 4 << 20
+			script := "exec 3>a 4>b && rm a b && head -c 3000000 /dev/zero >&3 && " +
+				"(head -c 3000000 /dev/zero >&4; exec sleep 20) & sleep 20"
+			start := time.Now()
+			_, err := heldSpawner(t, tc.cgroups(t)).Run(context.Background(), Proc{Path: "/bin/sh", Argv: []string{"sh", "-c", script},
+				Dir: dir, SessionDir: dir, Resources: res, Isolate: true, CapsuleGrants: true,
+				Env: []string{"PATH=/usr/bin:/bin"}, Deadline: 15 * time.Second, MaxOutput: 1024})
+			wantCode(t, err, errcode.RunWorkdirSize)
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("stopped after %v", took)
+			}
+			if n := DirSize(dir); n >= res.WorkdirMaxBytes {
+				t.Errorf("the folder holds %d bytes: the named files alone were past the limit", n)
+			}
+		})
 	}
 }

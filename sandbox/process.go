@@ -64,6 +64,14 @@ func linkOrCopyExec(src, dst string) error {
 	return err
 }
 
+// A call's network (Spawner.EgressMode), in effective_grants'
+// subprocess_egress words.
+const (
+	EgressNone          = "none"          // its own namespace, no way out
+	EgressProxy         = "proxy"         // its own namespace, served by the egress proxy
+	EgressUnconstrained = "unconstrained" // the host's network (W-SEC-003)
+)
+
 // Proc is one subprocess to run.
 type Proc struct {
 	Path string   // absolute path of the binary

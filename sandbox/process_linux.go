@@ -78,11 +78,11 @@ func (s *Spawner) Close() error {
 func (s *Spawner) EgressMode(isolate bool) string {
 	switch {
 	case isolate:
-		return "none"
+		return EgressNone
 	case s.opts.Egress != nil && s.host.Egress:
-		return "proxy"
+		return EgressProxy
 	}
-	return "unconstrained"
+	return EgressUnconstrained
 }
 
 // Host is the host probe the Spawner was made with.
@@ -164,7 +164,7 @@ func (s *Spawner) Run(ctx context.Context, p Proc) (*ProcResult, error) {
 				kill()
 				return
 			case <-tick.C:
-				if err := checkCall(cmp.Or(p.Layer, p.SessionDir), p, callPIDs(pid)); err != nil {
+				if err := checkCall(cmp.Or(p.Layer, p.SessionDir), p, call.pids(pid)); err != nil {
 					breach = err
 					kill()
 					return

@@ -35,9 +35,9 @@ func NewSpawner(_ string, host Host, _ SpawnerOptions) (*Spawner, error) {
 // (off Linux nothing runs anyway).
 func (s *Spawner) EgressMode(isolate bool) string {
 	if isolate {
-		return "none"
+		return EgressNone
 	}
-	return "unconstrained"
+	return EgressUnconstrained
 }
 
 // Close does nothing: no launcher was placed.

@@ -69,7 +69,7 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		return err
 	}
 	caps := m.Capabilities
-	proxy, err := egressPolicy(caps, host)
+	proxy, err := egressPolicy(m, host)
 	if err != nil {
 		return err
 	}
@@ -91,18 +91,12 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 
 // egressPolicy is the run's subprocess egress proxy: nil when
 // network.allow is empty (subprocesses get no network at all) or the host
-// cannot set up a proxied namespace (W-SEC-003 says why).
-func egressPolicy(caps capsule.Capabilities, host sandbox.Host) (*egress.Policy, error) {
-	if caps.Network == nil || len(caps.Network.Allow) == 0 || !host.Egress {
+// cannot set up a proxied namespace (W-SEC-003 says why). The ceiling's
+// entries were checked before any artifact was read (preflight).
+func egressPolicy(m *capsule.Manifest, host sandbox.Host) (*egress.Policy, error) {
+	rules := m.Ceiling()
+	if len(rules) == 0 || !host.Egress {
 		return nil, nil
-	}
-	rules := make([]capsule.AllowRule, 0, len(caps.Network.Allow))
-	for _, e := range caps.Network.Allow {
-		r, err := capsule.ParseAllowEntry(e)
-		if err != nil {
-			return nil, err
-		}
-		rules = append(rules, r)
 	}
 	return egress.NewPolicy(rules, egress.Options{})
 }
