@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
@@ -101,11 +102,7 @@ func ipv4Only(addrs []netip.Addr) []netip.Addr {
 		if !a.Is4() {
 			continue
 		}
-		dup := false
-		for _, b := range out {
-			dup = dup || a == b
-		}
-		if !dup {
+		if !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}

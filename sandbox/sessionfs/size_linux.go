@@ -4,7 +4,6 @@ package sessionfs
 
 import (
 	"errors"
-	"fmt"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,20 +34,8 @@ type frame struct {
 // while it walked (its ".." is no longer the folder it came from) ends the
 // walk with ErrChanged and the bytes counted so far.
 func Size(dir string, stop uint64) (uint64, error) {
-	fd, err := unix.Open(dir, dirFlags, 0)
-	if err != nil {
-		return 0, fmt.Errorf("measure %s: %w", dir, err)
-	}
-	w := &walk{stop: stop}
-	defer w.closeAll()
-	if err := w.push(fd); err != nil {
-		return 0, fmt.Errorf("measure %s: %w", dir, err)
-	}
-	n, err := w.run()
-	if err != nil {
-		return n, fmt.Errorf("measure %s: %w", dir, err)
-	}
-	return n, nil
+	u, err := Measure(dir, stop, 0)
+	return u.Bytes, err
 }
 
 type walk struct {
