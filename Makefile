@@ -58,7 +58,8 @@ vet:
 	$(GO) vet ./...
 
 # golangci-lint with .golangci.yml: the house rules a linter can hold
-# (RATIONALE.md, "Why these linters?").
+# (RATIONALE.md, "Why these linters, and why only part of `os` is forbidden
+# outside cmd/?").
 lint:
 	@$(GOLANGCI_LINT) version 2>/dev/null | grep -q 'version $(GOLANGCI_LINT_VERSION:v%=%) ' || $(MAKE) --no-print-directory lint-install
 	$(GOLANGCI_LINT) run ./...

@@ -17,7 +17,8 @@ import (
 // run_both_explicit_uses_given_paths: a dataset that is not there is
 // E-IO-001. murmur says "dataset not found at <path>"; murmur-eval says
 // "<path>: dataset not found: …", its errors' location-first form
-// (RATIONALE.md "Why do murmur-eval's errors name the location first?").
+// (RATIONALE.md "Why do murmur-eval's errors name the location first, and
+// exit 2?").
 func TestMurmur_run_explicit_dataset_only_capsule_defaults_to_cwd(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope.jsonl")
 	_, err := Load(path)

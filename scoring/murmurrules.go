@@ -24,7 +24,7 @@ const (
 	// unavailable, or its answer was unusable). murmur's driver ends the
 	// session failed and the case is scored; murmur-eval records a harness
 	// error, out of the pass rate (RATIONALE.md, "Why are errors and
-	// timeouts left out of the pass rate ...?").
+	// timeouts left out of the pass rate, and counted by an error budget?").
 	DiffModelTurnError = "model_turn_error"
 	// DiffExpected: the manifest's scorers pass the case, and a scorer of
 	// the dataset line's expected value (result_*, a file, the check)

@@ -24,6 +24,7 @@
 //
 // Run.NewGroup, Group.Close and Run.Close may be called from many
 // goroutines at once; one Group's methods are for one goroutine at a time.
-// RATIONALE.md, "Why a cgroup per subprocess call, on v1 too?", has the
+// RATIONALE.md, "Why a cgroup per call, not per session?" and "Why does the
+// cgroup package write what it writes, and read what it reads?", have the
 // reasons for the choices made here.
 package cgroup

@@ -19,6 +19,7 @@
 // name, so a name that resolves to them cannot open the host's own
 // services. The resolver answers A queries for allowed names only and
 // never passes a query upstream as it came. Nothing is decrypted or
-// parsed above TCP. RATIONALE.md ("Why does the egress proxy ...?") has
-// the reasons.
+// parsed above TCP. RATIONALE.md ("Why does the egress proxy decide by the
+// name it handed an address out for, and refuse some addresses every name
+// leads to?") has the reasons.
 package egress
