@@ -23,7 +23,7 @@ import (
 // the test engine's runtime.
 func componentHook(t *testing.T) *component.Component {
 	t.Helper()
-	wasm := componenttest.Build(t, filepath.Join("..", "sandbox", "component", "testdata", "hook.wat"), "hook", false)
+	wasm := componenttest.Fixture(t, "hook")
 	bin, err := component.Decode(wasm)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestComponentHookInstantiationFailsTheSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.Close(ctx) })
-	wasm := componenttest.Build(t, filepath.Join("..", "sandbox", "component", "testdata", "hook.wat"), "hook", false)
+	wasm := componenttest.Fixture(t, "hook")
 	bin, err := component.Decode(wasm)
 	if err != nil {
 		t.Fatal(err)

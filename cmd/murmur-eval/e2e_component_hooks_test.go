@@ -22,21 +22,16 @@ import (
 // hook_dispatch_error; its on-stage write-manifests (a throwaway instance)
 // writes tools/fixture-tool/murmur.yaml in the session.
 func TestE2EComponentHook(t *testing.T) {
-	componenttest.Available(t)
 	e2eBinary(t)
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "capsule")
 	hookDir := filepath.Join(dir, "hooks", "counter")
-	wat, err := filepath.Abs(filepath.Join("..", "..", "sandbox", "component", "testdata", "hook.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, d := range []string{hookDir, filepath.Join(dir, "recordings")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(hookDir, "counter.wasm"), string(componenttest.Build(t, wat, "hook", false)))
+	writeFile(t, filepath.Join(hookDir, "counter.wasm"), string(componenttest.Fixture(t, "hook")))
 	writeFile(t, filepath.Join(hookDir, "murmur.yaml"), "name: counter\nversion: 0.1.0\nruntime: hook\n"+
 		"commit_policy: reopen-task\nrequires_files: [counter.wasm]\n")
 	if r := runBinary(t, "pack", hookDir, "--store", filepath.Join(dir, ".murmur", "artifacts")); r.code != 0 {
@@ -115,9 +110,5 @@ inference:
 // effect.
 func hookNoneComponent(t *testing.T) []byte {
 	t.Helper()
-	wat, err := filepath.Abs(filepath.Join("..", "..", "sandbox", "component", "testdata", "hook_none.wat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return componenttest.Build(t, wat, "hook", false)
+	return componenttest.Fixture(t, "hook_none")
 }

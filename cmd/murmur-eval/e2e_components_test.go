@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -84,7 +83,6 @@ func caseSession(t *testing.T, out, caseID string) string {
 // deadline and a ballooning one at the memory limit, both recorded with
 // their reason, and every case of the run passes.
 func TestComponentToolsInTheAgentLoop(t *testing.T) {
-	componenttest.Available(t)
 	dir := quickstart(t)
 	packComponentTool(t, dir, "ctool", ctoolManifest, ctoolComponent(t))
 	editManifest(t, dir, "  - name: notes\n", "  - name: ctool\n    runtime: tool\n    version: 0.1.0\n  - name: notes\n")
@@ -139,7 +137,7 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 		}
 	}
 	// Each result is the one jco transpile + preview2-shim gives for the same input (the
-	// reference of sandbox/component's differential test).
+	// reference of sandbox/component's differential test; it skips without node and jco).
 	var inputs []*string
 	ids := []string{"mixed", "chunk", "refused"}
 	for _, op := range []string{"e", "c", "x"} {
@@ -170,8 +168,10 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 }
 
 // scriptProject is a script capsule project (no inference block) with the
-// component tool ctool, capsule.wasm built from wat, and cases.
-func scriptProject(t *testing.T, wat, cases string) string {
+// component tool ctool, capsule.wasm the component fixture named fixture
+// (testdata/components/<fixture>.wat, built by scripts/component-fixtures.sh),
+// and cases.
+func scriptProject(t *testing.T, fixture, cases string) string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, capsuleManifestFile), `name: script-demo
@@ -188,7 +188,7 @@ capabilities:
     deadline_seconds: 5
 `)
 	packComponentTool(t, dir, "ctool", ctoolManifest, ctoolComponent(t))
-	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Build(t, wat, "capsule", false), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Fixture(t, fixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "cases.jsonl"), cases)
@@ -204,9 +204,8 @@ capabilities:
 // out/result.txt, which the expected-output scorers score; murmur writes
 // no trace event for a script run.
 func TestScriptCapsuleComponent(t *testing.T) {
-	componenttest.Available(t)
 	e2eBinary(t)
-	dir := scriptProject(t, "testdata/components/script.wat",
+	dir := scriptProject(t, "script",
 		`{"case_id":"writes","task":"Echo seven.","expected":{"result_equals":"{\"op\":\"e\",\"n\":7}"}}`+"\n"+
 			`{"case_id":"wrong","task":"Echo eight.","expected":{"result_contains":"\"n\":8"}}`+"\n")
 	out, r := evalRun(t, dir)
@@ -232,13 +231,10 @@ func TestScriptCapsuleComponent(t *testing.T) {
 // TestScriptCapsuleRegistryAllowlist: a tool the manifest does not declare
 // is the capsule's err with murmur's text.
 func TestScriptCapsuleRegistryAllowlist(t *testing.T) {
-	componenttest.Available(t)
 	e2eBinary(t)
-	src := readFileT(t, "testdata/components/script.wat")
-	ghost := filepath.Join(t.TempDir(), "ghost.wat")
-	writeFile(t, ghost, strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "ghost")`, 1))
+	// script_ghost.wat is script.wat invoking "ghost" instead of "ctool".
 	want := "tool 'ghost' is not declared in manifest allowlist"
-	dir := scriptProject(t, ghost, `{"case_id":"ghost","task":"Call a ghost.","expected":{"result_equals":"`+want+`"}}`+"\n")
+	dir := scriptProject(t, "script_ghost", `{"case_id":"ghost","task":"Call a ghost.","expected":{"result_equals":"`+want+`"}}`+"\n")
 	out, r := evalRun(t, dir)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
@@ -263,31 +259,26 @@ func readFileT(t *testing.T, path string) string {
 // result is the tool's own. A component with a filesystem.scope sees that
 // folder as "." and cannot climb out of it.
 func TestScriptCapsuleRegistryKinds(t *testing.T) {
-	componenttest.Available(t)
 	e2eBinary(t)
-	src := readFileT(t, "testdata/components/script.wat")
-	ptool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/p1tool.wat"), "tool", true)
+	ptool := componenttest.Fixture(t, "p1tool")
 	// sandbox/component's tool fixture: "f<path>" reads <path> through its "." preopen,
 	// or fails with 'A' + the error code ('`' is not-permitted).
-	stool := componenttest.Build(t, filepath.Join(moduleRoot(t), "sandbox/component/testdata/tool.wat"), "tool", false)
+	stool := componenttest.Fixture(t, "tool")
 	t.Setenv("COMPONENT_TEST_VAR", "visible")
-	for _, tc := range []struct{ tool, data, want string }{
-		{"ctool", `{"op":"e","n":7}`, `{"op":"e","n":7}`},
-		{"ptool", "ehello, adapter", "hello, adapter"},
+	// Each fixture is script.wat invoking tool with data instead of ctool
+	// with {"op":"e","n":7} (testdata/components/<fixture>.wat).
+	for _, tc := range []struct{ fixture, tool, data, want string }{
+		{"script", "ctool", `{"op":"e","n":7}`, `{"op":"e","n":7}`},
+		{"script_ptool_echo", "ptool", "ehello, adapter", "hello, adapter"},
 		// capabilities.env.allow reaches a tool invoked by the registry.
-		{"ptool", "v", "COMPONENT_TEST_VAR=visible"},
-		{"calc1", `{"expression":"6*7"}`, "42"},
+		{"script_ptool_env", "ptool", "v", "COMPONENT_TEST_VAR=visible"},
+		{"script_calc1", "calc1", `{"expression":"6*7"}`, "42"},
 		// stool's filesystem.scope is tools/: "." is that folder of the session.
-		{"stool", "fctool/murmur.yaml", ctoolManifest},
-		{"stool", "f../task.md", "`"},
+		{"script_stool_read", "stool", "fctool/murmur.yaml", ctoolManifest},
+		{"script_stool_escape", "stool", "f../task.md", "`"},
 	} {
 		t.Run(tc.tool+" "+tc.data, func(t *testing.T) {
-			wat := strings.Replace(src, `(data (i32.const 400) "ctool")`, `(data (i32.const 400) "`+tc.tool+`")`, 1)
-			wat = strings.Replace(wat, `(data (i32.const 410) "{\"op\":\"e\",\"n\":7}")`, `(data (i32.const 410) "`+strings.ReplaceAll(tc.data, `"`, `\"`)+`")`, 1)
-			wat = strings.ReplaceAll(wat, "(i32.const 410) (i32.const 16)", "(i32.const 410) (i32.const "+itoa(len(tc.data))+")") // both invokes
-			path := filepath.Join(t.TempDir(), "script.wat")
-			writeFile(t, path, wat)
-			dir := scriptProject(t, path, `{"case_id":"kind","task":"Call it.","expected":{"result_equals":`+itoa0(tc.want)+`}}`+"\n")
+			dir := scriptProject(t, tc.fixture, `{"case_id":"kind","task":"Call it.","expected":{"result_equals":`+itoa0(tc.want)+`}}`+"\n")
 			packComponentTool(t, dir, "ptool", strings.ReplaceAll(ctoolManifest, "ctool", "ptool"), ptool)
 			packComponentTool(t, dir, "stool", strings.ReplaceAll(ctoolManifest, "ctool", "stool"), stool)
 			calc := filepath.Join(dir, "tools", "calc1")
@@ -314,20 +305,9 @@ func itoa0(s string) string {
 	return string(b)
 }
 
-var (
-	ctoolOnce sync.Once
-	ctoolWasm []byte
-)
-
 // ctoolComponent is testdata/components/ctool.wat built as a component of
-// the tool world, once per test binary (skipping the test without the
-// tools).
+// the tool world (the committed fixture ctool).
 func ctoolComponent(t *testing.T) []byte {
 	t.Helper()
-	componenttest.Available(t)
-	ctoolOnce.Do(func() { ctoolWasm = componenttest.Build(t, "testdata/components/ctool.wat", "tool", false) })
-	if ctoolWasm == nil {
-		t.Fatal("ctool component: the first build failed")
-	}
-	return ctoolWasm
+	return componenttest.Fixture(t, "ctool")
 }

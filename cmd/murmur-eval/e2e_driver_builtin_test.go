@@ -129,7 +129,7 @@ func openAICapsule(t *testing.T, srvURL string, installed bool) string {
 	dir := quickstart(t)
 	driverArtifact := ""
 	if installed {
-		packComponentTool(t, dir, "murmur-driver-openai", openAIDriverManifest, drivertest.BuildOpenAI(t))
+		packComponentTool(t, dir, "murmur-driver-openai", openAIDriverManifest, drivertest.OpenAIDriver(t))
 		driverArtifact = `
   - name: murmur-driver-openai
     runtime: driver

@@ -43,9 +43,8 @@ requires_files: [` + name + `.wasm]
 // tools installed, its endpoint (and the capsule's allow list) srvURL.
 func driverCapsule(t *testing.T, srvURL string) string {
 	t.Helper()
-	componenttest.Available(t)
 	dir := quickstart(t)
-	relay := componenttest.Build(t, "../../inference/driver/testdata/relay.wat", "driver", false)
+	relay := componenttest.Fixture(t, "relay")
 	packComponentTool(t, dir, "relay-driver", relayDriverManifest, relay)
 	packComponentTool(t, dir, "fetch", relayTool("fetch"), relay)
 	packComponentTool(t, dir, "fetch-ok", relayTool("fetch-ok"), relay)

@@ -24,8 +24,7 @@ func limitsProject(t *testing.T, fixture, capabilities string) string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, capsuleManifestFile), "name: capsule\nversion: 0.0.1\ncapabilities:\n"+capabilities)
-	wat := filepath.Join(moduleRoot(t), "sandbox", "component", "testdata", fixture+".wat")
-	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Build(t, wat, "capsule", false), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "capsule.wasm"), componenttest.Fixture(t, fixture), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "cases.jsonl"), `{"case_id":"limits","task":"Run."}`+"\n")
@@ -42,7 +41,6 @@ func limitsProject(t *testing.T, fixture, capabilities string) string {
 // --timeout of 60 s is the regression guard: without the limits the spin
 // loop ends there instead, in status timeout.
 func TestScriptCapsuleHonoursItsLimits(t *testing.T) {
-	componenttest.Available(t)
 	e2eBinary(t)
 	for _, tc := range []struct {
 		name, fixture, capabilities, want string

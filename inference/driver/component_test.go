@@ -38,7 +38,7 @@ func (r *relay) Run(ctx context.Context, payload []byte) (inference.DriverResult
 
 func compileRelay(t *testing.T) *component.Component {
 	t.Helper()
-	return drivertest.Compile(t, componenttest.Build(t, "testdata/relay.wat", "driver", false))
+	return drivertest.Compile(t, componenttest.Fixture(t, "relay"))
 }
 
 type retries struct{ got []inference.Retry }

@@ -2,11 +2,6 @@ package drivertest
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
-	"sync"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/sandbox"
@@ -14,83 +9,20 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
-// dir is this package's directory, found from this file's path.
-func dir(t testing.TB) string {
+// OpenAIDriver is testdata/openai-driver as a murmur driver component:
+// built by Go (GOOS=wasip1, c-shared), given its cabi_realloc
+// (AddRealloc) and wrapped with jco's preview-1 reactor adapter by
+// scripts/component-fixtures.sh, which commits it as the component
+// fixture openai-driver.
+func OpenAIDriver(t testing.TB) []byte {
 	t.Helper()
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		t.Fatal("drivertest: cannot locate the package directory")
-	}
-	return filepath.Dir(file)
+	return componenttest.Fixture(t, "openai-driver")
 }
 
-// built caches the fixture per test binary.
-type built struct {
-	once sync.Once
-	bin  []byte
-	err  string
-}
-
-var openAI built //nolint:gochecknoglobals // one build per test binary
-
-// BuildOpenAI builds testdata/openai-driver (Go, GOOS=wasip1, c-shared),
-// gives it its cabi_realloc (addRealloc), and wraps it as a murmur driver
-// component with jco and the preview-1 reactor adapter. It skips t when go,
-// node or jco is missing (fails under CI=1), as componenttest.Available.
-// The build runs once per test binary.
-func BuildOpenAI(t testing.TB) []byte {
-	t.Helper()
-	componenttest.Available(t)
-	if _, err := exec.LookPath("go"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("go is missing")
-		}
-		t.Skip("go is missing")
-	}
-	openAI.once.Do(func() { openAI.bin, openAI.err = buildOpenAI(dir(t)) })
-	if openAI.err != "" {
-		t.Fatal(openAI.err)
-	}
-	return openAI.bin
-}
-
-func buildOpenAI(pkg string) ([]byte, string) {
-	tmp, err := os.MkdirTemp("", "drivertest")
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer os.RemoveAll(tmp)
-	core := filepath.Join(tmp, "core.wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", core, ".")
-	cmd.Dir = filepath.Join(pkg, "testdata", "openai-driver")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "GOFLAGS=-mod=mod", "GOWORK=off")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, "go build openai-driver: " + err.Error() + "\n" + string(b)
-	}
-	raw, err := os.ReadFile(core)
-	if err != nil {
-		return nil, err.Error()
-	}
-	patched, err := addRealloc(raw)
-	if err != nil {
-		return nil, "openai-driver: " + err.Error()
-	}
-	if err := os.WriteFile(core, patched, 0o644); err != nil {
-		return nil, err.Error()
-	}
-	out := filepath.Join(tmp, "driver.wasm")
-	td := filepath.Join(pkg, "..", "..", "sandbox", "component", "testdata")
-	node := exec.Command("node", "build.mjs", core, filepath.Join(pkg, "testdata", "driver.wit"), "driver", out, "reactor")
-	node.Dir = td
-	if b, err := node.CombinedOutput(); err != nil {
-		return nil, "jco: " + err.Error() + "\n" + string(b)
-	}
-	bin, err := os.ReadFile(out)
-	if err != nil {
-		return nil, err.Error()
-	}
-	return bin, ""
-}
+// AddRealloc appends to the Go core module core a cabi_realloc that
+// bump-allocates from the fixture's arena, and exports it (see addRealloc);
+// scripts/addrealloc runs it when the fixture is built.
+func AddRealloc(core []byte) ([]byte, error) { return addRealloc(core) }
 
 // Compile decodes bin and compiles it for murmur's driver world on an
 // engine of its own, closed when t ends.

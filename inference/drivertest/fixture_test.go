@@ -32,10 +32,10 @@ func (f *fixture) Run(ctx context.Context, payload []byte) (inference.DriverResu
 	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata}, err
 }
 
-// compileFixture builds and compiles the fixture for the driver world.
+// compileFixture compiles the committed fixture for the driver world.
 func compileFixture(t testing.TB) *component.Component {
 	t.Helper()
-	return drivertest.Compile(t, drivertest.BuildOpenAI(t))
+	return drivertest.Compile(t, drivertest.OpenAIDriver(t))
 }
 
 // bind binds c to endpoint (an http:// URL), allowing its host:port.

@@ -11,7 +11,7 @@ import (
 // wasi_snapshot_preview1 reactor adapter (jco new --wasi-reactor).
 func TestAdapterShape(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "p1tool", "tool", WorldTool)
+	c := compileFixture(t, rt, "p1tool", WorldTool)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("from a file"), 0o644); err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package component
 import (
 	"context"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -20,7 +18,7 @@ import (
 // BenchmarkToolCall is one echo call on a fresh component instance.
 func BenchmarkToolCall(b *testing.B) {
 	rt := newRuntime(b)
-	c := compileFixture(b, rt, "tool", "tool", WorldTool)
+	c := compileFixture(b, rt, "tool", WorldTool)
 	in := ToolInput{Data: str("ehello")}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -33,14 +31,7 @@ func BenchmarkToolCall(b *testing.B) {
 // BenchmarkPreview1Call is the same echo as a preview-1 module run by
 // sandbox.Engine, for comparison.
 func BenchmarkPreview1Call(b *testing.B) {
-	out := filepath.Join(b.TempDir(), "echo.wasm")
-	if o, err := exec.Command("wat2wasm", "testdata/echo_p1.wat", "-o", out).CombinedOutput(); err != nil {
-		b.Skipf("wat2wasm: %v %s", err, o)
-	}
-	wasm, err := os.ReadFile(out)
-	if err != nil {
-		b.Fatal(err)
-	}
+	wasm := fixture(b, "echo_p1") // a core module: testdata/echo_p1.wat
 	ctx := context.Background()
 	e, err := sandbox.NewEngine(ctx, sandbox.Config{})
 	if err != nil {
@@ -62,7 +53,7 @@ func BenchmarkPreview1Call(b *testing.B) {
 // BenchmarkCompileCold decodes, validates and compiles the fixture in a new
 // runtime with an empty cache each time.
 func BenchmarkCompileCold(b *testing.B) {
-	bin := fixture(b, "tool", "tool")
+	bin := fixture(b, "tool")
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -81,7 +72,7 @@ func BenchmarkCompileCold(b *testing.B) {
 // BenchmarkCompileCached is Compile in a new runtime sharing a disk cache
 // that already holds the main module.
 func BenchmarkCompileCached(b *testing.B) {
-	bin := fixture(b, "tool", "tool")
+	bin := fixture(b, "tool")
 	ctx := context.Background()
 	cache, err := wazero.NewCompilationCacheWithDir(b.TempDir())
 	if err != nil {
@@ -115,7 +106,7 @@ func BenchmarkCompileCached(b *testing.B) {
 func BenchmarkConcurrentInstancesRSS(b *testing.B) {
 	const n = 256
 	rt := newRuntime(b)
-	c := compileFixture(b, rt, "probe", "probe", WorldTool)
+	c := compileFixture(b, rt, "probe", WorldTool)
 	for i := 0; i < b.N; i++ {
 		runtime.GC()
 		before := vmRSSKiB(b)

@@ -24,7 +24,7 @@ func (f fakeRegistry) Invoke(ctx context.Context, name string, in ToolInput) (To
 
 func TestRunCapsule(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "capsule", "capsule", WorldCapsule)
+	c := compileFixture(t, rt, "capsule", WorldCapsule)
 	tests := []struct {
 		name string
 		reg  Registry
@@ -67,7 +67,7 @@ func TestRunCapsule(t *testing.T) {
 
 func TestRunCapsuleOnTool(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "capsule", "capsule", WorldCapsule)
+	c := compileFixture(t, rt, "capsule", WorldCapsule)
 	if _, err := c.RunTool(context.Background(), Env{}, ToolInput{}); !errcode.Is(err, errcode.Internal) {
 		t.Fatalf("RunTool on a capsule: got %v, want %s", err, errcode.Internal)
 	}
@@ -95,7 +95,7 @@ func TestRunCapsuleLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c := compileFixture(t, rt, tt.fixture, "capsule", WorldCapsule)
+			c := compileFixture(t, rt, tt.fixture, WorldCapsule)
 			start := time.Now()
 			_, err := c.RunCapsule(context.Background(), tt.env)
 			took := time.Since(start)

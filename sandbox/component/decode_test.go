@@ -58,7 +58,7 @@ func appendU32(b []byte, v uint32) []byte {
 
 func TestCompileRefusesWrongWorld(t *testing.T) {
 	rt := newRuntime(t)
-	b, err := Decode(fixture(t, "tool", "tool"))
+	b, err := Decode(fixture(t, "tool"))
 	if err != nil {
 		t.Fatal(err)
 	}

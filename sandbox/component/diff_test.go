@@ -59,7 +59,7 @@ func TestDifferentialJco(t *testing.T) {
 	inputs := []*string{nil, str(""), str("ehello"), str("e{\"a\":[1,2]}"), str("eé✓"), str("fin.txt"),
 		str("futf8.txt"), str("fempty.txt"), str("fnope"), str("f../x"), str("fsub/../in.txt"),
 		str("c chunk"), str("u"), str("t"), str("p"), str("x")}
-	differential(t, "tool", "tool", work, inputs)
+	differential(t, "tool", work, inputs)
 }
 
 // TestDifferentialJcoProbe compares the probe fixture's deterministic
@@ -71,7 +71,7 @@ func TestDifferentialJcoProbe(t *testing.T) {
 	}
 	inputs := []*string{str("w"), str("z"), str("k"), str("r"), str("sa.txt"), str("snope"), str("s../etc"),
 		str("hsub/y"), str("t"), str("dsub"), str("dout"), str("iname?"), str("q")}
-	differential(t, "probe", "probe", probeDir(t), inputs)
+	differential(t, "probe", probeDir(t), inputs)
 }
 
 // TestDifferentialJcoAdapter compares the preview-1 fixture wrapped with
@@ -81,26 +81,26 @@ func TestDifferentialJcoAdapter(t *testing.T) {
 		t.Skip("slow: transpiles and starts Node")
 	}
 	inputs := []*string{str("ehello"), str("fa.txt"), str("fsub/x"), str("fnope"), str("f../x"), str("q")}
-	differential(t, "p1tool", "tool", probeDir(t), inputs)
+	differential(t, "p1tool", probeDir(t), inputs)
 }
 
-// differential runs fixture name (of world) on Node and on this host with
+// differential runs fixture name on Node and on this host with
 // the same preopen and inputs and compares the results.
-func differential(t *testing.T, name, world, work string, inputs []*string) {
-	differentialEnv(t, name, world, work, inputs, Env{})
+func differential(t *testing.T, name, work string, inputs []*string) {
+	differentialEnv(t, name, work, inputs, Env{})
 }
 
 // differentialEnv is differential with env for this host's calls (Root is
 // set to work).
-func differentialEnv(t *testing.T, name, world, work string, inputs []*string, env Env) {
+func differentialEnv(t *testing.T, name, work string, inputs []*string, env Env) {
 	lines := make([][]byte, len(inputs))
 	for i, in := range inputs {
 		lines[i], _ = json.Marshal(in)
 	}
-	want := componenttest.RunNode(t, fixture(t, name, world), name, "difftest.mjs", []string{work}, lines)
+	want := componenttest.RunNode(t, fixture(t, name), name, "difftest.mjs", []string{work}, lines)
 
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, name, world, WorldTool)
+	c := compileFixture(t, rt, name, WorldTool)
 	root, err := os.OpenRoot(work)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // fd_write imports reach the adapter's fd_write.
 func TestGoShapedReactor(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "p1init", "tool", WorldTool)
+	c := compileFixture(t, rt, "p1init", WorldTool)
 	for range 2 {
 		r, err := c.RunTool(context.Background(), Env{}, ToolInput{Data: str("hello")})
 		if err != nil {

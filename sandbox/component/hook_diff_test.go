@@ -76,10 +76,10 @@ func TestDifferentialJcoHook(t *testing.T) {
 		}
 		lines[i] = b
 	}
-	want := componenttest.RunNode(t, fixture(t, "hook", "hook"), "hook", "hookdiff.mjs", nil, lines)
+	want := componenttest.RunNode(t, fixture(t, "hook"), "hook", "hookdiff.mjs", nil, lines)
 
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "hook", Inference: &fakeInference{}})
 	if err != nil {

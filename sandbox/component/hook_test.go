@@ -3,9 +3,6 @@ package component
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -46,7 +43,7 @@ func hookEvents() map[string][]Value {
 
 func TestHookInstance(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	inf := &fakeInference{}
 	h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook", Inference: inf})
@@ -104,7 +101,7 @@ func TestHookInstance(t *testing.T) {
 
 func TestHookInferenceNotConfigured(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook"})
 	if err != nil {
@@ -120,7 +117,7 @@ func TestHookInferenceNotConfigured(t *testing.T) {
 
 func TestHookInstancesAreSeparate(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
 		h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook"})
@@ -137,7 +134,7 @@ func TestHookInstancesAreSeparate(t *testing.T) {
 
 func TestHookCallChecksFields(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook"})
 	if err != nil {
@@ -156,14 +153,14 @@ func TestHookCallChecksFields(t *testing.T) {
 
 func TestHookWorldRefusesOtherWorlds(t *testing.T) {
 	rt := newRuntime(t)
-	b, err := Decode(fixture(t, "tool", "tool"))
+	b, err := Decode(fixture(t, "tool"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Compile(context.Background(), rt, b, WorldHook); !errcode.Is(err, errcode.RunCapsule) {
 		t.Fatalf("a tool compiled as a hook: got %v, want E-RUN-001", err)
 	}
-	hb, err := Decode(fixture(t, "hook", "hook"))
+	hb, err := Decode(fixture(t, "hook"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +220,7 @@ func TestLiftHookResult(t *testing.T) {
 // cost of a blocking component hook per event).
 func BenchmarkHookCall(b *testing.B) {
 	rt := newRuntime(b)
-	c := compileFixture(b, rt, "hook", "hook", WorldHook)
+	c := compileFixture(b, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "bench"})
 	if err != nil {
@@ -243,7 +240,7 @@ func BenchmarkHookCall(b *testing.B) {
 // per case.
 func BenchmarkHookInstantiate(b *testing.B) {
 	rt := newRuntime(b)
-	c := compileFixture(b, rt, "hook", "hook", WorldHook)
+	c := compileFixture(b, rt, "hook", WorldHook)
 	ctx := context.Background()
 	for b.Loop() {
 		h, err := c.NewHookInstance(ctx, Env{Name: "bench"})
@@ -262,12 +259,12 @@ func TestInitialMemoryOverTheLimit(t *testing.T) {
 	rt := newRuntime(t)
 	ctx := context.Background()
 	env := Env{Name: "small", MemoryLimitBytes: 4096}
-	tool := compileFixture(t, rt, "tool", "tool", WorldTool)
+	tool := compileFixture(t, rt, "tool", WorldTool)
 	_, err := tool.RunTool(ctx, env, ToolInput{Data: str("ehi")})
 	if !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrMemory {
 		t.Errorf("tool: got %v (kind %q), want E-RUN-001 memory", err, sandbox.KindOf(err))
 	}
-	hook := compileFixture(t, rt, "hook", "hook", WorldHook)
+	hook := compileFixture(t, rt, "hook", WorldHook)
 	if _, err := hook.NewHookInstance(ctx, env); !errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrMemory {
 		t.Errorf("hook: got %v (kind %q), want E-RUN-001 memory", err, sandbox.KindOf(err))
 	}
@@ -277,7 +274,7 @@ func TestInitialMemoryOverTheLimit(t *testing.T) {
 // (E-RUN-001, ErrDeadline), and the instance is not entered again.
 func TestHookDeadline(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "spinner", Deadline: 200 * time.Millisecond})
 	if err != nil {
@@ -302,7 +299,7 @@ func TestHookDeadline(t *testing.T) {
 // a deadline), instead of waiting for the running call to end.
 func TestHookCallWaitHonoursItsContext(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "spinner", Deadline: 2 * time.Second})
 	if err != nil {
@@ -344,74 +341,6 @@ func TestHookCallWaitHonoursItsContext(t *testing.T) {
 	}
 }
 
-// buildHookVariant builds hook_none.wat changed by edit against the world
-// hook of testdata/<wit> changed by witEdit (nil: unchanged).
-func buildHookVariant(t *testing.T, wit string, witEdit, edit func(string) string) []byte {
-	t.Helper()
-	if !haveFixtureTools() {
-		if os.Getenv("CI") != "" {
-			t.Fatal("wat2wasm, node or jco is missing (CI installs them: .ci/run)")
-		}
-		t.Skip("wat2wasm, node or jco is missing")
-	}
-	src, err := os.ReadFile("testdata/hook_none.wat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	wat, core, out := filepath.Join(dir, "h.wat"), filepath.Join(dir, "h.core.wasm"), filepath.Join(dir, "h.wasm")
-	if err := os.WriteFile(wat, []byte(edit(string(src))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := exec.Command("wat2wasm", wat, "-o", core).CombinedOutput(); err != nil {
-		t.Fatalf("wat2wasm: %v\n%s", err, b)
-	}
-	if witEdit != nil {
-		text, err := os.ReadFile(filepath.Join("testdata", wit))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wit = filepath.Join(dir, "h.wit")
-		if err := os.WriteFile(wit, []byte(witEdit(string(text))), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command("node", "build.mjs", core, wit, "hook", out)
-	cmd.Dir = "testdata"
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// dropExports removes the core exports of the named lifecycle functions.
-func dropExports(names ...string) func(string) string {
-	return func(src string) string {
-		var keep []string
-		skip := false
-		for _, l := range strings.Split(src, "\n") {
-			if strings.HasPrefix(l, "  (func (export \"murmur:hook/lifecycle@0.5.0#") {
-				skip = false
-				for _, n := range names {
-					if strings.Contains(l, "#"+n+"\"") {
-						skip = true
-					}
-				}
-			} else if !strings.HasPrefix(l, "    ") {
-				skip = false
-			}
-			if !skip {
-				keep = append(keep, l)
-			}
-		}
-		return strings.Join(keep, "\n")
-	}
-}
-
 // TestHookWorldVersionsAndOptionalFunctions: a hook of an older lifecycle
 // version is refused naming it (murmur accepts only @0.5.0), as is one
 // without a required function; a hook built before the optional functions
@@ -419,7 +348,8 @@ func dropExports(names ...string) func(string) string {
 func TestHookWorldVersionsAndOptionalFunctions(t *testing.T) {
 	rt := newRuntime(t)
 	ctx := context.Background()
-	old := buildHookVariant(t, "hook_old.wit", nil, func(s string) string { return strings.ReplaceAll(s, "@0.5.0", "@0.4.0") })
+	// hook_old.wat is hook_none.wat exporting lifecycle@0.4.0 (hook_old.wit).
+	old := fixture(t, "hook_old")
 	b, err := Decode(old)
 	if err != nil {
 		t.Fatal(err)
@@ -428,22 +358,18 @@ func TestHookWorldVersionsAndOptionalFunctions(t *testing.T) {
 	if !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "component exports murmur:hook/lifecycle@0.4.0: only murmur:hook/lifecycle@0.5.0 is accepted") {
 		t.Fatalf("lifecycle@0.4.0: got %v", err)
 	}
-	noShell := buildHookVariant(t, "hook_min.wit", func(w string) string {
-		var keep []string
-		for _, l := range strings.Split(w, "\n") {
-			if !strings.Contains(l, "on-shell:") {
-				keep = append(keep, l)
-			}
-		}
-		return strings.Join(keep, "\n")
-	}, dropExports(HookOnStage, HookOnTaskStart, HookOnTaskEnd, HookOnShell))
+	// hook_noshell.wat is hook_none.wat without the optional functions nor
+	// on-shell, against hook_min.wit without on-shell (hook_noshell.wit).
+	noShell := fixture(t, "hook_noshell")
 	if b, err = Decode(noShell); err != nil {
 		t.Fatal(err)
 	}
 	if _, err = Compile(ctx, rt, b, WorldHook); !errcode.Is(err, errcode.RunCapsule) || !strings.Contains(err.Error(), "has no on-shell function") {
 		t.Fatalf("a hook without on-shell: got %v", err)
 	}
-	min := buildHookVariant(t, "hook_min.wit", nil, dropExports(HookOnStage, HookOnTaskStart, HookOnTaskEnd))
+	// hook_min.wat is hook_none.wat without the optional functions
+	// (on-stage, on-task-start, on-task-end; hook_min.wit).
+	min := fixture(t, "hook_min")
 	if b, err = Decode(min); err != nil {
 		t.Fatal(err)
 	}
@@ -473,7 +399,7 @@ func TestHookWorldVersionsAndOptionalFunctions(t *testing.T) {
 // own allocator serves only its imports).
 func TestHookAdapterShape(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "p1hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "p1hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "p1hook", Env: []string{"MURMUR_CASE_ID=case-9"}})
 	if err != nil {
@@ -494,7 +420,7 @@ func TestHookAdapterShape(t *testing.T) {
 // event is the call's trap (E-RUN-001), not a panic of the host.
 func TestHookReallocTrap(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "hook", "hook", WorldHook)
+	c := compileFixture(t, rt, "hook", WorldHook)
 	ctx := context.Background()
 	h, err := c.NewHookInstance(ctx, Env{Name: "fixture-hook"})
 	if err != nil {

@@ -63,7 +63,7 @@ func codeLetter(c int) string { return string(rune('A' + c)) }
 // scheme meaning https).
 func TestHTTPAllowList(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "http", "http", WorldTool)
+	c := compileFixture(t, rt, "http", WorldTool)
 	srv := newHTTPServer(t, false, func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/redirect":
@@ -128,7 +128,7 @@ func TestHTTPAllowList(t *testing.T) {
 // and bodies over the limit fail both ways.
 func TestHTTPErrors(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "http", "http", WorldTool)
+	c := compileFixture(t, rt, "http", WorldTool)
 	big := newHTTPServer(t, false, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(make([]byte, 2<<20))
 	})
@@ -183,7 +183,7 @@ func deref(s *string) string {
 // pollable, the body's blocking-read) only until the tool's deadline.
 func TestHTTPHangStopsAtDeadline(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "http", "http", WorldTool)
+	c := compileFixture(t, rt, "http", WorldTool)
 	release := make(chan struct{})
 	srv := newHTTPServer(t, false, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/body" {
@@ -239,5 +239,5 @@ func TestDifferentialJcoHTTP(t *testing.T) {
 	_ = ln.Close()
 	inputs := []*string{str("g" + srv.host + "|/a?b=c"), str("p" + srv.host + "|/posted"), str("P" + srv.host + "|/late"), str("g" + srv.host + "|/redirect"),
 		str("g" + srv.host + "|/missing"), str("g" + closed + "|/")}
-	differentialEnv(t, "http", "http", t.TempDir(), inputs, Env{Network: rules(t, srv.host, closed)})
+	differentialEnv(t, "http", t.TempDir(), inputs, Env{Network: rules(t, srv.host, closed)})
 }

@@ -30,7 +30,7 @@ func TestInitialMemoryOverTheLimitBothPaths(t *testing.T) {
 	ctx := context.Background()
 	const limit = 4096
 	rt := newRuntime(t)
-	tool := compileFixture(t, rt, "tool", "tool", WorldTool)
+	tool := compileFixture(t, rt, "tool", WorldTool)
 	mem, ok := tool.main.ExportedMemories()["memory"]
 	if !ok || uint64(mem.Min())*wasmPage <= limit {
 		t.Fatalf("the tool fixture's initial memory (%v) is not over %d bytes", mem, limit)

@@ -34,7 +34,7 @@ func probeDir(t testing.TB) string {
 
 func TestProbe(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "probe", "probe", WorldTool)
+	c := compileFixture(t, rt, "probe", WorldTool)
 	root, err := os.OpenRoot(probeDir(t))
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestProbe(t *testing.T) {
 
 func TestProbeTraps(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "probe", "probe", WorldTool)
+	c := compileFixture(t, rt, "probe", WorldTool)
 	for _, tt := range []struct{ input, text string }{
 		{"iname?", "request-input is not available outside an A2A task context"},
 		{"x", "wasi:cli/exit.exit with status 1"},
@@ -98,7 +98,7 @@ func TestProbeTraps(t *testing.T) {
 // code, where wazero cannot interrupt it) still stops at its deadline.
 func TestBlockedHostCallDeadline(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "probe", "probe", WorldTool)
+	c := compileFixture(t, rt, "probe", WorldTool)
 	start := time.Now()
 	_, err := c.RunTool(context.Background(), Env{Deadline: 100 * time.Millisecond}, ToolInput{Data: str("Z")})
 	if !errcode.Is(err, errcode.RunCapsule) || !errors.Is(err, sandbox.ErrDeadline) {

@@ -17,7 +17,7 @@ func str(s string) *string { return &s }
 
 func TestRunTool(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "tool", "tool", WorldTool)
+	c := compileFixture(t, rt, "tool", WorldTool)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("inside"), 0o644); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestRunTool(t *testing.T) {
 
 func TestRunToolLimits(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "tool", "tool", WorldTool)
+	c := compileFixture(t, rt, "tool", WorldTool)
 	start := time.Now()
 	_, err := c.RunTool(context.Background(), Env{Name: "echo", Deadline: 200 * time.Millisecond}, ToolInput{Data: str("s")})
 	if !errcode.Is(err, errcode.RunCapsule) || !errors.Is(err, sandbox.ErrDeadline) {
@@ -108,7 +108,7 @@ func TestRunToolLimits(t *testing.T) {
 
 func TestRunToolConcurrent(t *testing.T) {
 	rt := newRuntime(t)
-	c := compileFixture(t, rt, "tool", "tool", WorldTool)
+	c := compileFixture(t, rt, "tool", WorldTool)
 	errs := make(chan error, 8)
 	for i := 0; i < 8; i++ {
 		go func() {

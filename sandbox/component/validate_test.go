@@ -2,10 +2,9 @@ package component
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
+
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -37,40 +36,30 @@ func TestAllowedImport(t *testing.T) {
 }
 
 // TestLinkImports checks the main module's imports against the host:
-// interface without version, function name, flat signature.
+// interface without version, function name, flat signature. Each module
+// is encoded here (coreModuleImporting), so the test needs no wat2wasm.
 func TestLinkImports(t *testing.T) {
-	if _, err := exec.LookPath("wat2wasm"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("wat2wasm is missing")
-		}
-		t.Skip("wat2wasm is missing")
+	fn := func(params []api.ValueType, results ...api.ValueType) coreImport {
+		return coreImport{params: params, results: results}
 	}
 	tests := []struct {
-		name, imp string
-		ok        bool
+		name, module, field string
+		imp                 coreImport
+		ok                  bool
 	}{
-		{"known", `(import "wasi:cli/stdout@0.2.0" "get-stdout" (func (result i32)))`, true},
-		{"other patch version", `(import "wasi:cli/stdout@0.2.9" "get-stdout" (func (result i32)))`, true},
-		{"wrong signature", `(import "wasi:cli/stdout@0.2.0" "get-stdout" (func (param i32) (result i32)))`, false},
-		{"unknown function", `(import "wasi:cli/stdout@0.2.0" "get-stdout-twice" (func (result i32)))`, false},
-		{"unknown interface", `(import "wasi:keyvalue/store@0.2.0" "get" (func))`, false},
-		{"sockets", `(import "wasi:sockets/tcp@0.2.0" "[method]tcp-socket.connect" (func))`, false},
-		{"preview 1", `(import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))`, false},
-		{"memory import", `(import "wasi:cli/stdout@0.2.0" "memory" (memory 1))`, false},
-		{"http built per import", `(import "wasi:http/types@0.2.0" "[method]incoming-response.status" (func (param i32) (result i32)))`, true},
+		{"known", "wasi:cli/stdout@0.2.0", "get-stdout", fn(nil, i32), true},
+		{"other patch version", "wasi:cli/stdout@0.2.9", "get-stdout", fn(nil, i32), true},
+		{"wrong signature", "wasi:cli/stdout@0.2.0", "get-stdout", fn([]api.ValueType{i32}, i32), false},
+		{"unknown function", "wasi:cli/stdout@0.2.0", "get-stdout-twice", fn(nil, i32), false},
+		{"unknown interface", "wasi:keyvalue/store@0.2.0", "get", fn(nil), false},
+		{"sockets", "wasi:sockets/tcp@0.2.0", "[method]tcp-socket.connect", fn(nil), false},
+		{"preview 1", "wasi_snapshot_preview1", "fd_write", fn([]api.ValueType{i32, i32, i32, i32}, i32), false},
+		{"memory import", "wasi:cli/stdout@0.2.0", "memory", coreImport{memory: true}, false},
+		{"http built per import", "wasi:http/types@0.2.0", "[method]incoming-response.status", fn([]api.ValueType{i32}, i32), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			wat := filepath.Join(dir, "m.wat")
-			if err := os.WriteFile(wat, []byte("(module "+tt.imp+")"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out := filepath.Join(dir, "m.wasm")
-			if b, err := exec.Command("wat2wasm", wat, "-o", out).CombinedOutput(); err != nil {
-				t.Fatalf("wat2wasm: %v %s", err, b)
-			}
-			wasm, _ := os.ReadFile(out)
+			wasm := coreModuleImporting(tt.module, tt.field, tt.imp)
 			rt := newRuntime(t)
 			cm, err := rt.CompileModule(context.Background(), wasm)
 			if err != nil {
@@ -85,4 +74,41 @@ func TestLinkImports(t *testing.T) {
 			}
 		})
 	}
+}
+
+// coreImport is one import of a core module: a function of this flat
+// signature, or a memory of one page.
+type coreImport struct {
+	params, results []api.ValueType
+	memory          bool
+}
+
+// coreModuleImporting encodes a core module whose only content is one
+// import, module.field, as wat2wasm assembles (module (import ...)).
+func coreModuleImporting(module, field string, imp coreImport) []byte {
+	vec := func(items ...[]byte) []byte {
+		out := []byte{byte(len(items))}
+		for _, it := range items {
+			out = append(out, it...)
+		}
+		return out
+	}
+	name := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+	section := func(id byte, body []byte) []byte { return append([]byte{id, byte(len(body))}, body...) }
+	types := func(ts []api.ValueType) []byte {
+		var items [][]byte
+		for _, v := range ts {
+			items = append(items, []byte{v})
+		}
+		return vec(items...)
+	}
+	out := []byte("\x00asm\x01\x00\x00\x00")
+	desc := []byte{0x02, 0x00, 0x01} // memory, min 1 page
+	if !imp.memory {
+		fnType := append(append([]byte{0x60}, types(imp.params)...), types(imp.results)...)
+		out = append(out, section(1, vec(fnType))...)
+		desc = []byte{0x00, 0x00} // function of type 0
+	}
+	entry := append(append(name(module), name(field)...), desc...)
+	return append(out, section(2, vec(entry))...)
 }
