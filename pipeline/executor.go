@@ -34,12 +34,16 @@ const tracerName = "github.com/murmur-nexus/murmur-eval/pipeline"
 // span in ctx the spans are no-ops. A stored result that is Observable
 // (Launch's session) is handed the tracer once, so each inference and tool
 // call gets a span under the stage that makes it (Loop).
+//
+// After the last stage, the case's results that hold something open
+// (Closer) are closed in reverse stage order (closer.go); a failure fails
+// the stage that produced the result.
 func (g *Graph) Execute(ctx context.Context, c *Case) {
 	c.Stages = make([]StageResult, 0, len(g.order))
 	var timed boundedCtx // the stages' context, bounded by --timeout
 	defer timed.release()
 	for i, n := range g.order {
-		name := n.Stage.Name()
+		name := n.Name
 		noteEnd(ctx, c)
 		if bad := g.unmet(c, n); len(bad) > 0 && !n.RunDespiteFailure {
 			c.Stages = append(c.Stages, StageResult{
@@ -84,6 +88,9 @@ func (g *Graph) Execute(ctx context.Context, c *Case) {
 		c.Stages = append(c.Stages, r)
 		g.endTurn(c, i)
 	}
+	// The stages are done with the results: those that hold something
+	// open are closed now, before the case is judged and handed on.
+	g.closeResults(c)
 	noteEnd(ctx, c)
 	c.settle()
 }
@@ -177,7 +184,7 @@ func (g *Graph) unmet(c *Case, n Node) []string {
 // read its requirements' results and store only its own, which it must
 // store when it succeeds.
 func runNode(ctx context.Context, n Node, c *Case) error {
-	name := n.Stage.Name()
+	name := n.Name
 	// Store refuses, as a violation, a result of any stage but the one
 	// running, so no stage can change another's result: nothing needs
 	// comparing afterwards (a copy of the results per stage was 2.6% of a

@@ -15,7 +15,7 @@ import (
 func sevenStages(t *testing.T, runs map[string]func(context.Context, *Case) error) *Graph {
 	t.Helper()
 	mk := func(name string, despite bool, requires ...string) Node {
-		return Node{Stage: fakeStage{name: name, run: runs[name]}, Requires: requires, RunDespiteFailure: despite}
+		return Node{Stage: fakeStage{name: name, run: runs[name]}, Decl: Decl{Requires: requires, RunDespiteFailure: despite}}
 	}
 	g, err := NewGraph(
 		mk("resolve", false),

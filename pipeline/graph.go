@@ -13,21 +13,32 @@ type Graph struct {
 	order []Node         // topological order, declaration order among equals
 	index map[string]int // stage name → position in order
 	live  int            // position of the live node in order; -1 when none
+	// run keeps the shared stages' results to close at the run's end
+	// (Close); the one mutable part, behind its own lock.
+	run *runResults
 }
 
-// NewGraph validates nodes (no unnamed or duplicate stage, no stage
-// producing another's result, no unknown or self requirement, no shared
-// stage requiring a per-case one, no cycle) and returns them in dependency
-// order. Among
-// stages whose requirements are met, declaration order is kept, so a table
-// written in the natural order runs in that order.
+// NewGraph validates nodes (no unnamed or duplicate stage, no stage under
+// another's declaration, no stage producing another's result, no unknown
+// or self requirement, no shared stage requiring a per-case one, no cycle)
+// and returns them in dependency order. Among stages whose requirements
+// are met, declaration order is kept, so a table written in the natural
+// order runs in that order.
 func NewGraph(nodes ...Node) (*Graph, error) {
+	nodes = append([]Node(nil), nodes...)
 	byName := make(map[string]int, len(nodes))
-	for i, n := range nodes {
+	for i := range nodes {
+		n := &nodes[i]
 		if n.Stage == nil || n.Stage.Name() == "" {
 			return nil, errcode.New(errcode.Internal, "stage graph: node %d has no stage name", i)
 		}
-		name := n.Stage.Name()
+		if n.Name == "" {
+			n.Name = n.Stage.Name()
+		}
+		name := n.Name
+		if name != n.Stage.Name() {
+			return nil, errcode.New(errcode.Internal, "stage graph: stage %q placed under the declaration of stage %q", n.Stage.Name(), name)
+		}
 		if j, dup := byName[name]; dup {
 			return nil, errcode.New(errcode.Internal, "stage graph: stage %q declared twice (nodes %d and %d)", name, j, i)
 		}
@@ -38,15 +49,15 @@ func NewGraph(nodes ...Node) (*Graph, error) {
 	}
 	for _, n := range nodes {
 		for _, r := range n.Requires {
-			if r == n.Stage.Name() {
+			if r == n.Name {
 				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires itself", r)
 			}
 			j, ok := byName[r]
 			if !ok {
-				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires unknown stage %q", n.Stage.Name(), r)
+				return nil, errcode.New(errcode.Internal, "stage graph: stage %q requires unknown stage %q", n.Name, r)
 			}
 			if n.Shared && !nodes[j].Shared {
-				return nil, errcode.New(errcode.Internal, "stage graph: shared stage %q requires per-case stage %q", n.Stage.Name(), r)
+				return nil, errcode.New(errcode.Internal, "stage graph: shared stage %q requires per-case stage %q", n.Name, r)
 			}
 		}
 	}
@@ -54,17 +65,17 @@ func NewGraph(nodes ...Node) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{order: order, index: make(map[string]int, len(order)), live: -1}
+	g := &Graph{order: order, index: make(map[string]int, len(order)), live: -1, run: &runResults{}}
 	for i, n := range order {
-		g.index[n.Stage.Name()] = i
+		g.index[n.Name] = i
 		if !n.Live {
 			continue
 		}
 		if n.Shared {
-			return nil, errcode.New(errcode.Internal, "stage graph: live stage %q is shared", n.Stage.Name())
+			return nil, errcode.New(errcode.Internal, "stage graph: live stage %q is shared", n.Name)
 		}
 		if g.live >= 0 {
-			return nil, errcode.New(errcode.Internal, "stage graph: two live stages, %q and %q", order[g.live].Stage.Name(), n.Stage.Name())
+			return nil, errcode.New(errcode.Internal, "stage graph: two live stages, %q and %q", order[g.live].Name, n.Name)
 		}
 		g.live = i
 	}
@@ -117,10 +128,10 @@ func findCycle(nodes []Node, byName map[string]int, done []bool) string {
 	var path []string
 	for cur := start; ; {
 		if pos, ok := seen[cur]; ok {
-			return strings.Join(append(path[pos:], nodes[cur].Stage.Name()), " -> ")
+			return strings.Join(append(path[pos:], nodes[cur].Name), " -> ")
 		}
 		seen[cur] = len(path)
-		path = append(path, nodes[cur].Stage.Name())
+		path = append(path, nodes[cur].Name)
 		next := -1
 		for _, r := range nodes[cur].Requires {
 			if j := byName[r]; !done[j] {
@@ -142,7 +153,7 @@ func (g *Graph) Nodes() []Node { return append([]Node(nil), g.order...) }
 func (g *Graph) Names() []string {
 	names := make([]string, len(g.order))
 	for i, n := range g.order {
-		names[i] = n.Stage.Name()
+		names[i] = n.Name
 	}
 	return names
 }

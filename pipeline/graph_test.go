@@ -25,7 +25,7 @@ func (s fakeStage) Run(ctx context.Context, c *Case) error {
 }
 
 func node(name string, requires ...string) Node {
-	return Node{Stage: fakeStage{name: name}, Requires: requires}
+	return Node{Stage: fakeStage{name: name}, Decl: Decl{Requires: requires}}
 }
 
 func TestNewGraphValidation(t *testing.T) {
@@ -80,7 +80,7 @@ func TestCycleMessageNamesTheLoop(t *testing.T) {
 }
 
 func TestSharedStageMayRequireOnlySharedStages(t *testing.T) {
-	_, err := NewGraph(node("a"), Node{Stage: fakeStage{name: "b"}, Requires: []string{"a"}, Shared: true})
+	_, err := NewGraph(node("a"), Node{Stage: fakeStage{name: "b"}, Decl: Decl{Requires: []string{"a"}, Shared: true}})
 	if errcode.Code(err) != errcode.Internal {
 		t.Errorf("NewGraph = %v, want E-EVL-099", err)
 	}
@@ -97,8 +97,8 @@ func TestPrepareRunsSharedStagesOnce(t *testing.T) {
 		return err
 	}
 	g, err := NewGraph(
-		Node{Stage: fakeStage{name: "resolve", run: shared}, Shared: true},
-		Node{Stage: fakeStage{name: "loop", run: func(context.Context, *Case) error { calls["loop"]++; return nil }}, Requires: []string{"resolve"}},
+		Node{Stage: fakeStage{name: "resolve", run: shared}, Decl: Decl{Shared: true}},
+		Node{Stage: fakeStage{name: "loop", run: func(context.Context, *Case) error { calls["loop"]++; return nil }}, Decl: Decl{Requires: []string{"resolve"}}},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -25,8 +25,8 @@ func pacedGraph(t *testing.T, prepare, live, report func(context.Context, *Case)
 			}
 			setExit(c, ExitOK)
 			return nil
-		}}, Requires: []string{"prepare"}, Produces: loopKey, Live: true},
-		Node{Stage: fakeStage{name: "report", run: report}, Requires: []string{"loop"}, RunDespiteFailure: true},
+		}}, Decl: Decl{Requires: []string{"prepare"}, Produces: loopKey, Live: true}},
+		Node{Stage: fakeStage{name: "report", run: report}, Decl: Decl{Requires: []string{"loop"}, RunDespiteFailure: true}},
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -222,8 +222,8 @@ func TestPacerInterrupt(t *testing.T) {
 // TestGraphRejectsBadLiveNodes: one live node at most, and not shared.
 func TestGraphRejectsBadLiveNodes(t *testing.T) {
 	for name, nodes := range map[string][]Node{
-		"two":    {{Stage: fakeStage{name: "a"}, Live: true}, {Stage: fakeStage{name: "b"}, Live: true}},
-		"shared": {{Stage: fakeStage{name: "a"}, Live: true, Shared: true}},
+		"two":    {{Stage: fakeStage{name: "a"}, Decl: Decl{Live: true}}, {Stage: fakeStage{name: "b"}, Decl: Decl{Live: true}}},
+		"shared": {{Stage: fakeStage{name: "a"}, Decl: Decl{Live: true, Shared: true}}},
 	} {
 		if _, err := NewGraph(nodes...); !errcode.Is(err, errcode.Internal) {
 			t.Errorf("%s: NewGraph error = %v, want %s", name, err, errcode.Internal)

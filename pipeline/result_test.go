@@ -55,9 +55,9 @@ func TestResultRules(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g, err := NewGraph(
-				Node{Stage: fakeStage{name: "resolve", run: resolve}, Produces: capsuleKey},
-				Node{Stage: fakeStage{name: "verify", run: tt.verify}, Produces: otherKey, Requires: tt.requires},
-				Node{Stage: fakeStage{name: "stage"}, Requires: []string{"verify"}},
+				Node{Stage: fakeStage{name: "resolve", run: resolve}, Decl: Decl{Produces: capsuleKey}},
+				Node{Stage: fakeStage{name: "verify", run: tt.verify}, Decl: Decl{Produces: otherKey, Requires: tt.requires}},
+				Node{Stage: fakeStage{name: "stage"}, Decl: Decl{Requires: []string{"verify"}}},
 			)
 			if err != nil {
 				t.Fatal(err)
@@ -80,7 +80,7 @@ func TestStoredTypeChecked(t *testing.T) {
 	g, err := NewGraph(Node{Stage: fakeStage{name: "resolve", run: func(_ context.Context, c *Case) error {
 		Store(c, NewKey[string]("resolve"), "not a capsule")
 		return nil
-	}}, Produces: capsuleKey})
+	}}, Decl: Decl{Produces: capsuleKey}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestStoredTypeChecked(t *testing.T) {
 // TestProducesNamesItsStage: a node declaring another stage's key is
 // refused before anything runs.
 func TestProducesNamesItsStage(t *testing.T) {
-	_, err := NewGraph(Node{Stage: fakeStage{name: "resolve"}, Produces: otherKey})
+	_, err := NewGraph(Node{Stage: fakeStage{name: "resolve"}, Decl: Decl{Produces: otherKey}})
 	if errcode.Code(err) != errcode.Internal {
 		t.Fatalf("NewGraph = %v, want E-EVL-099", err)
 	}

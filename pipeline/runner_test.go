@@ -94,7 +94,7 @@ func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 			setExit(c, ExitOK)
 			return nil
 		}}},
-		Node{Stage: fakeStage{name: "report"}, Requires: []string{"loop"}, RunDespiteFailure: true},
+		Node{Stage: fakeStage{name: "report"}, Decl: Decl{Requires: []string{"loop"}, RunDespiteFailure: true}},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -11,12 +11,16 @@ type Stage interface {
 	Run(ctx context.Context, c *Case) error
 }
 
-// Node places a Stage in the graph: what it produces, the stages whose
-// results it reads, whether it runs even when one of them failed (Report
-// does, so every case gets a row), and whether its result is the same for
-// every case.
-type Node struct {
-	Stage Stage
+// Decl is everything the graph knows about a stage, declared once by the
+// stage's package (`var Decl = pipeline.Decl{...}`), as go/analysis's
+// Analyzer carries everything about a pass: its name, the result it
+// produces, the stages whose results it reads, whether it runs even when
+// one of them failed (Report does, so every case gets a row), whether its
+// result is the same for every case, and whether it is the live stage.
+type Decl struct {
+	// Name is the stage's name in the graph; NewGraph checks that the
+	// stage placed under the declaration answers to it.
+	Name string
 	// Produces is the key of the result the stage stores when it returns
 	// nil; nil for a stage that produces none. NewGraph checks that it
 	// names the stage, and the executor that a stage that ran stored it.
@@ -29,7 +33,9 @@ type Node struct {
 	// Shared marks a stage whose work is the same for every case (Resolve,
 	// Verify): it memoises its result, and Graph.Prepare runs it once before
 	// any case starts, so the work is not charged to the first cases'
-	// --timeout. A shared stage may require only shared stages.
+	// --timeout. A shared stage may require only shared stages. Its result
+	// is the run's: a Closer is closed by Graph.Close, after the run's
+	// cases, not by each case (closer.go).
 	Shared bool
 	// Live marks the stage in which a case runs its session against its
 	// model (Loop). The runner lets at most Workers cases be in it at
@@ -37,4 +43,11 @@ type Node struct {
 	// finishes cases after it, in the run's quiet moments (pacer.go). At
 	// most one node is live, and it is not shared.
 	Live bool
+}
+
+// Node places a Stage in the graph under its declaration. A node with no
+// Decl.Name takes its stage's name (a test's table of fakes).
+type Node struct {
+	Decl
+	Stage Stage
 }

@@ -52,7 +52,7 @@ func TestVerdictIsCarried(t *testing.T) {
 		Node{Stage: fakeStage{name: "report", run: func(_ context.Context, c *Case) error {
 			during = c.Verdict()
 			return errcode.New(errcode.IO, "write result")
-		}}, Requires: []string{"loop"}, RunDespiteFailure: true},
+		}}, Decl: Decl{Requires: []string{"loop"}, RunDespiteFailure: true}},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
 	"github.com/murmur-nexus/murmur-eval/stages/loop"
@@ -45,8 +46,8 @@ func (answerModel) Complete(ctx context.Context, _ *inference.Request, _ inferen
 	return inference.ParseResponse([]byte(`{"stop_reason":"end_turn","content":[{"type":"text","text":"42"}]}`))
 }
 
-// table is the real stage table on a capsule project in a fresh folder,
-// with stage names in want replaced by the given stages.
+// table is the real stage table (stages.New) on a capsule project in a
+// fresh folder, with the stages named in replace replaced.
 func table(t *testing.T, replace map[string]pipeline.Stage) []pipeline.Node {
 	t.Helper()
 	dir, out := t.TempDir(), t.TempDir()
@@ -54,20 +55,14 @@ func table(t *testing.T, replace map[string]pipeline.Stage) []pipeline.Node {
 	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ver := verify.New(verify.Options{RunDir: out})
-	rep := report.New(out)
-	t.Cleanup(func() { _ = ver.Close(context.Background()); _ = rep.Close() })
-	nodes := []pipeline.Node{
-		{Stage: resolve.New(resolve.Options{Dir: dir}), Produces: resolve.Result, Shared: true},
-		{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
-		{Stage: staging.NewWith(staging.Options{StagedDir: filepath.Join(out, ".staged")}), Produces: staging.Result, Requires: staging.Requires()},
-		{Stage: contain.New(nil), Produces: contain.Result, Requires: contain.Requires()},
-		{Stage: launch.New(answering{}, time.Now), Produces: launch.Result, Requires: launch.Requires()},
-		{Stage: loop.Stage{}, Produces: loop.Result, Requires: loop.Requires()},
-		{Stage: rep, Produces: report.Result, Requires: report.Requires(), RunDespiteFailure: true},
+	tb, err := stages.New(stages.Options{CapsuleDir: dir, RunDir: out, Models: answering{}})
+	t.Cleanup(func() { _ = tb.Close() })
+	if err != nil {
+		t.Fatal(err)
 	}
+	nodes := tb.Graph.Nodes()
 	for i, n := range nodes {
-		if s, ok := replace[n.Stage.Name()]; ok {
+		if s, ok := replace[n.Name]; ok {
 			nodes[i].Stage = s
 		}
 	}
@@ -150,31 +145,52 @@ func TestConformanceForgedResultFails(t *testing.T) {
 	}
 }
 
+// underCancelled runs its stage with ctx, an ended context, whatever
+// context the executor gives it, and reports the stage's error to done.
+type underCancelled struct {
+	pipeline.Stage
+	ctx  context.Context
+	done chan<- error
+}
+
+func (u underCancelled) Run(_ context.Context, c *pipeline.Case) error {
+	err := u.Stage.Run(u.ctx, c)
+	u.done <- err
+	return err
+}
+
 // TestConformanceCancellation: each stage, run on a case whose
-// requirements are met but whose context has been cancelled, returns
-// within a few seconds, and an error it returns carries a code or is the
-// context's end (which the verdict turns into cancelled).
+// requirements are met (and their results still open) but whose context
+// has been cancelled, returns within a few seconds, and an error it
+// returns carries a code or is the context's end (which the verdict turns
+// into cancelled).
 func TestConformanceCancellation(t *testing.T) {
 	for i, n := range table(t, nil) {
-		t.Run(n.Stage.Name(), func(t *testing.T) {
-			nodes := table(t, nil)
-			c := newCase(t, "a")
-			execute(t, nodes[:i], context.Background(), c)
+		t.Run(n.Name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			cancel(pipeline.ErrInterrupted)
 			done := make(chan error, 1)
-			go func() { done <- nodes[i].Stage.Run(ctx, c) }()
+			nodes := table(t, nil)
+			nodes[i].Stage = underCancelled{Stage: nodes[i].Stage, ctx: ctx, done: done}
+			g, err := pipeline.NewGraph(nodes[:i+1]...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			finished := make(chan struct{})
+			first := newCase(t, "a")
+			go func() { g.Execute(context.Background(), first); close(finished) }()
+			defer func() { <-finished }()
 			select {
 			case err := <-done:
 				if err != nil && errcode.Code(err) == "" && !errors.Is(err, context.Canceled) {
-					t.Errorf("%s: %v, want a coded error", n.Stage.Name(), err)
+					t.Errorf("%s: %v, want a coded error", n.Name, err)
 				}
 			case <-time.After(5 * time.Second):
-				t.Fatalf("%s did not return within 5s of its context ending", n.Stage.Name())
+				t.Fatalf("%s did not return within 5s of its context ending", n.Name)
 			}
 			// Through the executor, the case is cancelled, with its code.
-			c = newCase(t, "b")
-			execute(t, nodes, ctx, c)
+			c := newCase(t, "b")
+			execute(t, table(t, nil), ctx, c)
 			if v := c.Verdict(); v.Code == "" || v.Status != pipeline.StatusCancelled {
 				t.Errorf("verdict under a cancelled context: %+v, want cancelled with a code", v)
 			}
@@ -197,13 +213,13 @@ func TestConformancePanicInRequirement(t *testing.T) {
 			continue
 		}
 		dep := n.Requires[len(n.Requires)-1]
-		t.Run(n.Stage.Name()+"/"+dep, func(t *testing.T) {
+		t.Run(n.Name+"/"+dep, func(t *testing.T) {
 			c := newCase(t, "a")
 			execute(t, table(t, map[string]pipeline.Stage{dep: panicking{dep}}), context.Background(), c)
 			if r, _ := c.Stage(dep); r.Outcome != pipeline.Failed || errcode.Code(r.Err) != errcode.Internal {
 				t.Errorf("%s: %s %v, want failed with E-EVL-099", dep, r.Outcome, r.Err)
 			}
-			r, _ := c.Stage(n.Stage.Name())
+			r, _ := c.Stage(n.Name)
 			switch {
 			case n.RunDespiteFailure:
 				if r.Outcome == pipeline.Skipped || (r.Err != nil && errcode.Code(r.Err) == "") {

@@ -33,6 +33,11 @@ func caseRun(c *pipeline.Case) reports.CaseRun {
 	}
 	if rep, ok := pipeline.Lookup(c, report.Result); ok {
 		r.Scores, r.DiffBytes = rep.Scores, rep.DiffBytes
+		if s := c.Verdict().Status; s != pipeline.StatusPassed && s != pipeline.StatusFailed {
+			// Only a verdict has scores: a result that failed to close
+			// after Report scored the case (pipeline.Closer) made it an error.
+			r.Scores = nil
+		}
 	}
 	return r
 }

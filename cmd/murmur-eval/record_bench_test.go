@@ -10,12 +10,12 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	stagesession "github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
 	"github.com/murmur-nexus/murmur-eval/stages/loop"
 	"github.com/murmur-nexus/murmur-eval/stages/report"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
-	stagesession "github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 

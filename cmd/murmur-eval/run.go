@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/hugeheap"
 	"github.com/murmur-nexus/murmur-eval/reports"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 )
 
 // runEval is the run command: parse, validate, run every selected case
@@ -60,7 +60,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
 	}
 	if in.commands {
-		if err := datasetcmd.Reachable(outAbs); err != nil {
+		if err := commands.Reachable(outAbs); err != nil {
 			if folder.prev == nil {
 				clearRunDir(o.out) // nothing ran: the same --out can be used again
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 )
 
@@ -10,9 +9,9 @@ import (
 // bases under the run folder, overlays when main entered a mount namespace
 // of its own (MURMUR_EVAL_MOUNTNS), MURMUR_EVAL_WORKSPACE_CLONE and
 // MURMUR_EVAL_WORKSPACE_LIMITS from the environment (docs/workspaces.md),
-// setup commands through cmds (the launcher the checks share) with the
-// evaluator's PATH.
-func (w wiring) stagingOptions(cmds *datasetcmd.Launcher) (staging.Options, error) {
+// setup commands with the evaluator's PATH (through the launcher the
+// stage table gives the Stage stage and the checks).
+func (w wiring) stagingOptions() (staging.Options, error) {
 	mech, err := workspace.ParseMechanism(w.env[workspace.CloneEnv])
 	if err != nil {
 		return staging.Options{}, err
@@ -24,7 +23,6 @@ func (w wiring) stagingOptions(cmds *datasetcmd.Launcher) (staging.Options, erro
 	return staging.Options{
 		Workspaces: workspace.NewSet(w.outDir, lim).WithOverlay(w.env[workspace.MountNSEnv]),
 		Clone:      mech,
-		Commands:   cmds,
 		PATH:       w.env["PATH"],
 
 		WorkdirMaxFiles: w.workdirMaxFiles,

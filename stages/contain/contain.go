@@ -35,8 +35,8 @@ const Name = "contain"
 // Result is the key of the stage's result, the case's *Policy.
 var Result = pipeline.NewKey[*Policy](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Contain reads.
-func Requires() []string { return []string{resolve.Name, verify.Name, staging.Name} }
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Requires: []string{resolve.Name, verify.Name, staging.Name}} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
 
 // Policy is what Contain decided a case's sandbox allows.
 type Policy struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 

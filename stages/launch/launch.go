@@ -20,9 +20,9 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -33,8 +33,8 @@ const Name = "launch"
 // Result is the key of the stage's result, the case's *session.Session.
 var Result = pipeline.NewKey[*session.Session](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Launch reads.
-func Requires() []string { return []string{resolve.Name, verify.Name, contain.Name} }
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Requires: []string{resolve.Name, verify.Name, contain.Name}} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
 
 // Stage is the Launch stage. It is safe for concurrent use.
 type Stage struct {
@@ -127,6 +127,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return errcode.Wrap(errcode.IO, err, "open trace.jsonl")
 	}
 	ses := &session.Session{
+		Dir:     c.SessionDir,
 		Trace:   tr,
 		Model:   model,
 		Tools:   tools,
@@ -136,7 +137,8 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		Denied:  tools.denied,
 		Script:  script,
 	}
-	// Stored at once: Report closes the trace whatever fails below.
+	// Stored at once: the executor closes the session (the trace) after
+	// the case's last stage, whatever fails below.
 	pipeline.Store(c, Result, ses)
 	// MURMUR.md after on-stage, as murmur's launch writes it: the tool
 	// manifests it lists may have been rewritten by a hook.

@@ -9,8 +9,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
 )
 
 // scriptRunner runs a script capsule's component in one case's session.

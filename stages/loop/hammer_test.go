@@ -16,8 +16,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -69,7 +69,7 @@ func TestManyCasesShareTheConnectionLimit(t *testing.T) {
 	graph, err := pipeline.NewGraph(
 		pipeline.Node{Stage: openStage{src: live.New(client), inf: anthropicConfig(srv)}},
 		pipeline.Node{Stage: taskStage{}},
-		pipeline.Node{Stage: Stage{}, Produces: Result, Requires: Requires()},
+		pipeline.Node{Stage: Stage{}, Decl: pipeline.Decl{Produces: Result, Requires: Decl.Requires}},
 	)
 	if err != nil {
 		t.Fatal(err)

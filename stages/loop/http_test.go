@@ -16,7 +16,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 

@@ -19,8 +19,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -31,24 +31,12 @@ const Name = "loop"
 // Result is the key of the stage's result, the case's *Outcome.
 var Result = pipeline.NewKey[*Outcome](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Loop reads: the session Launch
-// opened and the task Stage wrote.
-func Requires() []string { return []string{staging.Name, launch.Name} }
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Requires: []string{staging.Name, launch.Name}, Live: true} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
 
-// Outcome is how the agent loop ended a case's session.
-type Outcome struct {
-	ExitStatus string // trace.ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
-	ResultText string // what out/result.txt says: the final answer or "error: ..."
-	// TaskExit is the task's task_end exit status: ok, failed, or
-	// reopen_budget_exhausted when on-task-end hooks kept reopening it.
-	TaskExit string
-	// Reopens is how many times on-task-end hooks reopened the task.
-	Reopens int
-}
-
-// Grade is the verdict of an unscored case (pipeline.Grader): passed when
-// the session ended ok, what the default exit_ok scorer would say.
-func (o *Outcome) Grade() (passed, decided bool) { return o.ExitStatus == trace.ExitOK, true }
+// Outcome is how the agent loop ended a case's session (session.Outcome:
+// Report reads it without importing this stage).
+type Outcome = session.Outcome
 
 // Stage runs the agent loop of one case. Tokens counts the turns' tokens
 // as murmur does and is shared by the run's cases (it remembers the pieces

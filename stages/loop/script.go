@@ -6,7 +6,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 

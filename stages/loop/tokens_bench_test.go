@@ -8,7 +8,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/tokens"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 )
 
 // benchPrompt is a capsule's own prompt of the size a quickstart's has:

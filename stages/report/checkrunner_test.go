@@ -14,12 +14,11 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/contain"
-	"github.com/murmur-nexus/murmur-eval/stages/verify"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -73,9 +72,29 @@ func sandboxedCase(t *testing.T, host sandbox.Host, expected string) *pipeline.C
 		t.Fatal(err)
 	}
 	c.SessionDir = dir
-	pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
-	pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
+	pipeline.Store(c, sandboxKey, &CheckSandbox{Host: commands.Host{Probe: host}, Resources: testResources()})
 	return c
+}
+
+// sandboxKey is where a test case keeps its check sandbox (what the
+// stage table reads from Verify's and Contain's results).
+var sandboxKey = pipeline.NewKey[*CheckSandbox]("sandbox")
+
+// newCheckStage is a Report stage whose checks run through a launcher of
+// their own, in the sandbox the case keeps under sandboxKey.
+func newCheckStage(t testing.TB) Stage {
+	t.Helper()
+	l := commands.NewLauncher("")
+	t.Cleanup(func() { _ = l.Close() })
+	reads := testReads()
+	reads.Sandbox = func(c *pipeline.Case) (CheckSandbox, error) {
+		sb, _ := pipeline.Lookup(c, sandboxKey)
+		if sb == nil {
+			return CheckSandbox{}, errcode.New(errcode.Internal, "check: the case has no toolset or policy")
+		}
+		return *sb, nil
+	}
+	return New(Options{Reads: reads, Commands: l})
 }
 
 // sandboxPlan is the plan sandboxed cases are scored with.
@@ -116,8 +135,7 @@ func wantUID() int {
 // write outside the session, and its output still reaches check.log.
 func TestCheckRunsSandboxed(t *testing.T) {
 	host := sandboxHost(t)
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -186,8 +204,7 @@ func TestCheckPlantedModuleRunsConfined(t *testing.T) {
 	if _, err := os.Stat(py); err != nil {
 		t.Skip("no /usr/bin/python3")
 	}
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 	outside := openTempDir(t)
 	if err := os.Chmod(outside, 0o777); err != nil {
 		t.Fatal(err)
@@ -228,8 +245,7 @@ except OSError as e:
 // its output is stopped at its own deadline, everything it started with it.
 func TestCheckTimesOutWithItsChildren(t *testing.T) {
 	host := sandboxHost(t)
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 	c := sandboxedCase(t, host, `{"check": {"command": "sleep 30 & echo started; sleep 30", "timeout_seconds": 0.3}}`)
 	start := time.Now()
 	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
@@ -248,8 +264,7 @@ func TestCheckTimesOutWithItsChildren(t *testing.T) {
 // with the last line of its output (stdout and stderr in order).
 func TestCheckFailsWithTheLastLine(t *testing.T) {
 	host := sandboxHost(t)
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 	c := sandboxedCase(t, host, expectedCheck(t, []string{"sh", "-c", "echo first; echo 'assertion failed: 41 != 42' >&2; exit 3"}))
 	if err := st.WithPlan(sandboxPlan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
@@ -263,8 +278,7 @@ func TestCheckFailsWithTheLastLine(t *testing.T) {
 // namespaces the check is an error (E-CAP-005), never run as murmur-eval's
 // user.
 func TestCheckRefusedWithoutNamespaces(t *testing.T) {
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 	c := sandboxedCase(t, sandbox.Host{UserNSReason: "operation not permitted"}, `{"check": "touch ran"}`)
 	err := st.WithPlan(sandboxPlan).Run(context.Background(), c)
 	if !errcode.Is(err, errcode.CapEgressNamespace) {
@@ -289,11 +303,9 @@ func TestCheckUnreachableSessionIsRefused(t *testing.T) {
 		t.Skip("only root's checks change uid")
 	}
 	host := sandboxHost(t)
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(t)
 	c := endedCase(t, trace.ExitOK, "42", `{"check": "true"}`) // t.TempDir is 0700
-	pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
-	pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
+	pipeline.Store(c, sandboxKey, &CheckSandbox{Host: commands.Host{Probe: host}, Resources: testResources()})
 	if err := st.Run(context.Background(), c); !errcode.Is(err, errcode.IOPermission) {
 		t.Errorf("Run = %v, want %s", err, errcode.IOPermission)
 	}
@@ -303,8 +315,7 @@ func TestCheckUnreachableSessionIsRefused(t *testing.T) {
 // (launcher, namespaces, Landlock), from score to check.log.
 func BenchmarkCheckStart(b *testing.B) {
 	host := sandboxHost(b)
-	st := New("")
-	defer st.Close()
+	st := newCheckStage(b)
 	dir := openTempDir(b)
 	for i := 0; b.Loop(); i++ {
 		sdir := filepath.Join(dir, strconv.Itoa(i))
@@ -312,10 +323,9 @@ func BenchmarkCheckStart(b *testing.B) {
 			b.Fatal(err)
 		}
 		c := &pipeline.Case{Input: checkInput(), SessionDir: sdir}
-		pipeline.Store(c, verify.Result, &verify.Toolset{Host: host})
-		pipeline.Store(c, contain.Result, &contain.Policy{Resources: testResources()})
+		pipeline.Store(c, sandboxKey, &CheckSandbox{Host: commands.Host{Probe: host}, Resources: testResources()})
 		scores, err := (&scoring.Plan{}).Score(context.Background(), scoring.Input{SessionDir: sdir, Expected: checkInput().Expected,
-			Checks: caseChecks{box: st.checks, c: c}})
+			Checks: caseChecks{box: st.opts.Commands, sandbox: st.opts.Reads.Sandbox, c: c}})
 		if err != nil || len(scores) != 1 || !scores[0].Pass {
 			b.Fatalf("%+v %v", scores, err)
 		}

@@ -1,14 +1,16 @@
 // Package report is the Report stage: it runs for every case, whatever
-// failed before it, and finishes the session's files: murmur's fallback
-// session_end when a session started but never ended, the trace flushed and
-// closed, and out/result.txt. A case whose session ended and whose stages
-// all ran is then scored (scoring.Plan) and its scores written to the
-// session's eval.jsonl in murmur's record format. The case's row is
-// assembled from the Case after this stage, so that the row can carry
-// report_ms too.
+// failed before it, and writes the case's report files: out/result.txt,
+// out/workspace.diff when the case has a workspace, and, for a case whose
+// session ended and whose stages all ran, its scores (scoring.Plan),
+// written to the session's eval.jsonl in murmur's record format. The
+// case's row is assembled from the Case after this stage, so that the row
+// can carry report_ms too.
 //
-// Report reads what the stages before it left (Lookup): any of them may
-// have failed.
+// Report closes nothing: the session's trace and the case's workspace are
+// results that hold something open, which the executor closes after the
+// case's last stage (pipeline.Closer). What it reads of the stages before
+// it, any of which may have failed, is wired by the stage table (Reads):
+// it imports no other stage.
 package report
 
 import (
@@ -17,18 +19,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/contain"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
-	"github.com/murmur-nexus/murmur-eval/stages/launch"
-	"github.com/murmur-nexus/murmur-eval/stages/loop"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
-	"github.com/murmur-nexus/murmur-eval/stages/staging"
-	"github.com/murmur-nexus/murmur-eval/stages/verify"
-	"github.com/murmur-nexus/murmur-eval/trace"
+	"github.com/murmur-nexus/murmur-eval/session"
 )
 
 // Name is the stage's name in the graph.
@@ -37,11 +34,41 @@ const Name = "report"
 // Result is the key of the stage's result, the case's *Report.
 var Result = pipeline.NewKey[*Report](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Report reads: the session to close
-// and score, the loop's outcome, the workspace to diff, and the toolset
-// and policy a check command runs under.
-func Requires() []string {
-	return []string{verify.Name, staging.Name, contain.Name, launch.Name, loop.Name}
+// Decl declares the stage to the graph: it runs despite failures, and
+// requires what its Reads read (the table adds Reads.Requires).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, RunDespiteFailure: true} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
+
+// Reads are what Report reads of the stages before it, wired by the stage
+// table (package stages) so that Report imports none of them: the keys of
+// the session and the loop's outcome, and functions that find the case's
+// workspace and its check commands' sandbox. Requires are the stages whose
+// results those read, which the table declares as Report's requires. A
+// zero field reads nothing.
+type Reads struct {
+	Session pipeline.Key[*session.Session]
+	Outcome pipeline.Key[*session.Outcome]
+	// Workspace returns the case's workspace; nil when it has none.
+	Workspace func(*pipeline.Case) Workspace
+	// Sandbox returns what the case's check commands run with.
+	Sandbox func(*pipeline.Case) (CheckSandbox, error)
+	// Requires are the stages whose results the above read.
+	Requires []string
+}
+
+// Workspace is a case's workspace as Report sees it: the diff of what the
+// case changed.
+type Workspace interface {
+	// Diff writes out/workspace.diff and returns its size before any cut.
+	Diff(ctx context.Context) (int64, error)
+}
+
+// CheckSandbox is what a case's check commands run with: the run's host
+// and the capsule's Spawner, the case's resources and its overlay layer
+// ("" without one).
+type CheckSandbox struct {
+	Host      commands.Host
+	Resources capsule.Resources
+	Layer     string
 }
 
 // Report is what Report made of a case: its scores, in scoring order (nil
@@ -63,87 +90,64 @@ func (r *Report) Grade() (passed, decided bool) {
 	return true, len(r.Scores) > 0
 }
 
-// Stage is the Report stage. It holds the run's scoring plan (nil scores
-// with the default plan) and the launcher it makes for check commands when
-// the capsule has no shell or native tools (their launcher is used
-// otherwise). Make it with New and Close it at the end of the run; the
-// zero value runs checks only with the toolset's launcher.
-type Stage struct {
-	checks *datasetcmd.Launcher
-	plan   *scoring.Plan
+// Options are a run's Report settings.
+type Options struct {
+	// Reads are what Report reads of the earlier stages.
+	Reads Reads
+	// Commands runs check commands: the run's launcher, shared with the
+	// Stage stage's setup commands, made and closed by the run.
+	Commands *commands.Launcher
+	// Plan is the run's scoring plan; nil for the default plan.
+	Plan *scoring.Plan
 }
 
-// New returns a Report stage for one run whose folder is runDir (the
-// check's launcher copy goes there; "" for the system's temporary folder).
-func New(runDir string) Stage { return Stage{checks: datasetcmd.NewLauncher(runDir)} }
+// Stage is the Report stage. It is safe for concurrent use. The zero
+// value reads nothing and writes nothing (a case without a session
+// folder).
+type Stage struct {
+	opts Options
+}
 
-// NewWith returns a Report stage whose checks run through l, a launcher
-// the run shares with the Stage stage's setup commands.
-func NewWith(l *datasetcmd.Launcher) Stage { return Stage{checks: l} }
+// New returns a Report stage for one run.
+func New(o Options) Stage { return Stage{opts: o} }
 
 // WithPlan returns s scoring with plan, the run's scoring plan.
 func (s Stage) WithPlan(plan *scoring.Plan) Stage {
-	s.plan = plan
+	s.opts.Plan = plan
 	return s
 }
-
-// Close removes the launcher made for check commands, if any.
-func (s Stage) Close() error { return s.checks.Close() }
 
 // Name returns "report".
 func (Stage) Name() string { return Name }
 
-// Run finishes the case's session files and scores the case. It writes
+// Run writes the case's report files and scores the case. It writes
 // nothing when the case never got a session directory (a failure before
-// Stage). A scorer that cannot run (a check command that does not start)
-// fails the stage, so the case is an error, not the model's failure.
-func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
-	if st, _ := pipeline.Lookup(c, staging.Result); st != nil && st.Workspace != nil {
-		// Once the diff, the checks and expected.files have seen the final
-		// state: an overlaid workspace is unmounted (docs/workspaces.md).
-		defer func() {
-			if rerr := st.Workspace.Release(); rerr != nil && err == nil {
-				err = errcode.Wrap(errcode.IO, rerr, "release the workspace")
-			}
-		}()
-	}
-	ses, _ := pipeline.Lookup(c, launch.Result)
-	out, _ := pipeline.Lookup(c, loop.Result)
+// Stage). A report file it cannot write fails the stage (E-IO-003 unless
+// the failure carries a code of its own), and so does a scorer that
+// cannot run (a check command that does not start), so the case is an
+// error, not the model's failure.
+func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
+	ses := lookup(c, s.opts.Reads.Session)
+	out := lookup(c, s.opts.Reads.Outcome)
 	if out == nil {
-		out = &loop.Outcome{}
+		out = &session.Outcome{}
 	}
 	rep := &Report{}
 	pipeline.Store(c, Result, rep)
-	var errs []error
-	if ses != nil && ses.Trace != nil {
-		if ses.Trace.Started() && !ses.Trace.Ended() {
-			// murmur's launch fallback: an attempt that started but ended in
-			// an error still gets a session_end, with status failed.
-			errs = append(errs, ses.Trace.SessionEnd(trace.ExitFailed))
-		}
-		if c.SessionDir != "" {
-			// No tool runs any more: what a tool planted at a log's name
-			// is removed and noted in the trace, whose own name Close
-			// checks (docs/sandbox.md, "Host-side file access").
-			errs = append(errs, unplantLogs(c.SessionDir, ses.Trace, ses.Hooks != nil))
-		}
-		errs = append(errs, ses.Trace.Close())
-	}
 	if c.SessionDir != "" {
-		errs = append(errs, writeResult(c, out))
-		if st, _ := pipeline.Lookup(c, staging.Result); st != nil && st.Workspace != nil && st.Workspace.Base != nil {
+		errs := []error{writeResult(c, out)}
+		if w := s.workspace(c); w != nil {
 			// What the agent changed, against the base: written whatever
-			// the outcome, through sessionfs (the session is hostile now).
-			w := st.Workspace
-			d, err := w.Base.Diff(ctx, c.SessionDir, w.Clone, 0)
+			// the outcome, and before a check command runs in the folder.
+			d, err := w.Diff(ctx)
 			if err == nil {
-				rep.DiffBytes = &d.Bytes
+				rep.DiffBytes = &d
 			}
 			errs = append(errs, err)
 		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return finishErr(err)
+		if err := errors.Join(errs...); err != nil {
+			return finishErr(err)
+		}
 	}
 	if !scorable(c, ses, out) {
 		return nil
@@ -153,7 +157,24 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) (err error) {
 	return err
 }
 
-// finishErr is the stage's error for session files it could not finish:
+// lookup returns k's result, nil when k is unset or the case has none.
+func lookup[T any](c *pipeline.Case, k pipeline.Key[T]) T {
+	var zero T
+	if k.Stage() == "" {
+		return zero
+	}
+	v, _ := pipeline.Lookup(c, k)
+	return v
+}
+
+func (s Stage) workspace(c *pipeline.Case) Workspace {
+	if s.opts.Reads.Workspace == nil {
+		return nil
+	}
+	return s.opts.Reads.Workspace(c)
+}
+
+// finishErr is the stage's error for report files it could not write:
 // E-IO-003, unless one of the failures already carries a code (a session
 // file refused is E-EVL-040), which is kept, because errcode.Code reads the
 // outermost code and the specific one should win (HOUSE-STYLE.md).
@@ -167,7 +188,7 @@ func finishErr(err error) error {
 // scorable reports whether the case gets a verdict from its scorers: its
 // session ended and no stage before Report failed (a failed stage makes it
 // an error, a timeout or cancelled, whatever the trace says).
-func scorable(c *pipeline.Case, ses *session.Session, out *loop.Outcome) bool {
+func scorable(c *pipeline.Case, ses *session.Session, out *session.Outcome) bool {
 	if out.ExitStatus == "" || ses == nil || ses.Trace == nil {
 		return false
 	}
@@ -181,7 +202,7 @@ func scorable(c *pipeline.Case, ses *session.Session, out *loop.Outcome) bool {
 
 // writeResult writes out/result.txt: the loop's text, or for a case that
 // failed before the loop ended a session, "error: " and the first failure.
-func writeResult(c *pipeline.Case, out *loop.Outcome) error {
+func writeResult(c *pipeline.Case, out *session.Outcome) error {
 	text := out.ResultText
 	if out.ExitStatus == "" {
 		if v := c.Verdict(); v.Err != nil {

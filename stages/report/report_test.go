@@ -16,11 +16,23 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/launch"
-	"github.com/murmur-nexus/murmur-eval/stages/loop"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
+
+// The keys of Launch's and Loop's results, as the stage table gives them
+// to Report (package stages).
+var (
+	sessionKey = pipeline.NewKey[*session.Session]("launch")
+	outcomeKey = pipeline.NewKey[*session.Outcome]("loop")
+)
+
+// testReads are what Report reads in these tests: the session and the
+// outcome.
+func testReads() Reads { return Reads{Session: sessionKey, Outcome: outcomeKey} }
+
+// testStage is a Report stage reading testReads, with no check launcher.
+func testStage() Stage { return New(Options{Reads: testReads()}) }
 
 // endedCase is a case whose loop ran two turns and ended the session with
 // exit, answering answer.
@@ -51,8 +63,8 @@ func endedCase(t *testing.T, exit, answer, expected string) *pipeline.Case {
 		SessionDir: dir,
 		Stages:     []pipeline.StageResult{{Stage: "loop", Outcome: pipeline.Ran}},
 	}
-	pipeline.Store(c, launch.Result, &session.Session{Trace: tw})
-	pipeline.Store(c, loop.Result, &loop.Outcome{ExitStatus: exit, ResultText: answer})
+	pipeline.Store(c, sessionKey, &session.Session{Trace: tw})
+	pipeline.Store(c, outcomeKey, &session.Outcome{ExitStatus: exit, ResultText: answer})
 	return c
 }
 
@@ -68,7 +80,7 @@ func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
 	c := endedCase(t, trace.ExitOK, "6 times 7 is 42.", `{"result_contains": "42"}`)
 	ds := "qs"
 	plan := &scoring.Plan{Config: scoring.Config{DatasetID: &ds, Scorers: []scoring.ScorerSpec{{Type: scoring.TypeMaxTurns, Name: "turns", Max: 1}}}}
-	if err := (Stage{}).WithPlan(plan).Run(context.Background(), c); err != nil {
+	if err := testStage().WithPlan(plan).Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	want := []scoring.Score{
@@ -101,7 +113,7 @@ func TestReportScoresAndWritesEvalJSONL(t *testing.T) {
 func TestReportDoesNotScoreAFailedCase(t *testing.T) {
 	c := endedCase(t, trace.ExitOK, "42", "")
 	c.Stages = append(c.Stages, pipeline.StageResult{Stage: "loop", Outcome: pipeline.Failed, Err: errcode.New(errcode.RunAgentLoop, "x")})
-	if err := (Stage{}).Run(context.Background(), c); err != nil {
+	if err := testStage().Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if scoresOf(c) != nil {
@@ -114,7 +126,7 @@ func TestReportDoesNotScoreAFailedCase(t *testing.T) {
 
 func TestReportDefaultsToExitOK(t *testing.T) {
 	c := endedCase(t, trace.ExitMaxTurnsReached, "error: inference loop exceeded 2 turns", "")
-	if err := (Stage{}).Run(context.Background(), c); err != nil {
+	if err := testStage().Run(context.Background(), c); err != nil {
 		t.Fatal(err)
 	}
 	if len(scoresOf(c)) != 1 || scoresOf(c)[0].Name != "exit_ok" || scoresOf(c)[0].Pass {
@@ -124,7 +136,7 @@ func TestReportDefaultsToExitOK(t *testing.T) {
 
 func TestReportCheckThatCannotStartIsAnError(t *testing.T) {
 	c := endedCase(t, trace.ExitOK, "42", `{"result_contains": "42", "check": ["no-such-check-binary"]}`)
-	err := (Stage{}).Run(context.Background(), c)
+	err := testStage().Run(context.Background(), c)
 	if !errcode.Is(err, errcode.IONotFound) {
 		t.Fatalf("Run = %v, want %s", err, errcode.IONotFound)
 	}

@@ -1,14 +1,14 @@
 package report
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/loop"
-	"github.com/murmur-nexus/murmur-eval/stages/session"
+	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -16,8 +16,8 @@ import (
 // and writes eval.jsonl. When a scorer cannot run, the case is an error
 // with no verdict: it keeps no scores and gets no eval.jsonl, so that only
 // passed and failed cases have scores anywhere.
-func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session, out *loop.Outcome) ([]scoring.Score, error) {
-	plan := s.plan
+func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session, out *session.Outcome) ([]scoring.Score, error) {
+	plan := s.opts.Plan
 	if plan == nil {
 		plan = &scoring.Plan{}
 	}
@@ -33,13 +33,15 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 		Trace:      tr,
 		ResultText: out.ResultText,
 		Expected:   in.Expected,
-		Checks:     caseChecks{box: s.checks, c: c},
+		Checks:     caseChecks{box: s.opts.Commands, sandbox: s.opts.Reads.Sandbox, c: c},
 	})
 	if scoreErr != nil {
 		return nil, scoreErr
 	}
 	if err := scoring.WriteEvalFile(c.SessionDir, scores, in.ID, plan.Config.DatasetID, tr.TotalTurns, tr.EndedAt); err != nil {
-		return nil, errcode.Wrap(errcode.IO, err, "write %s", scoring.EvalFile)
+		// A session file refused keeps its code (E-EVL-040); only an
+		// uncoded failure is E-IO-003.
+		return nil, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", scoring.EvalFile)
 	}
 	return scores, nil
 }

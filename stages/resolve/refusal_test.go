@@ -15,6 +15,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/stages"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
@@ -129,12 +130,13 @@ func (p project) graph(t *testing.T, env map[string]string) (*pipeline.Graph, st
 	t.Helper()
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	st := staging.New()
-	ver := verify.New(verify.Options{RunDir: p.out})
-	t.Cleanup(func() { _ = ver.Close(context.Background()) })
+	rt := stages.NewRuntime()
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	ver := verify.New(verify.Options{RunDir: p.out, Runtime: rt})
 	g, err := pipeline.NewGraph(
-		pipeline.Node{Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()}), Produces: resolve.Result, Shared: true},
-		pipeline.Node{Stage: ver, Produces: verify.Result, Requires: verify.Requires(), Shared: true},
-		pipeline.Node{Stage: st, Produces: staging.Result, Requires: staging.Requires()},
+		pipeline.Node{Decl: resolve.Decl, Stage: resolve.New(resolve.Options{Dir: p.dir, LookupEnv: lookup, Platform: capsule.CurrentPlatform()})},
+		pipeline.Node{Decl: verify.Decl, Stage: ver},
+		pipeline.Node{Decl: staging.Decl, Stage: st},
 	)
 	if err != nil {
 		t.Fatal(err)

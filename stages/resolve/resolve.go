@@ -18,6 +18,9 @@ const Name = "resolve"
 // Result is the key of the stage's result, the run's *Capsule.
 var Result = pipeline.NewKey[*Capsule](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Shared: true} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
+
 // Capsule is Resolve's run-wide result: the parsed manifest and every
 // registry artifact pinned and found in a store.
 type Capsule struct {

@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
@@ -30,7 +30,7 @@ const (
 const setupLogMax = 1 << 20
 
 // setup runs the case's setup command in its session, as a check runs
-// (datasetcmd), after the workspace is in place and before the agent
+// (package commands), after the workspace is in place and before the agent
 // starts. A setup that cannot start, exits non-zero, is killed or runs out
 // of its time is a harness error (E-EVL-062 for the last three), never the
 // model's failure; its output goes to logs/setup.log, written by
@@ -72,7 +72,7 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 	res := cap.Manifest.Capabilities.Resources
 	res.WorkdirMaxBytes = ws.WorkdirMaxBytes(res.WorkdirMaxBytes)
 	res.WorkdirMaxFiles = ws.WorkdirMaxFiles(s.opts.WorkdirMaxFiles)
-	r, err := s.opts.Commands.Run(ctx, ts, res, datasetcmd.Proc{
+	r, err := s.opts.Commands.Run(ctx, commands.Host{Probe: ts.Host, Spawner: ts.Spawner}, res, commands.Proc{
 		Path: bin, Argv: spec.Argv, SessionDir: c.SessionDir, Layer: ws.UpperDir(), ExecFiles: execFiles,
 		Env: []string{
 			"PATH=" + path,

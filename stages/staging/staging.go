@@ -33,8 +33,8 @@ const Name = "stage"
 // Result is the key of the stage's result, the case's *Staged.
 var Result = pipeline.NewKey[*Staged](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Stage reads.
-func Requires() []string { return []string{resolve.Name, verify.Name} }
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Requires: []string{resolve.Name, verify.Name}} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
 
 // Staged is what Stage made of a case's session folder: the task it wrote
 // to task.md (handed on to the loop, which does not read the file back)

@@ -1,15 +1,16 @@
 package staging
 
 import (
+	"cmp"
 	"context"
 	"os"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/datasets/workspace"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
-	"github.com/murmur-nexus/murmur-eval/stages/datasetcmd"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
@@ -22,7 +23,7 @@ type Options struct {
 	// Clone forces a clone mechanism (workspace.CloneEnv); "" is auto.
 	Clone workspace.Mechanism
 	// Commands runs setup commands (shared with the Report stage's checks).
-	Commands *datasetcmd.Launcher
+	Commands *commands.Launcher
 	// PATH is the setup command's PATH ("" for scoring.DefaultPATH).
 	PATH string
 	// StagedDir is the run-level folder the tools' files are written to
@@ -95,6 +96,17 @@ func (w *Workspace) WorkdirMaxFiles(limit uint64) uint64 {
 	return addSat(limit, w.Base.Entries)
 }
 
+// Diff writes out/workspace.diff, what the case changed against the base
+// (workspace.Base.Diff, through sessionfs: the session is hostile by
+// then), and returns its size before any cut.
+func (w *Workspace) Diff(ctx context.Context) (int64, error) {
+	d, err := w.Base.Diff(ctx, w.dir, w.Clone, 0)
+	if err != nil {
+		return 0, err
+	}
+	return d.Bytes, nil
+}
+
 // Release ends the case's use of its workspace once the Report stage has
 // diffed and scored it: an overlay is unmounted and the session folder
 // holds what the case wrote (workspace.Set.Release). It does nothing for
@@ -104,4 +116,17 @@ func (w *Workspace) Release() error {
 		return nil
 	}
 	return w.set.Release(w.dir, w.Clone)
+}
+
+// Close releases the case's workspace (pipeline.Closer: the executor
+// calls it after the case's last stage, so Report diffs and checks the
+// final state first). A failure keeps its own code, or is E-IO-003.
+func (s *Staged) Close() error {
+	if s == nil || s.Workspace == nil {
+		return nil
+	}
+	if err := s.Workspace.Release(); err != nil {
+		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "release the workspace")
+	}
+	return nil
 }

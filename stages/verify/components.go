@@ -54,9 +54,9 @@ func compileScript(ctx context.Context, e *sandbox.Engine, path string) (*compon
 
 // prepareScript compiles the script capsule's component with the run's
 // engine (made here when the capsule has no WASM tool).
-func (ts *Toolset) prepareScript(ctx context.Context, path string, cfg sandbox.Config) error {
+func (ts *Toolset) prepareScript(ctx context.Context, path string, newEngine func(context.Context) (*sandbox.Engine, error)) error {
 	if ts.Engine == nil {
-		e, err := sandbox.NewEngine(ctx, cfg)
+		e, err := newEngine(ctx)
 		if err != nil {
 			return err
 		}

@@ -4,13 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
@@ -44,16 +42,15 @@ func hookArtifactWith(t *testing.T, name, extra string, payload []byte) Artifact
 // that is not a hook (an empty one, a tool) fails Verify with E-RUN-001
 // naming the hook and what it lacks.
 func TestComponentHooksAreCompiled(t *testing.T) {
-	fixtures := filepath.Join("..", "..", "sandbox", "component", "testdata")
-	hook := componenttest.Build(t, filepath.Join(fixtures, "hook.wat"), "hook", false)
-	tool := componenttest.Build(t, filepath.Join(fixtures, "tool.wat"), "tool", false)
+	hook := componenttest.Fixture(t, "hook")
+	tool := componenttest.Fixture(t, "tool")
 	m, err := capsule.ParseManifest("murmur.yaml", []byte("name: c\nversion: '1'\nartifacts:\n"+
 		"  - {name: counter, version: 1.0.0, runtime: hook}\n  - {name: judge, version: 1.0.0, runtime: hook}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", hook), hookArtifact(t, "judge", "")}, sandbox.Config{}, false)
+	ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", hook), hookArtifact(t, "judge", "")}, newTestEngine, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
@@ -72,7 +69,7 @@ func TestComponentHooksAreCompiled(t *testing.T) {
 		{"empty component", []byte("\x00asm\x0d\x00\x01\x00"), "does not export murmur:hook/lifecycle@0.5.0"},
 		{"tool component", tool, "import murmur:text/chunks@0.1.0 is not part of murmur's hook world"},
 	} {
-		ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", tc.payload)}, sandbox.Config{}, false)
+		ts, err := prepare(ctx, m, []Artifact{hookArtifactWith(t, "counter", "", tc.payload)}, newTestEngine, false)
 		if ts != nil && ts.Engine != nil {
 			defer ts.Engine.Close(ctx)
 		}

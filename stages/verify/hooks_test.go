@@ -39,7 +39,7 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 		hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: reopen-task\n"),
 		hookArtifact(t, "watch", "execution_mode: async\n"),
 	}
-	ts, err := prepare(ctx, m, arts, sandbox.Config{}, false)
+	ts, err := prepare(ctx, m, arts, newTestEngine, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
@@ -56,11 +56,17 @@ func TestHooksAreCompiledNotStaged(t *testing.T) {
 	}
 
 	bad := []Artifact{hookArtifact(t, "judge", "binding: on-task-end\ncommit_policy: replace-context\n")}
-	ts, err = prepare(ctx, m, bad, sandbox.Config{}, false)
+	ts, err = prepare(ctx, m, bad, newTestEngine, false)
 	if ts != nil && ts.Engine != nil {
 		defer ts.Engine.Close(ctx)
 	}
 	if errcode.Code(err) != errcode.IO || !strings.Contains(err.Error(), "hook judge@1.0.0 invalid config: commit_policy 'replace-context' is not valid for binding 'on-task-end'") {
 		t.Errorf("prepare = %v, want murmur's E-IO-003 invalid config", err)
 	}
+}
+
+// newTestEngine makes an engine with the default configuration, for
+// prepare (the test closes it, as the run's Runtime would).
+func newTestEngine(ctx context.Context) (*sandbox.Engine, error) {
+	return sandbox.NewEngine(ctx, sandbox.Config{})
 }

@@ -19,10 +19,11 @@ import (
 // without an artifact, the Spawner when anything runs as a subprocess, and
 // the W-SEC warnings.
 //
-// runDir is the run folder: it must be reachable by the subprocess user,
+// rt makes the Spawner, which the run owns. runDir is the run folder: it
+// must be reachable by the subprocess user,
 // and the launcher's copy goes there, so a killed run leaves nothing in
 // /tmp.
-func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[string]string, runDir string) error {
+func finish(ts *Toolset, rt Runtime, m *capsule.Manifest, host sandbox.Host, scopes map[string]string, runDir string) error {
 	ts.Host = host
 	native := false
 	for name, t := range ts.Tools {
@@ -78,7 +79,7 @@ func finish(ts *Toolset, m *capsule.Manifest, host sandbox.Host, scopes map[stri
 		ts.Warnings = append(ts.Warnings, fmt.Sprintf("warning: network.allow implies more than %d ports; as in murmur, the egress proxy serves the lowest %d and subprocess connections to ports %v are refused",
 			egress.MaxPorts, egress.MaxPorts, d))
 	}
-	sp, err := sandbox.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
+	sp, err := rt.NewSpawner(exe, host, sandbox.SpawnerOptions{RunDir: runDir, ShellAllow: caps.Shell.Allow,
 		InterpreterRuntime: caps.Shell.InterpreterRuntime, UnixSockets: caps.Network != nil && caps.Network.UnixSockets,
 		Egress: proxy, Cgroups: cgroups})
 	if err != nil {

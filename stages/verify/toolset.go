@@ -25,12 +25,15 @@ import (
 // tools and the inventory: they go to the run's hook set (see hooks.go).
 // Native tools are staged executable; they and shell tools run through the
 // Spawner that finish makes.
-func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, cfg sandbox.Config, builtinDriver bool) (*Toolset, error) {
+//
+// newEngine makes the run's engine (Runtime.NewEngine), asked for only
+// when something is compiled.
+func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, newEngine func(context.Context) (*sandbox.Engine, error), builtinDriver bool) (*Toolset, error) {
 	ts := &Toolset{Tools: map[string]*Tool{}}
 	var hookArts []Artifact
 	engine := func() (*sandbox.Engine, error) {
 		if ts.Engine == nil {
-			e, err := sandbox.NewEngine(ctx, cfg)
+			e, err := newEngine(ctx)
 			if err != nil {
 				return nil, err
 			}

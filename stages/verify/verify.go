@@ -27,8 +27,8 @@ const Name = "verify"
 // Result is the key of the stage's result, the run's *Toolset.
 var Result = pipeline.NewKey[*Toolset](Name) //nolint:gochecknoglobals // a constant key (Go has no const of a generic type)
 
-// Requires returns the stages whose results Verify reads.
-func Requires() []string { return []string{resolve.Name} }
+// Decl declares the stage to the graph (package stages wires the table).
+var Decl = pipeline.Decl{Name: Name, Produces: Result, Requires: []string{resolve.Name}, Shared: true} //nolint:gochecknoglobals // a declaration, as go/analysis's Analyzer values
 
 // Artifact is one artifact whose bytes Verify checked against its sidecar
 // and the lock, with its archive read.
@@ -101,6 +101,9 @@ type Options struct {
 	RunDir string
 	// CacheDir is wazero's compilation cache across runs; "" for none.
 	CacheDir string
+	// Runtime makes the engine and the Spawner, which the run owns and
+	// closes; Run fails (E-EVL-099) without one.
+	Runtime Runtime
 	// BuiltinDriver leaves the capsule's installed inference driver
 	// uncompiled (Toolset.Driver nil): the built-in provider answers the
 	// model turns instead (--driver builtin, docs/providers.md). The driver
@@ -108,8 +111,9 @@ type Options struct {
 	BuiltinDriver bool
 }
 
-// Stage is the Verify stage. It is safe for concurrent use. Close releases
-// the WASM engine it creates.
+// Stage is the Verify stage. It is safe for concurrent use. What its
+// toolset holds open (the engine, the Spawner) is the run's
+// (Options.Runtime), closed by the run.
 type Stage struct {
 	opts Options
 	memo pipeline.Memo[*Toolset]
@@ -127,6 +131,10 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	if err != nil {
 		return err
 	}
+	rt := s.opts.Runtime
+	if rt == nil {
+		return errcode.New(errcode.Internal, "verify: the run has no runtime for the engine and the launcher (build the stage table with stages.New)")
+	}
 	ts, err := s.memo.Get(ctx, func(ctx context.Context) (*Toolset, error) {
 		host, scopes, err := preflight(ctx, cap.Manifest)
 		if err != nil {
@@ -136,8 +144,9 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err != nil {
 			return nil, err
 		}
-		limits := cap.Manifest.Capabilities.Limits
-		ts, err := prepare(ctx, cap.Manifest, arts, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes}, s.opts.BuiltinDriver)
+		cfg := sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: cap.Manifest.Capabilities.Limits.MemoryBytes}
+		newEngine := func(ctx context.Context) (*sandbox.Engine, error) { return rt.NewEngine(ctx, cfg) }
+		ts, err := prepare(ctx, cap.Manifest, arts, newEngine, s.opts.BuiltinDriver)
 		if ts != nil {
 			ts.Artifacts = arts
 		}
@@ -145,11 +154,11 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			return ts, err
 		}
 		if cap.Script != "" {
-			if err := ts.prepareScript(ctx, cap.Script, sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: limits.MemoryBytes}); err != nil {
+			if err := ts.prepareScript(ctx, cap.Script, newEngine); err != nil {
 				return ts, err
 			}
 		}
-		err = finish(ts, cap.Manifest, host, scopes, s.opts.RunDir)
+		err = finish(ts, rt, cap.Manifest, host, scopes, s.opts.RunDir)
 		return ts, err
 	})
 	if err != nil {
@@ -181,24 +190,6 @@ func diagnosticsLink(warning string) string {
 		return base + "#" + strings.ToLower(warning[i:i+9])
 	}
 	return base
-}
-
-// Close closes the WASM engine and the subprocess launcher, if made.
-func (s *Stage) Close(ctx context.Context) error {
-	ts, ok, _ := s.memo.Stored()
-	if !ok || ts == nil {
-		return nil
-	}
-	var cerr error
-	if ts.Spawner != nil {
-		cerr = ts.Spawner.Close()
-	}
-	if ts.Engine != nil {
-		if err := ts.Engine.Close(ctx); err != nil {
-			cerr = err
-		}
-	}
-	return cerr
 }
 
 // verifyAll checks every artifact before returning any, so a run with one

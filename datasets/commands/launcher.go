@@ -1,9 +1,11 @@
-// Package datasetcmd runs the commands a dataset line names, its setup and
+// Package commands runs the commands a dataset line names, its setup and
 // its expected.check, in the case's session, through the launcher shell
 // tools use: the tool uid in its own user, PID and network namespaces,
-// Landlock, seccomp, rlimits. It is shared by the Stage stage (setup) and
-// the Report stage (check), so a run has one launcher copy for both.
-package datasetcmd
+// Landlock, seccomp, rlimits. The run makes one Launcher, which the Stage
+// stage (setup) and the Report stage's check runner share, so a run has
+// one launcher copy for both; it takes the host probe and the capsule's
+// Spawner (when it has one) from the caller, and knows no stage.
+package commands
 
 import (
 	"context"
@@ -17,7 +19,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
-	"github.com/murmur-nexus/murmur-eval/stages/verify"
 )
 
 // Limits of a dataset command: test runners fork and open files far more
@@ -28,9 +29,9 @@ const (
 	MinOpenFiles = 4096
 )
 
-// Launcher gives a run's dataset commands a Spawner: the toolset's when
-// the capsule has shell or native tools, otherwise one it makes on first
-// use and Close removes. It is safe for concurrent use.
+// Launcher gives a run's dataset commands a Spawner: the capsule's when it
+// has shell or native tools, otherwise one it makes on first use and Close
+// removes. It is safe for concurrent use.
 type Launcher struct {
 	runDir string // where NewSpawner puts its launcher copy ("" for /tmp)
 	mu     sync.Mutex
@@ -41,10 +42,18 @@ type Launcher struct {
 // NewLauncher returns the Launcher of a run whose folder is runDir.
 func NewLauncher(runDir string) *Launcher { return &Launcher{runDir: runDir} }
 
-// Spawner returns the Spawner for commands of cases with toolset ts.
-func (l *Launcher) Spawner(ts *verify.Toolset) (*sandbox.Spawner, error) {
-	if ts.Spawner != nil {
-		return ts.Spawner, nil
+// Host is what a dataset command runs with: the run's host probe and the
+// capsule's Spawner (nil when the capsule has no shell or native tools).
+type Host struct {
+	Probe   sandbox.Host
+	Spawner *sandbox.Spawner
+}
+
+// Spawner returns the Spawner for commands on host h: h's own, or the
+// Launcher's.
+func (l *Launcher) Spawner(h Host) (*sandbox.Spawner, error) {
+	if h.Spawner != nil {
+		return h.Spawner, nil
 	}
 	if l == nil {
 		return nil, errcode.New(errcode.Internal, "dataset command: no launcher (build the stage with its constructor)")
@@ -65,7 +74,7 @@ func (l *Launcher) Spawner(ts *verify.Toolset) (*sandbox.Spawner, error) {
 			// ran without one before, and the capsule's warnings are its
 			// own).
 			cgroups, _ := sandbox.RunCgroup()
-			l.own, l.err = sandbox.NewSpawner(exe, ts.Host, sandbox.SpawnerOptions{RunDir: l.runDir, Cgroups: cgroups})
+			l.own, l.err = sandbox.NewSpawner(exe, h.Probe, sandbox.SpawnerOptions{RunDir: l.runDir, Cgroups: cgroups})
 			if l.err != nil && cgroups != nil {
 				_ = cgroups.Close()
 			}
@@ -119,21 +128,18 @@ type Result struct {
 // the command, and a toolchain starts its own programs). A host that
 // cannot make the namespaces is refused with E-CAP-005: a dataset command
 // never runs with murmur-eval's own uid.
-func (l *Launcher) Run(ctx context.Context, ts *verify.Toolset, res capsule.Resources, p Proc) (Result, error) {
-	if ts == nil {
-		return Result{}, errcode.New(errcode.Internal, "dataset command: the case has no toolset")
-	}
-	if !ts.Host.UserNS {
+func (l *Launcher) Run(ctx context.Context, h Host, res capsule.Resources, p Proc) (Result, error) {
+	if !h.Probe.UserNS {
 		return Result{}, errcode.New(errcode.CapEgressNamespace,
 			"this host cannot start %s in its own user, PID and network namespaces (%s); murmur-eval does not run it as its own user (uid %d)",
-			p.Argv[0], ts.Host.UserNSReason, os.Getuid()).
+			p.Argv[0], h.Probe.UserNSReason, os.Getuid()).
 			WithHint("allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or a container that permits unshare), or remove the dataset's check and setup")
 	}
 	// The session folder itself is handed over to the tool user.
 	if err := sandbox.Reachable(filepath.Dir(p.SessionDir), "dataset commands"); err != nil {
 		return Result{}, err
 	}
-	sp, err := l.Spawner(ts)
+	sp, err := l.Spawner(h)
 	if err != nil {
 		return Result{}, err
 	}

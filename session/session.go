@@ -1,9 +1,11 @@
 // Package session holds what the Launch stage opens and the Loop stage runs
 // on: the session (trace, model, tools, the loop's settings), the tool
-// interface and its replies. Launch
-// produces a *Session (launch.Result); Loop and Report read it. It is a
-// package of its own so that the loop does not import the launch stage's
-// machinery, nor the launch the loop's.
+// interface and its replies, and how the loop ended it (Outcome). Launch
+// produces a *Session (launch.Result), which the executor closes after the
+// case's last stage (Close: the session's files finished); Loop and Report
+// read it. It is not a stage: a package of its own so that the loop does
+// not import the launch stage's machinery, nor the launch the loop's, and
+// Report neither.
 package session
 
 import (
@@ -18,8 +20,12 @@ import (
 )
 
 // Session is what Launch opens for a case and Loop runs on: the trace, the
-// model, the tools, and the loop's settings. Report closes it.
+// model, the tools, and the loop's settings. It is a pipeline.Closer: the
+// executor closes it once the case's last stage has run.
 type Session struct {
+	// Dir is the case's session folder, whose appended logs Close checks;
+	// "" when there is none to check.
+	Dir    string
 	Trace  *trace.Writer
 	Model  inference.Provider
 	Tools  Toolbox

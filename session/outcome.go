@@ -1,0 +1,20 @@
+package session
+
+import "github.com/murmur-nexus/murmur-eval/trace"
+
+// Outcome is how the agent loop ended a case's session: the Loop stage's
+// result (loop.Result), which Report and the rows read. It lives here, not
+// in the loop's package, so that its readers import no stage.
+type Outcome struct {
+	ExitStatus string // trace.ExitOK, ExitFailed, ExitMaxTurnsReached; "" if no session ended
+	ResultText string // what out/result.txt says: the final answer or "error: ..."
+	// TaskExit is the task's task_end exit status: ok, failed, or
+	// reopen_budget_exhausted when on-task-end hooks kept reopening it.
+	TaskExit string
+	// Reopens is how many times on-task-end hooks reopened the task.
+	Reopens int
+}
+
+// Grade is the verdict of an unscored case (pipeline.Grader): passed when
+// the session ended ok, what the default exit_ok scorer would say.
+func (o *Outcome) Grade() (passed, decided bool) { return o.ExitStatus == trace.ExitOK, true }
