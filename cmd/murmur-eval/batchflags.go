@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/progress"
@@ -14,9 +15,9 @@ import (
 
 // Session folders kept at the end of each case (--keep-sessions).
 const (
-	keepAll    = "all"
-	keepFailed = "failed"
-	keepNone   = "none"
+	keepAll    = collect.KeepAll
+	keepFailed = collect.KeepFailed
+	keepNone   = collect.KeepNone
 )
 
 // batchOptions are the flags of long runs: epochs, retries, resume,

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/gates"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
@@ -30,13 +31,13 @@ Flags:
 
 // runDiff is the diff command.
 func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int {
-	var g gateOptions
+	var g gates.Options
 	var asJSON bool
 	var envErrs []error
 	fs := pflag.NewFlagSet("murmur-eval diff", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, diffUsage); fs.PrintDefaults() }
-	g.registerDiff(fs, env, &envErrs)
+	registerDiffGates(&g, fs, env, &envErrs)
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -51,7 +52,7 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 		return usageError(stderr, errcode.New(errcode.Usage, "diff takes two runs, BASE and HEAD; got %d arguments", fs.NArg()).
 			WithHint("murmur-eval diff runs/last-night runs/tonight"))
 	}
-	if err := g.validate(); err != nil {
+	if err := g.Validate(); err != nil {
 		return usageError(stderr, err)
 	}
 	lim, err := readLimits(env)
@@ -66,7 +67,7 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	r := reports.Diff(base, head, g.diffOptions())
+	r := reports.Diff(base, head, g.DiffOptions())
 	if asJSON {
 		err = r.WriteJSON(stdout)
 	} else {

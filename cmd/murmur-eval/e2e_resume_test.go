@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 
 	gocmp "github.com/google/go-cmp/cmp"
 )
@@ -203,7 +204,7 @@ func TestKilledRunResumes(t *testing.T) {
 
 // journalLines counts the complete lines of a run's journal.
 func journalLines(dir string) int {
-	b, _ := os.ReadFile(filepath.Join(dir, journalFile))
+	b, _ := os.ReadFile(filepath.Join(dir, runfolder.JournalFile))
 	return bytes.Count(b, []byte("\n"))
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 )
 
 // Issue 33: journal lines that parse but name a case not in the dataset,
@@ -42,7 +43,7 @@ func TestResumeSkipsForgedJournalLines(t *testing.T) {
 	for i, r := range before {
 		ids[i] = r["case_id"].(string)
 	}
-	path := filepath.Join(dir, journalFile)
+	path := filepath.Join(dir, runfolder.JournalFile)
 	lines := readLines(t, path)
 	if len(lines) != 3 {
 		t.Fatalf("journal: %d lines, want 3", len(lines))
@@ -87,8 +88,8 @@ func TestResumeSkipsForgedJournalLines(t *testing.T) {
 	// at the first forged line (it took all three before).
 	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
 	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) ||
-		!strings.Contains(r.stderr, journalFile+`:4`) || !strings.Contains(r.stderr, `case_id "ghost": not a case of the run's selection`) {
-		t.Errorf("merge of the forged journal: exit %d, want %d with %s at %s:4 naming the case\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, journalFile, r.stderr)
+		!strings.Contains(r.stderr, runfolder.JournalFile+`:4`) || !strings.Contains(r.stderr, `case_id "ghost": not a case of the run's selection`) {
+		t.Errorf("merge of the forged journal: exit %d, want %d with %s at %s:4 naming the case\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, runfolder.JournalFile, r.stderr)
 	}
 
 	r = runBinary(t, args(dir, "--resume")...)
@@ -97,9 +98,9 @@ func TestResumeSkipsForgedJournalLines(t *testing.T) {
 	}
 	for _, want := range []string{
 		"3 lines could not be read or are not of this run",
-		journalFile + `:4: case_id "ghost": not a case of the run's selection`,
-		journalFile + ":5: epoch -1: outside the run's epochs 1..1",
-		journalFile + `:6: record attempt 1: session_id "../x": not one path element`,
+		runfolder.JournalFile + `:4: case_id "ghost": not a case of the run's selection`,
+		runfolder.JournalFile + ":5: epoch -1: outside the run's epochs 1..1",
+		runfolder.JournalFile + `:6: record attempt 1: session_id "../x": not one path element`,
 		"0 cases to resume (3 finished)",
 	} {
 		if !strings.Contains(r.stderr, want) {

@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/internal/parquetbomb"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 )
 
 // Finding 9 of issue 13: two --resume of one run at once both exited 0,
@@ -101,8 +102,8 @@ func TestResumeOfTheRunThatWroteTheLock(t *testing.T) {
 // wholeJournal reads a run's journal and fails unless it reads whole.
 func wholeJournal(t *testing.T, dir string) []journal.Entry {
 	t.Helper()
-	path := filepath.Join(dir, journalFile)
-	c, err := journal.Read(path, checkRecord)
+	path := filepath.Join(dir, runfolder.JournalFile)
+	c, err := journal.Read(path, journal.CheckRecord)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestCorruptJournalLine(t *testing.T) {
 	if r := runBinary(t, args(dir, "--out")...); r.code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	path := filepath.Join(dir, journalFile)
+	path := filepath.Join(dir, runfolder.JournalFile)
 	lines := readLines(t, path)
 	lines[4] = lines[4][:len(lines[4])/2] + `{"case_id":"x","ep` // line 5: two writes interleaved
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
@@ -211,8 +212,8 @@ func TestCorruptJournalLine(t *testing.T) {
 	}
 
 	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
-	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) || !strings.Contains(r.stderr, journalFile+":5:") {
-		t.Errorf("merge of a corrupt journal: exit %d, want %d with %s at %s:5\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, journalFile, r.stderr)
+	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) || !strings.Contains(r.stderr, runfolder.JournalFile+":5:") {
+		t.Errorf("merge of a corrupt journal: exit %d, want %d with %s at %s:5\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, runfolder.JournalFile, r.stderr)
 	}
 
 	r = runBinary(t, args(dir, "--resume")...)
@@ -220,7 +221,7 @@ func TestCorruptJournalLine(t *testing.T) {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	if strings.Count(r.stderr, "could not be read") != 1 || !regexp.MustCompile(`\b1 lines? could not be read`).MatchString(r.stderr) ||
-		!strings.Contains(r.stderr, journalFile+":5:") || !regexp.MustCompile(`\b1 cases? to resume \(19 finished\)`).MatchString(r.stderr) {
+		!strings.Contains(r.stderr, runfolder.JournalFile+":5:") || !regexp.MustCompile(`\b1 cases? to resume \(19 finished\)`).MatchString(r.stderr) {
 		t.Errorf("resume did not warn once about line 5 and rerun its case:\n%s", r.stderr)
 	}
 	if got := len(journal.Latest(wholeJournal(t, dir))); got != n {

@@ -13,6 +13,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/gates"
+	"github.com/murmur-nexus/murmur-eval/internal/profiling"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
@@ -54,6 +56,7 @@ type options struct {
 	dataset    string
 	out        string
 	workers    int
+	pacing     string // --pacing: pacingAdaptive or pacingSemaphore
 	replay     string
 	driver     string // --driver: "installed" (the capsule's driver component) or "builtin"
 	record     string
@@ -66,9 +69,9 @@ type options struct {
 	// allowTaskOutside lets a dataset's task_path name files outside its
 	// folder.
 	allowTaskOutside bool
-	gates            gateOptions
+	gates            gates.Options
 	batch            batchOptions
-	profile          profileOptions
+	profile          profiling.Files
 	version          bool
 	// strict refuses the run when its inputs drew a warning (unknown
 	// keys, unread expected values), before any case starts.
@@ -83,7 +86,8 @@ type options struct {
 
 // defaultWorkdirMaxFiles is --workdir-max-files' default: past what an
 // ordinary case creates, and what the guard can still walk within its
-// 250 ms tick (RATIONALE.md, "Why a bound on a session's files?").
+// 250 ms tick (RATIONALE.md, "Why a bound on a session's files, and why
+// 50,000?").
 const defaultWorkdirMaxFiles = 50_000
 
 // parseRunFlags parses args with env as the source of defaults. It returns
@@ -97,6 +101,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.StringVar(&o.dataset, "dataset", env["MURMUR_EVAL_DATASET"], "dataset JSONL file, one case per line (env MURMUR_EVAL_DATASET; default ./eval.jsonl, as murmur)")
 	fs.StringVar(&o.out, "out", env["MURMUR_EVAL_OUT"], "run folder to create (must not exist or be empty; env MURMUR_EVAL_OUT) (default runs/<run id>)")
 	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases in their session loop at once; up to as many more are prepared ahead or finished while they wait (env MURMUR_EVAL_WORKERS)")
+	fs.StringVar(&o.pacing, "pacing", cmp.Or(env["MURMUR_EVAL_PACING"], pacingAdaptive), "when cases start, prepare and finish around their session loop: \"adaptive\" prepares up to --workers more cases ahead and finishes cases while the sessions wait for their model; \"semaphore\" runs --workers cases, each straight through (env MURMUR_EVAL_PACING)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
 	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "also write every model response to this folder, for --replay (env MURMUR_EVAL_RECORD)")
 	fs.StringVar(&o.driver, "driver", cmp.Or(env["MURMUR_EVAL_DRIVER"], driverInstalled), "who answers model turns of a transport: http capsule: \"installed\" runs the capsule's driver component when it is installed, as murmur; \"builtin\" the built-in provider for murmur's own drivers (env MURMUR_EVAL_DRIVER)")
@@ -108,9 +113,9 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.BoolVar(&o.strict, "strict", envBool(env, "MURMUR_EVAL_STRICT", false, &envErrs), "refuse the run (exit 2) when murmur.yaml, an artifact manifest or a case's expected drew a warning, such as an unknown key (env MURMUR_EVAL_STRICT)")
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
-	o.gates.registerRun(fs, env, &envErrs)
+	registerRunGates(&o.gates, fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
-	o.profile.register(fs)
+	registerProfileFlags(&o.profile, fs)
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -163,6 +168,8 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--workdir-max-files must not be negative, got %d", o.workdirMaxFiles).WithHint("0 is no bound")
 	case o.driver != driverInstalled && o.driver != driverBuiltin:
 		return errcode.New(errcode.Usage, "--driver %q: want %s or %s", o.driver, driverInstalled, driverBuiltin)
+	case o.pacing != pacingAdaptive && o.pacing != pacingSemaphore:
+		return errcode.New(errcode.Usage, "--pacing %q: want %s or %s", o.pacing, pacingAdaptive, pacingSemaphore)
 	}
 	if o.batch.resume != "" {
 		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.batch.resume) {
@@ -175,7 +182,7 @@ func (o *options) validate(env map[string]string) error {
 	if err := o.batch.validate(env); err != nil {
 		return err
 	}
-	return o.gates.validate()
+	return o.gates.Validate()
 }
 
 func usageError(stderr io.Writer, err error) int {
@@ -189,6 +196,12 @@ func usageError(stderr io.Writer, err error) int {
 const (
 	driverInstalled = "installed"
 	driverBuiltin   = "builtin"
+)
+
+// --pacing's values (package pacing).
+const (
+	pacingAdaptive  = "adaptive"
+	pacingSemaphore = "semaphore"
 )
 
 func envInt(env map[string]string, key string, def int, errs *[]error) int {
@@ -230,4 +243,14 @@ func envBool(env map[string]string, key string, def bool, errs *[]error) bool {
 		return def
 	}
 	return b
+}
+
+// registerProfileFlags adds the hidden flags that profile a run.
+func registerProfileFlags(p *profiling.Files, fs *pflag.FlagSet) {
+	fs.StringVar(&p.CPU, "cpuprofile", "", "write a CPU profile of the run to this file")
+	fs.StringVar(&p.Mem, "memprofile", "", "write a heap profile to this file when the last case has finished")
+	fs.StringVar(&p.Exec, "exectrace", "", "write a Go execution trace of the run to this file (go tool trace)")
+	for _, name := range []string{"cpuprofile", "memprofile", "exectrace"} {
+		_ = fs.MarkHidden(name)
+	}
 }

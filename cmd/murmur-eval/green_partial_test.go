@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
@@ -56,7 +57,7 @@ func TestGreenPartialRunSaysSo(t *testing.T) {
 		t.Fatalf("summary.json after Ctrl-C: complete %v, planned %d, ran %d, stopped %q", d.Complete, d.Planned, d.Ran, d.Stopped)
 	}
 	want := fmt.Sprintf("nterrupted: %d of 40 planned cases ran", d.Ran)
-	md, _ := os.ReadFile(filepath.Join(out, summaryMDFile))
+	md, _ := os.ReadFile(filepath.Join(out, collect.SummaryMDFile))
 	show := runBinary(t, "show", out)
 	for name, text := range map[string]string{"stdout": stdout.String(), "summary.md": string(md), "show": show.stdout} {
 		if !strings.Contains(text, want) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
@@ -86,8 +87,8 @@ func TestGreenTypoInManifest(t *testing.T) {
 	if !strings.Contains(r.stdout, "replay diverged:") || !strings.Contains(r.stdout, "max_divergence  FAILED") {
 		t.Errorf("the summary does not show the divergence and its gate:\n%s", r.stdout)
 	}
-	md, _ := os.ReadFile(filepath.Join(out, summaryMDFile))
-	junit, _ := os.ReadFile(filepath.Join(out, junitFile))
+	md, _ := os.ReadFile(filepath.Join(out, collect.SummaryMDFile))
+	junit, _ := os.ReadFile(filepath.Join(out, collect.JUnitFile))
 	if !strings.Contains(string(md), "Replay diverged") || !strings.Contains(string(junit), "replay_divergences: ") ||
 		!strings.Contains(string(junit), `<property name="replay_divergences" value="`) {
 		t.Errorf("summary.md or junit.xml do not show the divergence:\n%s\n%s", md, junit)

@@ -5,20 +5,6 @@ import (
 	"testing"
 )
 
-func TestHeapRegion(t *testing.T) {
-	for _, tc := range []struct{ workers, want int }{
-		{0, 64 << 20},
-		{-3, 64 << 20},
-		{2, 64<<20 + 2*192<<10},
-		{1024, 256 << 20},
-		{1 << 20, 1 << 30},
-	} {
-		if got := heapRegion(tc.workers); got != tc.want {
-			t.Errorf("heapRegion(%d) = %d, want %d", tc.workers, got, tc.want)
-		}
-	}
-}
-
 func TestHugePagesFlag(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/survey"
 )
 
 // warnMurmurRefusals warns, before any case starts, about what `mur eval
@@ -14,7 +15,7 @@ import (
 // about the inputs, so --strict refuses them (RATIONALE.md, "Why are
 // murmur's refusals warnings in murmur-eval?").
 func warnMurmurRefusals(o options, env map[string]string, warn *configWarnings) {
-	m := readManifest(o.capsuleDir, env)
+	m := survey.ReadManifest(o.capsuleDir, env)
 	if m == nil {
 		return // the capsule's own error is printed when it is prepared
 	}

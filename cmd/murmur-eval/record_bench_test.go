@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	stagesession "github.com/murmur-nexus/murmur-eval/session"
@@ -84,8 +85,8 @@ func BenchmarkRecordFromCase(b *testing.B) {
 	out := filepath.Dir(filepath.Dir(c.SessionDir))
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := recordFromCase(c, out); len(rec.final().Events) != 9 {
-			b.Fatalf("%d events, want 9", len(rec.final().Events))
+		if rec := collect.Record(c, out, caseRun); len(rec.Final().Events) != 9 {
+			b.Fatalf("%d events, want 9", len(rec.Final().Events))
 		}
 	}
 }
@@ -94,25 +95,25 @@ func BenchmarkRecordFromCase(b *testing.B) {
 // reused buffer: the journal line of every case.
 func BenchmarkEntryIn(b *testing.B) {
 	c := benchCase(b)
-	rec := recordFromCase(c, filepath.Dir(filepath.Dir(c.SessionDir)))
-	e, err := rec.entryIn(nil)
+	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), caseRun)
+	e, err := rec.EntryIn(nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(e.Record)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if e, err = rec.entryIn(e.Record[:0]); err != nil {
+		if e, err = rec.EntryIn(e.Record[:0]); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 // BenchmarkRecordMarshal is BenchmarkEntryIn's record by encoding/json, as
-// entryIn encoded it before recordjson.go: the reference it is measured by.
+// EntryIn encoded it before recordjson.go: the reference it is measured by.
 func BenchmarkRecordMarshal(b *testing.B) {
 	c := benchCase(b)
-	rec := recordFromCase(c, filepath.Dir(filepath.Dir(c.SessionDir)))
+	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), caseRun)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	b.ReportAllocs()

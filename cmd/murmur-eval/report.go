@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/gates"
 	"github.com/murmur-nexus/murmur-eval/reports/trend"
 )
 
@@ -41,17 +39,17 @@ Flags:
 
 // runReport is the report command.
 func runReport(args []string, env map[string]string, stdout, stderr io.Writer) int {
-	var g gateOptions
+	var g gates.Options
 	var envErrs []error
 	var out, title string
 	opt := trend.DefaultOptions()
 	fs := pflag.NewFlagSet("murmur-eval report", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage); fs.PrintDefaults() }
-	g.registerDiff(fs, env, &envErrs)
+	registerDiffGates(&g, fs, env, &envErrs)
 	fs.StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	fs.StringVar(&title, "title", "", "the page's title (default \"murmur-eval: N runs\")")
-	fs.Var(&floatFlag{&opt.OutageRate, parseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage")
+	fs.Var(&floatFlag{&opt.OutageRate, gates.ParseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage")
 	fs.IntVar(&opt.FlakyFlips, "flaky-flips", opt.FlakyFlips, "verdict flips (pass↔fail) across the runs from which a case is called flaky")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -71,10 +69,10 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	case opt.FlakyFlips < 1:
 		return usageError(stderr, errcode.New(errcode.Usage, "--flaky-flips must be at least 1, got %d", opt.FlakyFlips))
 	}
-	if err := g.validate(); err != nil {
+	if err := g.Validate(); err != nil {
 		return usageError(stderr, err)
 	}
-	opt.Alpha, opt.MaxDropPP = g.alpha, g.maxDropPP
+	opt.Alpha, opt.MaxDropPP = g.Alpha, g.MaxDropPP
 	lim, err := readLimits(env)
 	if err != nil {
 		return usageError(stderr, err)
@@ -84,7 +82,7 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 		return usageError(stderr, err)
 	}
 	r := trend.Build(runs, opt)
-	size, err := writeReport(out, r, title)
+	size, err := trend.WriteFile(out, r, title)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
@@ -94,39 +92,4 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	}
 	fmt.Fprintf(stderr, "murmur-eval report: %s -> %s (%d KiB)\n", plural(len(runs), "run"), out, (size+1023)/1024)
 	return exitOK
-}
-
-// writeReport writes the page to a temporary file beside path and renames
-// it into place, so a half-written page is never published.
-func writeReport(path string, r *trend.Report, title string) (int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	w := bufio.NewWriter(f)
-	err = trend.WriteHTML(w, r, title)
-	if err == nil {
-		err = w.Flush()
-	}
-	var size int64
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			size = fi.Size()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
-	}
-	return size, nil
 }

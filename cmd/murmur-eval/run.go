@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/models"
 	"github.com/murmur-nexus/murmur-eval/internal/hugeheap"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 )
 
 // runEval is the run command: parse, validate, run every selected case
@@ -28,9 +30,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return exitOK
 	}
 	if o.hugePages {
-		hugeheap.Advise(heapRegion(o.workers))
+		hugeheap.Advise(hugeheap.Region(o.workers))
 	}
-	stopProfile, heapProfile, err := o.profile.start()
+	stopProfile, heapProfile, err := o.profile.Start()
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -44,25 +46,25 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	mods, err := newModels(modelFlags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
+	mods, err := models.New(models.Flags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
 		OnUnreachable: stopRun}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	defer mods.close()
+	defer mods.Close()
 	folder, err := openRunFolder(&o)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	defer folder.unlock()
+	defer folder.Unlock()
 	outAbs, err := filepath.Abs(o.out)
 	if err != nil {
 		return usageError(stderr, errcode.Wrap(errcode.IO, err, "--out %s", o.out))
 	}
 	if in.commands {
 		if err := commands.Reachable(outAbs); err != nil {
-			if folder.prev == nil {
-				clearRunDir(o.out) // nothing ran: the same --out can be used again
+			if folder.Prev == nil {
+				runfolder.Clear(o.out) // nothing ran: the same --out can be used again
 			}
 			return usageError(stderr, err)
 		}
@@ -70,7 +72,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if o.driver == driverBuiltin {
 		fmt.Fprintln(stderr, "murmur-eval: --driver builtin: the built-in provider answers the model turns; an installed driver component is verified but not run")
 	}
-	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.source, guests: mods.guests, plan: in.plan,
+	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.Source, guests: mods.Guests, plan: in.plan,
 		workdirMaxFiles: uint64(o.workdirMaxFiles)}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
@@ -109,8 +111,8 @@ type runEnd struct {
 
 // finish compares with the baseline, applies the gates, writes the report
 // files, prints the summary and returns the exit code (exitcodes.go).
-func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
-	d := col.summary.Digest(e.wall + e.earlierWall)
+func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
+	d := col.Summary.Digest(e.wall + e.earlierWall)
 	d.TraceID = e.traceID
 	d.Version = buildVersion()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
@@ -124,23 +126,9 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		d.Stopped, d.Complete = reports.StoppedFailed, false
 	}
 	completed := e.runErr == nil && e.prepErr == nil && e.sinkErr == nil
-	var diff *reports.DiffReport
-	if e.baseline != nil && completed {
-		head, err := reports.ReadRunLimited(e.outAbs, e.readLimits)
-		if err != nil {
-			e.sinkErr = err
-		} else {
-			diff = reports.Diff(e.baseline, head, e.opts.gates.diffOptions())
-			diff.Head.Path = e.opts.out
-			d.Baseline = diff
-		}
-	}
-	var v verdict
-	if completed && e.sinkErr == nil {
-		v = evaluateGates(&d, e.opts.gates, diff)
-		d.Gates = v.gates
-	}
-	if err := writeReports(e.outAbs, &d, col.junit, e.start); err != nil {
+	end := collect.Ending{Dir: e.outAbs, Out: e.opts.out, Baseline: e.baseline, Limits: e.readLimits, Gates: e.opts.gates, Started: e.start}
+	diff, v, err := end.Finish(&d, col.JUnit, completed)
+	if err != nil {
 		e.sinkErr = errors.Join(e.sinkErr, err)
 	}
 	if diff != nil {
@@ -154,8 +142,8 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		{Label: "results", Path: filepath.Join(out, reports.ResultsFile)},
 		{Label: "scores", Path: filepath.Join(out, reports.ScoresFile)},
 		{Label: "events", Path: filepath.Join(out, reports.EventsFile)},
-		{Label: "summary", Path: filepath.Join(out, summaryMDFile)},
-		{Label: "junit", Path: filepath.Join(out, junitFile)},
+		{Label: "summary", Path: filepath.Join(out, collect.SummaryMDFile)},
+		{Label: "junit", Path: filepath.Join(out, collect.JUnitFile)},
 	}
 	if err := d.WriteText(stdout, files); err != nil {
 		e.sinkErr = errors.Join(e.sinkErr, err)
@@ -169,33 +157,12 @@ func (e runEnd) finish(col *collector, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %d of %d planned ran (rows written; --resume %s runs the rest once the endpoint answers)\n", d.Ran, d.Planned, e.opts.out)
 		return exitErrorBudget
 	case e.runErr != nil:
-		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %s that finished\n", e.runErr, plural(col.summary.Total(), "case"))
+		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %s that finished\n", e.runErr, plural(col.Summary.Total(), "case"))
 		return exitInterrupted
 	case e.prepErr != nil:
 		return exitUsage
-	case v.budgetExceeded:
-		return exitErrorBudget
-	case v.diverged:
-		fmt.Fprintln(stderr, errcode.Format(divergedError(&d, e.opts.gates)))
-		return exitDiverged
-	case v.gateFailed:
-		return exitGateFailed
 	}
-	return exitOK
-}
-
-// createRunDir creates the run folder, refusing one that has content so a
-// run never mixes its files with another's.
-func createRunDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if err == nil && len(entries) > 0 {
-		return errcode.New(errcode.Usage, "--out %s already exists and is not empty", dir).
-			WithHint("choose a new --out folder, or remove the old run")
-	}
-	if err := os.MkdirAll(filepath.Join(dir, "sessions"), 0o755); err != nil {
-		return errcode.Wrap(errcode.IO, err, "create --out %s", dir)
-	}
-	return nil
+	return gateExit(v, &d, e.opts.gates, stderr)
 }
 
 // cacheDir resolves --cache-dir: "off" disables the cache; empty means the

@@ -10,12 +10,16 @@ import (
 	"sync"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/pipeline/pacing"
 	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/survey"
 	"github.com/murmur-nexus/murmur-eval/telemetry"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -30,7 +34,7 @@ type inputs struct {
 	// commands: a selected case runs a dataset command (a setup, or an
 	// expected check) through the launcher.
 	commands bool
-	// inputs is the fingerprint's inputs part (inputsDigest).
+	// inputs is the fingerprint's inputs part (runfolder.InputsDigest).
 	inputs   string
 	readLim  reports.ReadLimits
 	baseline *reports.RunData
@@ -41,16 +45,20 @@ type inputs struct {
 // error (exit 2).
 func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, error) {
 	var in inputs
-	plan, planWarnings := newPlan(o, env)
-	sv := newSurvey(plan, o.dataset)
-	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside, Visit: sv.visit}.Load(o.dataset)
+	plan, planWarnings := survey.NewPlan(o.capsuleDir, env, o.checkTimeout)
+	sv := survey.New(plan, o.dataset)
+	ds, err := datasets.Options{AllowTaskOutside: o.allowTaskOutside, Visit: sv.Visit}.Load(o.dataset)
 	if err != nil {
 		return in, err
 	}
 	in.ds = ds
 	in.cases = o.batch.selection().Apply(ds)
-	if err := checkSelection(ds, o.batch, in.cases, stderr); err != nil {
+	warning, err := o.batch.selection().CheckPicked(ds, in.cases)
+	if err != nil {
 		return in, err
+	}
+	if warning != "" {
+		fmt.Fprintf(stderr, "murmur-eval: warning: %s\n", warning)
 	}
 	in.warn = &configWarnings{w: stderr}
 	if ids := ds.FromWorkingDir(); len(ids) > 0 {
@@ -60,10 +68,14 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 	for _, w := range planWarnings {
 		in.warn.add("%s", w)
 	}
-	if err := sv.checkExpected(in.warn); err != nil {
+	unread, err := sv.CheckExpected()
+	if err != nil {
 		return in, err
 	}
-	in.plan, in.commands = plan, sv.runsCommands(in.cases)
+	for _, w := range unread {
+		in.warn.add("%s", w)
+	}
+	in.plan, in.commands = plan, sv.RunsCommands(in.cases)
 	warnMurmurRefusals(o, env, in.warn)
 	if err := in.warn.strict(); err != nil && o.strict {
 		return in, err
@@ -71,12 +83,12 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 	if in.readLim, err = readLimits(env); err != nil {
 		return in, err
 	}
-	if o.gates.baseline != "" {
-		if in.baseline, err = reports.ReadRunLimited(o.gates.baseline, in.readLim); err != nil {
+	if o.gates.Baseline != "" {
+		if in.baseline, err = reports.ReadRunLimited(o.gates.Baseline, in.readLim); err != nil {
 			return in, err
 		}
 	}
-	if in.inputs, err = inputsDigest(o.dataset, sv.files); err != nil {
+	if in.inputs, err = runfolder.InputsDigest(o.dataset, sv.Files); err != nil {
 		return in, err
 	}
 	return in, nil
@@ -95,7 +107,7 @@ type preparation struct {
 // in its row (no case does any work of its own), and the run exits with
 // the configuration code. ok is false, with the exit code, when the run
 // must stop here (--strict and a warning).
-func prepare(ctx context.Context, st runStages, o options, folder runFolder, warn *configWarnings, stderr io.Writer) (p preparation, code int, ok bool) {
+func prepare(ctx context.Context, st runStages, o options, folder *runfolder.Folder, warn *configWarnings, stderr io.Writer) (p preparation, code int, ok bool) {
 	var warm sync.WaitGroup
 	if st.warm != nil {
 		warm.Go(st.warm) // beside the capsule's preparation: it needs none of it
@@ -118,8 +130,8 @@ func prepare(ctx context.Context, st runStages, o options, folder runFolder, war
 		warn.add("%s", u)
 	}
 	if err := warn.strict(); err != nil && o.strict {
-		if folder.prev == nil {
-			clearRunDir(o.out) // nothing ran: the same --out can be used again
+		if folder.Prev == nil {
+			runfolder.Clear(o.out) // nothing ran: the same --out can be used again
 		}
 		return p, usageError(stderr, err), false
 	}
@@ -132,7 +144,7 @@ type preparedRun struct {
 	o           options
 	env         map[string]string
 	in          inputs
-	folder      runFolder
+	folder      *runfolder.Folder
 	outAbs      string
 	graph       *pipeline.Graph
 	prep        preparation
@@ -144,64 +156,74 @@ type preparedRun struct {
 // yet journaled through the collector, and finishes the run.
 func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	o := r.o
-	jw, records, done, err := openJournal(o, r.env, r.in.inputs, r.folder, r.outAbs, runBounds(r.in.ds, r.in.cases, o), stderr)
+	jn, err := openJournal(o, r.env, r.in.inputs, r.folder, r.outAbs, runfolder.Bounds(r.in.ds, r.in.cases, o.batch.epochs, o.batch.retries), stderr)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	defer jw.Close()
-	njobs, jobs := planJobs(r.in.ds, r.in.cases, o.batch.epochs, done)
+	defer jn.Close()
+	records := jn.Records
+	njobs, jobs := runfolder.PlanJobs(r.in.ds, r.in.cases, o.batch.epochs, jn.Done)
 	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
 		return usageError(stderr, err)
 	}
 	defer shutdownTelemetry(tel, stderr)
-	ctx, runSpan := startRunSpan(ctx, tel, r.folder.runID, o, njobs)
-	scores, err := newScoreSink(r.outAbs)
+	ctx, runSpan := tel.StartRun(ctx, telemetry.Run{ID: r.folder.RunID, Dataset: o.dataset, Cases: njobs, Epochs: o.batch.epochs, Shard: o.batch.shard.String()})
+	scores, err := collect.NewScoreSink(r.outAbs)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
-	sinks, err := openSinks(r.outAbs, r.stopRun)
+	sinks, err := collect.OpenSinks(r.outAbs, r.stopRun)
 	if err != nil {
-		_ = scores.sink.Abort()
+		_ = scores.Sink.Abort()
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
-	scores.start(r.stopRun)
+	scores.Start(r.stopRun)
 	runner := r.runner(tel)
 	start := time.Now()
 	verb := "case"
-	if r.folder.prev != nil {
+	if r.folder.Prev != nil {
 		verb = fmt.Sprintf("case to resume (%d finished)", len(records))
 	}
-	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.runID, njobs, pluralWord(njobs, verb), o.dataset, plural(o.workers, "worker"), o.out)
+	fmt.Fprintf(stderr, "murmur-eval %s: %d %s from %s on %s -> %s\n", r.folder.RunID, njobs, pluralWord(njobs, verb), o.dataset, plural(o.workers, "worker"), o.out)
 	summary := &reports.Summary{}
 	summary.SetPassAt(o.batch.passAt)
 	summary.SetEpochs(o.batch.epochs)
-	col := &collector{outDir: r.outAbs, sinks: sinks, scores: scores, summary: summary, junit: reports.NewSpillingJUnit(r.outAbs),
-		stderr: stderr, printed: r.prep.printed, journal: jw, keep: o.batch.keepSessions, onFail: r.stopRun,
-		progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), njobs)}
+	col := &collect.Collector{OutDir: r.outAbs, Sinks: sinks, Scores: scores, Summary: summary, JUnit: reports.NewSpillingJUnit(r.outAbs),
+		Stderr: stderr, CaseRun: caseRun, Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
+		Progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), njobs)}
 	for _, rec := range records {
-		col.emit(rec)
+		col.Emit(rec)
 	}
 	// A worker hands its finished case over and goes on to the next while
 	// the collector waits on the journal's fsync.
 	doneCh := make(chan *pipeline.Case, o.workers)
 	var collectWG sync.WaitGroup
-	collectWG.Go(func() { col.run(doneCh) })
+	collectWG.Go(func() { col.Run(doneCh) })
 	runErr := runner.Run(ctx, jobs, doneCh)
 	close(doneCh)
 	collectWG.Wait()
 	if err := r.heapProfile(); err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 	}
-	col.progress.Close()
-	sinkErr := errors.Join(sinks.close(), scores.close(), col.journalErr)
-	endRunSpan(runSpan, col.summary)
+	col.Progress.Close()
+	sinkErr := errors.Join(sinks.Close(), scores.Close(), col.Err())
+	telemetry.EndRun(runSpan, col.Summary.Count(reports.StatusPassed), col.Summary.Count(reports.StatusFailed), col.Summary.Unscored())
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
-		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: traceID(runSpan),
+		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan),
 		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs)}
 	return end.finish(col, stdout, stderr)
+}
+
+// newPacer returns the run's pacer (--pacing): the adaptive one collects
+// garbage in the run's quiet moments.
+func newPacer(kind string, workers int) pipeline.Pacer {
+	if kind == pacingSemaphore {
+		return pacing.NewSemaphore(workers)
+	}
+	return pacing.NewAdaptive(workers, (&quietCollector{}).maybeCollect)
 }
 
 // runner is the run's case runner: each case gets a fresh session id and
@@ -211,11 +233,11 @@ func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
 	runner := &pipeline.Runner{
 		Graph: r.graph, Workers: o.workers, Timeout: o.timeout,
 		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
-		Tracer:  tel.Tracer(),
-		OnQuiet: (&quietCollector{}).maybeCollect,
+		Tracer: tel.Tracer(),
+		Pacer:  newPacer(o.pacing, o.workers),
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := trace.NewID("ses_")
-			return &pipeline.Case{RunID: r.folder.runID, ID: j.ID, Input: caseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
+			return &pipeline.Case{RunID: r.folder.RunID, ID: j.ID, Input: runfolder.CaseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
 				SessionDir: filepath.Join(r.outAbs, "sessions", sid)}
 		},
 	}

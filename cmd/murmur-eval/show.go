@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/pflag"
 
+	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 const showUsage = `Usage: murmur-eval show RUN [--json | --markdown]
@@ -49,28 +47,9 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	run, err := reports.ReadRunLimited(fs.Arg(0), lim)
-	if err == nil && run.Results == nil {
-		err = errcode.New(errcode.Usage, "%s is a scores file alone; show needs the run's results.parquet", fs.Arg(0))
-	}
+	d, err := collect.ReadDigest(fs.Arg(0), lim)
 	if err != nil {
 		return usageError(stderr, err)
-	}
-	d := run.Summary().Digest(0)
-	dir := fs.Arg(0)
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		dir = filepath.Dir(dir)
-	}
-	if recorded := readSummaryJSON(dir); recorded != nil {
-		d.Gates, d.Baseline, d.WallMS = recorded.Gates, recorded.Baseline, recorded.WallMS
-		if recorded.Planned > 0 || recorded.Version != "" { // written by a murmur-eval that records them
-			d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = recorded.Complete, recorded.Planned, recorded.Ran, recorded.Stopped, recorded.Resumed
-			d.Version = recorded.Version
-			d.MissingTools = recorded.MissingTools // from events.parquet, which show does not read
-		}
-	}
-	if d.Gates == nil {
-		d.Gates = []reports.GateResult{}
 	}
 	switch {
 	case asJSON:

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
@@ -34,13 +32,4 @@ func (c *configWarnings) strict() error {
 	}
 	return errcode.New(errcode.StrictWarning, "--strict: %s above refused the run; no case was started", plural(c.n, "warning")).
 		WithHint("fix what each warning names, or run without --strict (MURMUR_EVAL_STRICT) to let murmur's defaults apply")
-}
-
-// clearRunDir removes what a refused run put in its new run folder, so the
-// same --out can be used again.
-func clearRunDir(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		_ = os.RemoveAll(filepath.Join(dir, e.Name()))
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package runfolder
 
 import (
 	"crypto/sha256"
@@ -10,45 +10,63 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 )
 
-// journalFile is the run folder's journal of finished cases.
-const journalFile = "journal.jsonl"
+// JournalFile is the run folder's journal of finished cases.
+const JournalFile = "journal.jsonl"
 
-// Fingerprint parts whose difference between two runs is only the shard;
-// merge compares every other part.
-const shardPart = "shard"
+// ShardPart is the fingerprint part whose difference between two runs is
+// only the shard; merge compares every other part.
+const ShardPart = "shard"
 
-// configParts names everything that decides a run's results, each as a
+// Config is what decides a run's results, as the fingerprint's parts are
+// made of it (Parts).
+type Config struct {
+	CapsuleDir string // the capsule's folder: its manifest and lock
+	Dataset    string // the dataset's path
+	Replay     string // --replay's folder; "" for none
+	Home       string // $HOME, for the global artifact store; "" for none
+	Filter     string
+	Limit      int
+	Shard      datasets.Shard
+	Epochs     int
+	Retries    int
+	Timeout    time.Duration
+	// CheckTimeout is --check-timeout; Record is --record given.
+	CheckTimeout time.Duration
+	Record       bool
+	// Optional are parts set only when their flag is not at its default,
+	// so runs journaled before the flag existed still resume ("driver",
+	// "workdir-max-files").
+	Optional map[string]string
+	// Inputs is the digest of the files the dataset's lines name
+	// (InputsDigest, made in the dataset's one pass).
+	Inputs string
+}
+
+// Parts names everything that decides a run's results, each as a
 // digest or a small value: --resume refuses a run whose parts changed and
 // says which (journal.Changed). Computed after the capsule is prepared, so
-// a lock written by the first run's staging is already there. inputs is
-// the digest of the files the dataset's lines name (inputsDigest, made
-// in the dataset's one pass).
-func configParts(o options, env map[string]string, inputs string) (map[string]string, error) {
+// a lock written by the first run's staging is already there.
+func Parts(c Config) (map[string]string, error) {
 	parts := map[string]string{
-		"selection": fmt.Sprintf("filter=%q limit=%d", o.batch.filter, o.batch.limit),
-		shardPart:   o.batch.shard.String(),
-		"epochs":    strconv.Itoa(o.batch.epochs),
+		"selection": fmt.Sprintf("filter=%q limit=%d", c.Filter, c.Limit),
+		ShardPart:   c.Shard.String(),
+		"epochs":    strconv.Itoa(c.Epochs),
 		"flags": fmt.Sprintf("retries=%d timeout=%s check-timeout=%s record=%t",
-			o.batch.retries, o.timeout, o.checkTimeout, o.record != ""),
+			c.Retries, c.Timeout, c.CheckTimeout, c.Record),
 	}
-	if o.driver == driverBuiltin {
-		// Only when set, so runs journaled before --driver existed still resume.
-		parts["driver"] = driverBuiltin
-	}
-	if o.workdirMaxFiles != defaultWorkdirMaxFiles {
-		// Likewise only when not the default (--workdir-max-files is newer).
-		parts["workdir-max-files"] = strconv.Itoa(o.workdirMaxFiles)
-	}
+	maps.Copy(parts, c.Optional)
 	files := map[string]string{
-		"manifest": filepath.Join(o.capsuleDir, capsule.ManifestFile),
-		"lock":     filepath.Join(o.capsuleDir, capsule.LockFile),
-		"dataset":  o.dataset,
+		"manifest": filepath.Join(c.CapsuleDir, capsule.ManifestFile),
+		"lock":     filepath.Join(c.CapsuleDir, capsule.LockFile),
+		"dataset":  c.Dataset,
 	}
 	for name, path := range files {
 		d, err := journal.FileDigest(path)
@@ -57,21 +75,33 @@ func configParts(o options, env map[string]string, inputs string) (map[string]st
 		}
 		parts[name] = d
 	}
-	stores := []string{capsule.ProjectStore(o.capsuleDir)}
-	if h := env["HOME"]; h != "" {
-		stores = append(stores, capsule.GlobalStore(h))
+	stores := []string{capsule.ProjectStore(c.CapsuleDir)}
+	if c.Home != "" {
+		stores = append(stores, capsule.GlobalStore(c.Home))
 	}
 	var err error
 	if parts["artifacts"], err = treeDigest(stores, func(p string) bool { return strings.HasSuffix(p, ".sha256") }); err != nil {
 		return nil, err
 	}
-	parts[inputsPart] = inputs
-	if o.replay != "" {
-		if parts["recordings"], err = treeDigest([]string{o.replay}, func(string) bool { return true }); err != nil {
+	parts[InputsPart] = c.Inputs
+	if c.Replay != "" {
+		if parts["recordings"], err = treeDigest([]string{c.Replay}, func(string) bool { return true }); err != nil {
 			return nil, err
 		}
 	}
 	return parts, nil
+}
+
+// WithoutShard is parts less the shard's part: what the shards of one run
+// share.
+func WithoutShard(parts map[string]string) map[string]string {
+	m := make(map[string]string, len(parts))
+	for k, v := range parts {
+		if k != ShardPart {
+			m[k] = v
+		}
+	}
+	return m
 }
 
 // treeDigest hashes the relative path and content of the files under roots
@@ -107,7 +137,7 @@ func treeDigest(roots []string, keep func(string) bool) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// checkResume compares the resumed run's configuration with the current
+// CheckResume compares the resumed run's configuration with the current
 // one, naming the parts that changed. It returns the configuration the
 // resumed run goes on with: prev's, or prev's with the lock adopted.
 //
@@ -116,7 +146,7 @@ func treeDigest(roots []string, keep func(string) bool) (string, error) {
 // present when it is resumed. That lock is adopted, not a change, when it
 // is no older than the run (run.json) and nothing else changed: it pins
 // what the run's cases staged, from the same stores (the "artifacts" part).
-func checkResume(dir string, prev journal.Run, cur map[string]string, lockPath string) (journal.Run, error) {
+func CheckResume(dir string, prev journal.Run, cur map[string]string, lockPath string) (journal.Run, error) {
 	if prev.ConfigSHA256 == journal.Fingerprint(cur) {
 		return prev, nil
 	}

@@ -1,4 +1,4 @@
-package main
+package runfolder
 
 import (
 	"os"
@@ -35,7 +35,7 @@ func TestInputsDigest(t *testing.T) {
 	}
 	digest := func(t *testing.T, dir string, cases []datasets.Case) string {
 		t.Helper()
-		d, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
+		d, err := InputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestInputsDigest(t *testing.T) {
 	t.Run("an unreadable workspace is an error naming it", func(t *testing.T) {
 		dir, cases := setup(t)
 		cases[0].Workspace = filepath.Join(dir, "task.md", "nope")
-		_, err := inputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
+		_, err := InputsDigest(filepath.Join(dir, "cases.jsonl"), filesOf(cases))
 		if err == nil || !strings.Contains(err.Error(), "task.md") {
 			t.Errorf("err = %v", err)
 		}
@@ -88,10 +88,10 @@ func TestInputsDigest(t *testing.T) {
 }
 
 // filesOf is the files cases name, as a run's survey gathers them.
-func filesOf(cases []datasets.Case) inputFiles {
-	f := inputFiles{}
+func filesOf(cases []datasets.Case) InputFiles {
+	f := InputFiles{}
 	for _, c := range cases {
-		f.add(c)
+		f.Add(c)
 	}
 	return f
 }

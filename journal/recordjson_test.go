@@ -1,4 +1,4 @@
-package main
+package journal
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // TestRecordMatchesMarshal: the journal record is json.Marshal's bytes for
 // records whose every field is filled from random bytes (fill), and
-// entryIn fails exactly when json.Marshal does.
+// EntryIn fails exactly when json.Marshal does.
 func TestRecordMatchesMarshal(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var buf []byte
@@ -38,25 +38,25 @@ func FuzzRecordMatchesMarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { buf = checkRecordIsMarshal(t, data, buf) })
 }
 
-// checkRecordIsMarshal fills a record from data and compares entryIn's
+// checkRecordIsMarshal fills a record from data and compares EntryIn's
 // record, in the reused buf, with json.Marshal's.
 func checkRecordIsMarshal(t *testing.T, data []byte, buf []byte) []byte {
 	t.Helper()
-	var rec caseRecord
+	var rec Record
 	src := &entropy{data: data}
 	src.fill(reflect.ValueOf(&rec).Elem())
 	if len(rec.Attempts) == 0 {
-		rec.Attempts = append(rec.Attempts, attemptRows{}) // entryIn reads the final attempt
+		rec.Attempts = append(rec.Attempts, Attempt{}) // EntryIn reads the final attempt
 	}
 	want, werr := json.Marshal(rec)
-	e, err := rec.entryIn(buf)
+	e, err := rec.EntryIn(buf)
 	switch {
 	case werr != nil && err == nil:
-		t.Fatalf("entryIn encoded %.200q..., json.Marshal failed: %v", e.Record, werr)
+		t.Fatalf("EntryIn encoded %.200q..., json.Marshal failed: %v", e.Record, werr)
 	case werr != nil && !strings.Contains(err.Error(), werr.Error()):
-		t.Fatalf("entryIn error %q, want json.Marshal's %q", err, werr)
+		t.Fatalf("EntryIn error %q, want json.Marshal's %q", err, werr)
 	case werr == nil && err != nil:
-		t.Fatalf("entryIn failed: %v; json.Marshal: %s", err, want)
+		t.Fatalf("EntryIn failed: %v; json.Marshal: %s", err, want)
 	case werr == nil && !bytes.Equal(e.Record, want):
 		i := 0
 		for i < len(want) && i < len(e.Record) && want[i] == e.Record[i] {
@@ -91,7 +91,7 @@ func (e *entropy) uint64() uint64 {
 	return binary.LittleEndian.Uint64(w[:])
 }
 
-// fill sets v, a caseRecord or a part of one.
+// fill sets v, a Record or a part of one.
 func (e *entropy) fill(v reflect.Value) {
 	if v.Type() == reflect.TypeFor[time.Time]() {
 		v.Set(reflect.ValueOf(e.time()))

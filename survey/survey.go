@@ -1,30 +1,37 @@
-package main
+// Package survey is what a run needs of every case before any starts,
+// gathered in the dataset's one pass: each expected field checked against
+// the scoring plan (built here from the capsule's manifest), the files the
+// lines name (the fingerprint's inputs part), and which cases run a
+// dataset command.
+package survey
 
 import (
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
 // maxExpectedErrors is how many bad expected fields one error lists.
 const maxExpectedErrors = 20
 
-// newPlan builds the run's scoring plan: observability.eval from the
+// NewPlan builds the run's scoring plan: observability.eval from the
 // capsule's manifest, the check command's time limit and PATH. It returns
 // the manifest's warnings (murmur prints them while parsing: unknown
 // scorer types among them) and the plan's own, for the caller to print
 // once the dataset has loaded.
-func newPlan(o options, env map[string]string) (*scoring.Plan, []string) {
-	path := filepath.Join(o.capsuleDir, capsule.ManifestFile)
+func NewPlan(capsuleDir string, env map[string]string, checkTimeout time.Duration) (*scoring.Plan, []string) {
+	path := filepath.Join(capsuleDir, capsule.ManifestFile)
 	var cfg scoring.Config
 	var warnings []string
-	if m := readManifest(o.capsuleDir, env); m != nil {
+	if m := ReadManifest(capsuleDir, env); m != nil {
 		cfg = scoring.FromEval(m.Observability.Eval)
 		for _, w := range m.Warnings {
 			warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
@@ -36,31 +43,32 @@ func newPlan(o options, env map[string]string) (*scoring.Plan, []string) {
 	for _, w := range cfg.Warnings {
 		warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
 	}
-	return &scoring.Plan{Config: cfg, CheckTimeout: o.checkTimeout, PATH: env["PATH"]}, warnings
+	return &scoring.Plan{Config: cfg, CheckTimeout: checkTimeout, PATH: env["PATH"]}, warnings
 }
 
-// survey gathers what the run needs of every case before any starts, in
+// Survey gathers what the run needs of every case before any starts, in
 // the dataset's one pass (datasets.Options.Visit): each expected field
 // checked against the plan, so that a bad one stops the run naming
 // file:line; the files the lines name (the fingerprint's inputs part);
 // which cases run a dataset command (a setup, or an expected check)
 // through the launcher.
-type survey struct {
+type Survey struct {
 	plan     *scoring.Plan
 	dataset  string // its path, for locations
 	errs     []error
 	unread   []unreadExpected
-	files    inputFiles
-	commands []int // indices of the cases that run a command
+	Files    runfolder.InputFiles // the files the lines name
+	commands []int                // indices of the cases that run a command
 }
 
-func newSurvey(plan *scoring.Plan, dataset string) *survey {
-	return &survey{plan: plan, dataset: dataset, files: inputFiles{}}
+// New is a survey of the dataset at path dataset against plan.
+func New(plan *scoring.Plan, dataset string) *Survey {
+	return &Survey{plan: plan, dataset: dataset, Files: runfolder.InputFiles{}}
 }
 
-// visit is the survey's datasets.Options.Visit.
-func (s *survey) visit(i int, c datasets.Case) {
-	s.files.add(c)
+// Visit is the survey's datasets.Options.Visit.
+func (s *Survey) Visit(i int, c datasets.Case) {
+	s.Files.Add(c)
 	e, ok, err := s.plan.Expected(c.Expected)
 	var ce *errcode.Error
 	switch {
@@ -76,22 +84,21 @@ func (s *survey) visit(i int, c datasets.Case) {
 	}
 }
 
-// checkExpected is the error of the bad expected fields, if any; it
-// warns of the cases whose expected value murmur-eval does not read.
-func (s *survey) checkExpected(warn *configWarnings) error {
+// CheckExpected is the error of the bad expected fields, if any, and the
+// warnings naming the cases whose expected value murmur-eval does not read.
+func (s *Survey) CheckExpected() (warnings []string, err error) {
 	if errs := s.errs; len(errs) > 0 {
 		if len(errs) > maxExpectedErrors {
 			errs = append(errs[:maxExpectedErrors], fmt.Errorf("... and %d more", len(errs)-maxExpectedErrors))
 		}
-		return errcode.Wrap(errcode.EvalDataset, errors.Join(errs...), "bad expected fields in %s", s.dataset).
+		return nil, errcode.Wrap(errcode.EvalDataset, errors.Join(errs...), "bad expected fields in %s", s.dataset).
 			WithHint("see docs/expected.md for the expected field's schema")
 	}
-	warnUnread(s.unread, warn)
-	return nil
+	return warnUnread(s.unread), nil
 }
 
-// runsCommands reports whether a selected case runs a dataset command.
-func (s *survey) runsCommands(selected datasets.Picked) bool {
+// RunsCommands reports whether a selected case runs a dataset command.
+func (s *Survey) RunsCommands(selected datasets.Picked) bool {
 	return slices.ContainsFunc(s.commands, selected.Has)
 }
 
@@ -108,13 +115,14 @@ const unreadShown = 5
 // not read: an object's keys each with the key it most likely meant, then
 // the count. murmur leaves expected unused, so such a value is legal; but
 // "result_equal" for "result_equals" would silently score nothing.
-func warnUnread(unread []unreadExpected, warn *configWarnings) {
+func warnUnread(unread []unreadExpected) []string {
 	if len(unread) == 0 {
-		return
+		return nil
 	}
+	var warn []string
 	for _, u := range unread[:min(len(unread), unreadShown)] {
 		if len(u.keys) == 0 {
-			warn.add("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID)
+			warn = append(warn, fmt.Sprintf("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID))
 			continue
 		}
 		for _, k := range u.keys {
@@ -122,21 +130,30 @@ func warnUnread(unread []unreadExpected, warn *configWarnings) {
 			if k.Suggest != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", k.Suggest)
 			}
-			warn.add("%s: case %q: unknown key %q in expected%s; murmur-eval reads none of its keys, so the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID, k.Key, hint)
+			warn = append(warn, fmt.Sprintf("%s: case %q: unknown key %q in expected%s; murmur-eval reads none of its keys, so the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID, k.Key, hint))
 		}
 	}
 	if more := len(unread) - unreadShown; more > 0 {
-		warn.add("... and %s more with an expected value murmur-eval does not read (%d in all)", plural(more, "case"), len(unread))
+		warn = append(warn, fmt.Sprintf("... and %s more with an expected value murmur-eval does not read (%d in all)", plural(more, "case"), len(unread)))
 	}
+	return warn
 }
 
-// readManifest parses the capsule's manifest as the Resolve stage does
+// ReadManifest parses the capsule's manifest as the Resolve stage does
 // (capsule.LoadProjectManifest); nil when it cannot, for Resolve then
 // refuses the capsule with the right code and a row per case.
-func readManifest(dir string, env map[string]string) *capsule.Manifest {
+func ReadManifest(dir string, env map[string]string) *capsule.Manifest {
 	m, err := capsule.LoadProjectManifest(dir, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
 	if err != nil {
 		return nil
 	}
 	return m
+}
+
+// plural is n and noun, the noun plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,4 +1,4 @@
-package main
+package journal
 
 import (
 	"bytes"
@@ -16,29 +16,29 @@ import (
 // so a resumed run writes the same Parquet rows.
 func TestRecordRoundTrip(t *testing.T) {
 	code, msg, ms := "E-INF-001", "provider unavailable", 12.5
-	rec := caseRecord{Attempts: []attemptRows{
+	rec := Record{Attempts: []Attempt{
 		{Result: reports.ResultRow{RunID: "r", CaseID: "c", Epoch: 2, Attempt: 1, Status: "error", ErrorCode: &code, ErrorMessage: &msg,
 			StartedAt: time.UnixMilli(1_700_000_000_123).UTC(), DurationMS: 0.1 + 0.2, LoopMS: &ms}},
 		{Result: reports.ResultRow{RunID: "r", CaseID: "c", Epoch: 2, Attempt: 2, Status: "passed", SessionDir: "sessions/s2"},
 			Scores: []reports.ScoreRow{{RunID: "r", CaseID: "c", Epoch: 2, Attempt: 2, Scorer: "exit_ok", Result: "pass", Score: 1}},
 			Events: []reports.EventRow{{RunID: "r", CaseID: "c", Epoch: 2, Attempt: 2, Seq: 0, EventType: "session_start", EventJSON: `{"a":"é"}`}}},
 	}}
-	e, err := rec.entry()
+	e, err := rec.Entry()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.CaseID != "c" || e.Epoch != 2 || e.Attempt != 2 {
 		t.Errorf("entry key %q/%d attempt %d, want c/2 attempt 2", e.CaseID, e.Epoch, e.Attempt)
 	}
-	got, err := decodeRecord(e)
+	got, err := DecodeRecord(e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(rec, got); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	got.rebase("m", func(p string) string { return "../shard/" + p })
-	if f := got.final(); f.Result.RunID != "m" || f.Scores[0].RunID != "m" || f.Events[0].RunID != "m" || f.Result.SessionDir != "../shard/sessions/s2" {
+	got.Rebase("m", func(p string) string { return "../shard/" + p })
+	if f := got.Final(); f.Result.RunID != "m" || f.Scores[0].RunID != "m" || f.Events[0].RunID != "m" || f.Result.SessionDir != "../shard/sessions/s2" {
 		t.Errorf("rebase: %+v", f)
 	}
 }
@@ -47,14 +47,14 @@ func TestRecordRoundTrip(t *testing.T) {
 // held a longer one is json.Marshal's bytes, HTML characters escaped, as
 // the journal's Marshalled promises.
 func TestEntryInReusedBufferIsMarshal(t *testing.T) {
-	long := caseRecord{Attempts: []attemptRows{{Result: reports.ResultRow{CaseID: strings.Repeat("x", 10_000)}}}}
-	short := caseRecord{Attempts: []attemptRows{{Result: reports.ResultRow{RunID: "r", CaseID: "c<&>", Epoch: 1, Attempt: 1},
+	long := Record{Attempts: []Attempt{{Result: reports.ResultRow{CaseID: strings.Repeat("x", 10_000)}}}}
+	short := Record{Attempts: []Attempt{{Result: reports.ResultRow{RunID: "r", CaseID: "c<&>", Epoch: 1, Attempt: 1},
 		Events: []reports.EventRow{{EventType: "session_start", EventJSON: `{"a":"<é>\u2028"}`}}}}}
-	first, err := long.entryIn(nil)
+	first, err := long.EntryIn(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := short.entryIn(first.Record[:0])
+	e, err := short.EntryIn(first.Record[:0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package main
+// Package models builds where a run's model turns come from: the
+// recordings of --replay, the live source (a driver component or a
+// built-in provider) optionally recorded by --record, and the one HTTP
+// client every component guest's wasi:http goes through.
+package models
 
 import (
 	"net/http"
@@ -15,8 +19,8 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference/replay"
 )
 
-// modelFlags are the run settings that decide where model turns come from.
-type modelFlags struct {
+// Flags are the run settings that decide where model turns come from.
+type Flags struct {
 	Replay         string // --replay DIR
 	Record         string // --record DIR
 	MaxConnections int    // --max-connections N, per endpoint; 0 for no bound
@@ -26,18 +30,18 @@ type modelFlags struct {
 	OnUnreachable func(error)
 }
 
-// models are where a run's model turns come from, and the client every
+// Models are where a run's model turns come from, and the client every
 // component guest's wasi:http goes through.
-type models struct {
-	source inference.Source
-	// guests is the run's one client for guests' wasi:http (tools, the
+type Models struct {
+	Source inference.Source
+	// Guests is the run's one client for guests' wasi:http (tools, the
 	// driver, hooks): --max-connections per endpoint, traceparent, retries
 	// for the driver (httpapi.Client.GuestClient).
-	guests *http.Client
-	close  func() // closes pooled connections when the run ends
+	Guests *http.Client
+	Close  func() // closes pooled connections when the run ends
 }
 
-// newModels builds the run's model source:
+// New builds the run's model source:
 //
 //	--replay DIR   the recordings in DIR; no network, no driver run
 //	--record DIR   the live source, every answer also written to DIR
@@ -47,13 +51,13 @@ type models struct {
 // is installed, else the built-in provider chosen from the manifest's
 // inference.driver (docs/providers.md). Giving both flags is a usage
 // error.
-func newModels(f modelFlags, env map[string]string) (models, error) {
+func New(f Flags, env map[string]string) (Models, error) {
 	switch {
 	case f.Replay != "" && f.Record != "":
-		return models{}, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
+		return Models{}, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
 			WithHint("record against the live API with --record DIR, then replay it with --replay DIR")
 	case f.MaxConnections < 0:
-		return models{}, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
+		return Models{}, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
 	}
 	client := httpapi.NewClient(httpapi.Options{
 		MaxConnections:   f.MaxConnections,
@@ -61,22 +65,22 @@ func newModels(f modelFlags, env map[string]string) (models, error) {
 		Proxy:            proxyFromEnv(env),
 		OnUnreachable:    f.OnUnreachable,
 	})
-	m := models{guests: client.GuestClient(), close: client.CloseIdleConnections}
+	m := Models{Guests: client.GuestClient(), Close: client.CloseIdleConnections}
 	if f.Replay != "" {
 		src, err := replay.Open(f.Replay)
 		if err != nil {
-			return models{}, err
+			return Models{}, err
 		}
-		m.source = src
+		m.Source = src
 		return m, nil
 	}
-	m.source = driver.New(live.New(client))
+	m.Source = driver.New(live.New(client))
 	if f.Record != "" {
-		rec, err := record.New(f.Record, m.source)
+		rec, err := record.New(f.Record, m.Source)
 		if err != nil {
-			return models{}, err
+			return Models{}, err
 		}
-		m.source = rec
+		m.Source = rec
 	}
 	return m, nil
 }

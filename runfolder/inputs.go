@@ -1,4 +1,4 @@
-package main
+package runfolder
 
 import (
 	"crypto/sha256"
@@ -16,19 +16,19 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
-// inputsPart is the fingerprint part of the files a dataset's lines name:
+// InputsPart is the fingerprint part of the files a dataset's lines name:
 // task files and workspaces. The dataset part covers the lines; this one
 // covers what they point at, so that --resume refuses a run whose task
 // file or workspace changed since it started, and merge refuses shards
 // that read different ones.
-const inputsPart = "inputs"
+const InputsPart = "inputs"
 
-// inputFiles are the files a dataset's lines name, by path, with their
+// InputFiles are the files a dataset's lines name, by path, with their
 // kind: "task" or a workspace kind.
-type inputFiles map[string]string
+type InputFiles map[string]string
 
-// add records the files c names.
-func (f inputFiles) add(c datasets.Case) {
+// Add records the files c names.
+func (f InputFiles) Add(c datasets.Case) {
 	if c.TaskPath != "" {
 		f[c.TaskPath] = "task"
 	}
@@ -37,14 +37,14 @@ func (f inputFiles) add(c datasets.Case) {
 	}
 }
 
-// inputsDigest hashes every task file and workspace source the dataset's
+// InputsDigest hashes every task file and workspace source the dataset's
 // cases name (all of them, not only this shard's: shards of one run must
 // agree), each once, in path order. A path is hashed relative to the
 // dataset's folder, so shards run from different checkouts agree. A
 // workspace folder is hashed entry by entry (name, type, mode bits,
 // content or link target) without following links; a file that is absent
 // hashes as absent (murmur runs such a case with no task).
-func inputsDigest(datasetPath string, paths inputFiles) (string, error) {
+func InputsDigest(datasetPath string, paths InputFiles) (string, error) {
 	base := filepath.Dir(datasetPath)
 	names := make([]string, 0, len(paths))
 	for p := range paths {

@@ -1,4 +1,4 @@
-package main
+package models
 
 import (
 	"net/http"
@@ -15,20 +15,20 @@ func TestNewModelsPicksTheSource(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		name string
-		f    modelFlags
+		f    Flags
 		want string // the source's type, or the error code
 	}{
-		{"replay", modelFlags{Replay: dir}, "replay"},
-		{"record", modelFlags{Record: filepath.Join(dir, "rec"), MaxConnections: 8, Workers: 50}, "record"},
-		{"live", modelFlags{MaxConnections: 8}, "driver"},
-		{"both", modelFlags{Replay: dir, Record: dir}, errcode.Usage},
-		{"negative limit", modelFlags{MaxConnections: -1}, errcode.Usage},
-		{"missing replay dir", modelFlags{Replay: filepath.Join(dir, "none")}, errcode.IONotFound},
+		{"replay", Flags{Replay: dir}, "replay"},
+		{"record", Flags{Record: filepath.Join(dir, "rec"), MaxConnections: 8, Workers: 50}, "record"},
+		{"live", Flags{MaxConnections: 8}, "driver"},
+		{"both", Flags{Replay: dir, Record: dir}, errcode.Usage},
+		{"negative limit", Flags{MaxConnections: -1}, errcode.Usage},
+		{"missing replay dir", Flags{Replay: filepath.Join(dir, "none")}, errcode.IONotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := newModels(tt.f, map[string]string{})
-			src := m.source
+			m, err := New(tt.f, map[string]string{})
+			src := m.Source
 			got := errcode.Code(err)
 			switch src.(type) {
 			case *replay.Source:
@@ -39,10 +39,10 @@ func TestNewModelsPicksTheSource(t *testing.T) {
 				got = "driver"
 			}
 			if got != tt.want {
-				t.Errorf("newModels(%+v) = %T, %v; want %s", tt.f, src, err, tt.want)
+				t.Errorf("New(%+v) = %T, %v; want %s", tt.f, src, err, tt.want)
 			}
 			if err == nil {
-				m.close()
+				m.Close()
 			}
 		})
 	}

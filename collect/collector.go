@@ -1,4 +1,8 @@
-package main
+// Package collect is the one goroutine of a run that turns finished cases
+// into rows, journals them (group commit: one fsync per batch), and feeds
+// the run's output files: the Parquet sinks, each owned by a goroutine of
+// its own (sinks.go), the summary and junit.xml (reportfiles.go).
+package collect
 
 import (
 	"encoding/json"
@@ -17,26 +21,36 @@ import (
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
-// collector is the one goroutine that turns finished cases into rows,
+// Session folders kept at the end of each case (--keep-sessions).
+const (
+	KeepAll    = "all"
+	KeepFailed = "failed"
+	KeepNone   = "none"
+)
+
+// Collector is the one goroutine that turns finished cases into rows,
 // journals them, feeds the sinks, the summary and the JUnit report, reports
 // progress, prunes session folders and prints the first error of each code.
-type collector struct {
-	outDir  string
-	sinks   *sinkSet
-	scores  *scoreSink
-	summary *reports.Summary
-	junit   *reports.JUnit
-	stderr  io.Writer
-	// printed holds the error codes already shown (the refusal printed
+type Collector struct {
+	OutDir  string
+	Sinks   *Sinks
+	Scores  *ScoreSink
+	Summary *reports.Summary
+	JUnit   *reports.JUnit
+	Stderr  io.Writer // the first error of each code is printed here
+	// CaseRun reads what a finished case's rows carry from its stages'
+	// results (reports.CaseRun).
+	CaseRun func(*pipeline.Case) reports.CaseRun
+	// Printed holds the error codes already shown (the refusal printed
 	// at preparation among them), so each is shown once.
-	printed map[string]bool
+	Printed map[string]bool
 
-	journal  *journal.Writer   // nil: nothing journaled
-	progress progress.Reporter // nil: no progress
-	keep     string            // --keep-sessions; "" keeps all
-	// onFail stops the run when the journal cannot be written: a case that
+	Journal  *journal.Writer   // nil: nothing journaled
+	Progress progress.Reporter // nil: no progress
+	Keep     string            // --keep-sessions; "" keeps all
+	// OnFail stops the run when the journal cannot be written: a case that
 	// is not journaled would be lost to --resume.
-	onFail     func(error)
+	OnFail     func(error)
 	journalErr error
 	// records are the buffers the batch's journal records are encoded in,
 	// one per place in the batch, reused from batch to batch.
@@ -50,9 +64,10 @@ const maxKeptRecord = 1 << 20
 // maxBatch bounds the finished cases journaled with one fsync.
 const maxBatch = 256
 
-func (col *collector) run(done <-chan *pipeline.Case) {
-	if col.printed == nil {
-		col.printed = map[string]bool{}
+// Run collects the cases sent on done until it is closed.
+func (col *Collector) Run(done <-chan *pipeline.Case) {
+	if col.Printed == nil {
+		col.Printed = map[string]bool{}
 	}
 	for c := range done {
 		// Group commit: the cases that finished while the last fsync ran
@@ -76,19 +91,19 @@ func (col *collector) run(done <-chan *pipeline.Case) {
 
 // collect journals a batch of finished cases, then emits them: no case
 // reaches a sink before it is on disk.
-func (col *collector) collect(batch []*pipeline.Case) {
-	recs := make([]caseRecord, len(batch))
+func (col *Collector) collect(batch []*pipeline.Case) {
+	recs := make([]journal.Record, len(batch))
 	journaled := make([]bool, len(batch))
 	var entries []journal.Entry
 	for i, c := range batch {
-		recs[i] = recordFromCase(c, col.outDir)
-		if col.journal == nil || col.journalErr != nil || !col.finished(c) {
+		recs[i] = Record(c, col.OutDir, col.CaseRun)
+		if col.Journal == nil || col.journalErr != nil || !col.finished(c) {
 			continue
 		}
 		if len(entries) == len(col.records) {
 			col.records = append(col.records, nil)
 		}
-		e, err := recs[i].entryIn(col.records[len(entries)])
+		e, err := recs[i].EntryIn(col.records[len(entries)])
 		if cap(e.Record) <= maxKeptRecord {
 			col.records[len(entries)] = e.Record[:0] // reused once the batch is written
 		} else {
@@ -102,16 +117,16 @@ func (col *collector) collect(batch []*pipeline.Case) {
 		journaled[i] = true
 	}
 	if col.journalErr == nil && len(entries) > 0 {
-		if err := col.journal.AppendAll(entries); err != nil {
+		if err := col.Journal.AppendAll(entries); err != nil {
 			col.fail(err)
 		}
 	}
 	for i, c := range batch {
 		rec := recs[i]
-		col.emit(rec)
-		if col.progress != nil {
-			f := rec.final().Result
-			col.progress.Done(f.CaseID, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
+		col.Emit(rec)
+		if col.Progress != nil {
+			f := rec.Final().Result
+			col.Progress.Done(f.CaseID, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
 		}
 		col.printFirstError(c)
 		if journaled[i] && col.journalErr == nil {
@@ -120,18 +135,33 @@ func (col *collector) collect(batch []*pipeline.Case) {
 	}
 }
 
+// Err is the journal's first failure, nil when every case it was given
+// was journaled.
+func (col *Collector) Err() error { return col.journalErr }
+
+// Record is the journal record of a finished case: the rows of its earlier
+// attempts and its last, each attempt's stage results read by runOf.
+func Record(c *pipeline.Case, outDir string, runOf func(*pipeline.Case) reports.CaseRun) journal.Record {
+	rec := journal.Record{Attempts: make([]journal.Attempt, 0, len(c.Earlier)+1)}
+	for _, a := range c.Earlier {
+		rec.Attempts = append(rec.Attempts, journal.NewAttempt(runOf(a), outDir))
+	}
+	rec.Attempts = append(rec.Attempts, journal.NewAttempt(runOf(c), outDir))
+	return rec
+}
+
 // fail records the journal's first failure and stops the run.
-func (col *collector) fail(err error) {
+func (col *Collector) fail(err error) {
 	if col.journalErr == nil {
 		col.journalErr = err
-		col.onFail(err)
+		col.OnFail(err)
 	}
 }
 
 // finished reports whether a case has its final verdict, so that --resume
 // does not run it again: not a case the interrupt cancelled, nor one in
 // error whose retries the interrupt cut short.
-func (col *collector) finished(c *pipeline.Case) bool {
+func (col *Collector) finished(c *pipeline.Case) bool {
 	switch c.Verdict().Status {
 	case pipeline.StatusCancelled:
 		return false
@@ -149,49 +179,49 @@ func isCancelled(c *pipeline.Case) bool {
 	return c.EndCause != nil && errcode.Is(c.EndCause, errcode.Cancelled)
 }
 
-// emit sends a record's rows to the sinks: every attempt's results and
+// Emit sends a record's rows to the sinks: every attempt's results and
 // events, and the final attempt to the scores, summary and JUnit report.
-func (col *collector) emit(rec caseRecord) {
+func (col *Collector) Emit(rec journal.Record) {
 	for _, a := range rec.Attempts {
-		col.sinks.results <- a.Result
+		col.Sinks.results <- a.Result
 		for _, e := range a.Events {
-			col.sinks.events <- e
+			col.Sinks.events <- e
 		}
 		for _, s := range a.Scores {
-			col.scores.rows <- s
+			col.Scores.rows <- s
 		}
 	}
-	f := rec.final()
-	col.summary.AddCase(f.Result, f.Scores)
+	f := rec.Final()
+	col.Summary.AddCase(f.Result, f.Scores)
 	if calls := missingToolCalls(f.Events); len(calls) > 0 {
-		col.summary.AddMissingToolCalls(calls)
+		col.Summary.AddMissingToolCalls(calls)
 	}
-	col.junit.Add(f.Result, f.Scores)
+	col.JUnit.Add(f.Result, f.Scores)
 }
 
 // prune removes the session folders --keep-sessions does not keep: none
 // keeps no folder; failed keeps every attempt that did not pass.
-func (col *collector) prune(rec caseRecord) {
-	if col.keep == "" || col.keep == keepAll {
+func (col *Collector) prune(rec journal.Record) {
+	if col.Keep == "" || col.Keep == KeepAll {
 		return
 	}
 	for _, a := range rec.Attempts {
-		if col.keep == keepNone || a.Result.Status == reports.StatusPassed {
-			_ = os.RemoveAll(filepath.Join(col.outDir, filepath.FromSlash(a.Result.SessionDir)))
+		if col.Keep == KeepNone || a.Result.Status == reports.StatusPassed {
+			_ = os.RemoveAll(filepath.Join(col.OutDir, filepath.FromSlash(a.Result.SessionDir)))
 		}
 	}
 }
 
-func (col *collector) printFirstError(c *pipeline.Case) {
+func (col *Collector) printFirstError(c *pipeline.Case) {
 	v := c.Verdict()
 	// The code shown is the first in the error's chain, which may differ
 	// from the verdict's (a case cancelled because the endpoint could not be
 	// reached): each is shown once.
-	if v.Err == nil || v.Code == "" || col.printed[v.Code] || col.printed[errcode.Code(v.Err)] {
+	if v.Err == nil || v.Code == "" || col.Printed[v.Code] || col.Printed[errcode.Code(v.Err)] {
 		return
 	}
-	col.printed[v.Code], col.printed[errcode.Code(v.Err)] = true, true
-	fmt.Fprintf(col.stderr, "case %q: %s (stage %s)\n", c.ID, errcode.Format(v.Err), v.Stage)
+	col.Printed[v.Code], col.Printed[errcode.Code(v.Err)] = true, true
+	fmt.Fprintf(col.Stderr, "case %q: %s (stage %s)\n", c.ID, errcode.Format(v.Err), v.Stage)
 }
 
 // missingToolCalls counts a case's calls to tools the capsule does not

@@ -1,4 +1,4 @@
-package main
+package journal
 
 import (
 	"time"
@@ -20,7 +20,7 @@ import (
 // appendRecord appends r as json.Marshal encodes it. ok is false when
 // json.Marshal would refuse r (a NaN or infinite float, a time outside
 // RFC 3339's years): the caller asks encoding/json for the error.
-func appendRecord(b []byte, r *caseRecord) (out []byte, ok bool) {
+func appendRecord(b []byte, r *Record) (out []byte, ok bool) {
 	w := recordWriter{b: b, ok: true}
 	w.record(r)
 	return w.b, w.ok
@@ -33,7 +33,7 @@ type recordWriter struct {
 	ok bool
 }
 
-func (w *recordWriter) record(r *caseRecord) {
+func (w *recordWriter) record(r *Record) {
 	w.b = append(w.b, `{"attempts":`...)
 	if r.Attempts == nil {
 		w.b = append(w.b, "null}"...)
@@ -49,7 +49,7 @@ func (w *recordWriter) record(r *caseRecord) {
 	w.b = append(w.b, "]}"...)
 }
 
-func (w *recordWriter) attempt(a *attemptRows) {
+func (w *recordWriter) attempt(a *Attempt) {
 	w.b = append(w.b, `{"result":`...)
 	w.result(&a.Result)
 	if len(a.Scores) > 0 {
