@@ -90,7 +90,7 @@ func (s *Stage) stageHooks(ctx context.Context, c *pipeline.Case, ses *session.S
 		// replaced, never written through (sessionfs).
 		p := "tools/" + name + "/" + capsule.ManifestFile
 		if err := sessionfs.WriteFile(c.SessionDir, p, []byte(m.Content), 0o644); err != nil {
-			return errcode.Wrap(errcode.IO, err, "write %s", p)
+			return writeErr(err, p)
 		}
 		am, err := capsule.ParseArtifactManifest("tools/"+name+"/"+capsule.ManifestFile, []byte(m.Content))
 		if err != nil {

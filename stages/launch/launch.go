@@ -5,6 +5,7 @@
 package launch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -156,9 +157,16 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	err = s.writeMurmurMD(md)
 	if err != nil {
-		return errcode.Wrap(errcode.IO, err, "write MURMUR.md")
+		return writeErr(err, "MURMUR.md")
 	}
 	return nil
+}
+
+// writeErr is the error of a session file Launch could not write through
+// sessionfs: the failure keeps its own code (E-EVL-040 for a name
+// refused, E-IO-001 for a folder gone); only an uncoded one is E-IO-003.
+func writeErr(err error, name string) error {
+	return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", name)
 }
 
 func loopConfig(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy) (session.LoopConfig, error) {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -111,7 +112,9 @@ func (l *run) reopen(taskID, original string, feedback []hooks.Reopen) error {
 	// Created fresh (never through what a tool left at the name), 0600 as
 	// Stage writes it; the tool's uid gets it at its next call.
 	if err := sessionfs.WriteFile(l.dir, "task.md", []byte(reopenedTask(original, feedback)), 0o600); err != nil {
-		return errcode.Wrap(errcode.IO, err, "rewrite task.md")
+		// sessionfs's own code is kept (E-EVL-040 for a name refused);
+		// only an uncoded failure is E-IO-003.
+		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "rewrite task.md")
 	}
 	return nil
 }

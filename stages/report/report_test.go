@@ -183,3 +183,37 @@ func TestFinishErrKeepsTheSpecificCode(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalFileErrorKeepsItsCode: eval.jsonl is written through sessionfs;
+// a session folder gone by then fails the stage with sessionfs's own code
+// (E-IO-001), which the wrapper keeps: it was re-coded E-IO-003 before
+// (issue 34). The case keeps no scores.
+func TestEvalFileErrorKeepsItsCode(t *testing.T) {
+	c := endedCase(t, trace.ExitOK, "42", `{"result_contains": "42"}`)
+	if err := os.RemoveAll(c.SessionDir); err != nil {
+		t.Fatal(err)
+	}
+	err := testStage().Run(context.Background(), c)
+	if got := errcode.Code(err); got != errcode.IONotFound {
+		t.Errorf("Run = %v (code %q), want %s", err, got, errcode.IONotFound)
+	}
+	if scoresOf(c) != nil {
+		t.Errorf("scores %+v, want none", scoresOf(c))
+	}
+}
+
+// TestReportReadsOnlyItsReads: Report finds the session and the outcome
+// through the keys the table gives it; a zero Reads reads nothing, and a
+// case with results under other keys is not scored.
+func TestReportReadsOnlyItsReads(t *testing.T) {
+	c := endedCase(t, trace.ExitOK, "42", "")
+	if err := (Stage{}).Run(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	if scoresOf(c) != nil {
+		t.Errorf("scores %+v, want none without Reads", scoresOf(c))
+	}
+	if got, _ := os.ReadFile(filepath.Join(c.SessionDir, "out", "result.txt")); string(got) != "" {
+		t.Errorf("result.txt = %q, want empty without the outcome", got)
+	}
+}

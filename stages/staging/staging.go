@@ -10,6 +10,7 @@
 package staging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -133,7 +134,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	// 0600: a task_path may name any file the evaluator can read; only the
 	// tool's uid gets task.md (sandbox's handOver gives it at each call).
 	if err := sessionfs.WriteFile(c.SessionDir, "task.md", []byte(task), 0o600); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write task.md")
+		return keepCode(err, "write task.md")
 	}
 	if err := s.setup(ctx, c, in, cap, ts, ws); err != nil {
 		return err
@@ -165,7 +166,7 @@ func launchFiles(dir string, ts *verify.Toolset) error {
 			_ = r.Close()
 		}
 		if err != nil {
-			return errcode.Wrap(errcode.IO, err, "create %s", filepath.Join(dir, CapsuleHome))
+			return keepCode(err, "create %s", filepath.Join(dir, CapsuleHome))
 		}
 	}
 	if len(ts.Warnings) == 0 {
@@ -173,9 +174,16 @@ func launchFiles(dir string, ts *verify.Toolset) error {
 	}
 	const p = "logs/bootstrap.log"
 	if err := sessionfs.AppendFile(dir, p, []byte(strings.Join(ts.Warnings, "\n")+"\n"), 0o644); err != nil {
-		return errcode.Wrap(errcode.IO, err, "write %s", p)
+		return keepCode(err, "write %s", p)
 	}
 	return nil
+}
+
+// keepCode adds what failed to a session file's error, which keeps its
+// own code (sessionfs: a name refused is E-EVL-040, a folder gone
+// E-IO-001); only an uncoded failure is E-IO-003.
+func keepCode(err error, format string, args ...any) error {
+	return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, format, args...)
 }
 
 // Lock reports whether this run wrote the project's murmur.lock, and the
