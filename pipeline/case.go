@@ -54,9 +54,9 @@ type Case struct {
 	// timeout is the case's --timeout (0: none) and spent what its stages
 	// have used of it: the waits for its turn (pace) are not counted.
 	timeout, spent time.Duration
-	// pace is the case's place in the runner's pacer; nil when the graph
-	// has no live stage or the case runs outside a runner.
-	pace *pace
+	// pace is the case's place in the runner's pacer; nil when the run
+	// has none or the case runs outside a runner.
+	pace Seat
 }
 
 // InputOf returns the case's dataset line as T, or E-EVL-099 when the case

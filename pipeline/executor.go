@@ -104,18 +104,18 @@ func (g *Graph) waitTurn(ctx context.Context, c *Case, i int) bool {
 	case c.pace == nil || g.live < 0 || g.order[i].Shared:
 		return false
 	case i == g.live:
-		return c.pace.enterLive(ctx)
+		return c.pace.Await(ctx, TurnLive)
 	case i < g.live:
-		return c.pace.background(ctx, preparing)
+		return c.pace.Await(ctx, TurnPrepare)
 	default:
-		return c.pace.background(ctx, finishing)
+		return c.pace.Await(ctx, TurnFinish)
 	}
 }
 
 // endTurn gives back the slot after the live stage.
 func (g *Graph) endTurn(c *Case, i int) {
 	if c.pace != nil && i == g.live {
-		c.pace.leaveLive()
+		c.pace.Release(TurnLive)
 	}
 }
 

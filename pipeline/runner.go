@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"cmp"
 	"context"
 	"iter"
 	"sync"
@@ -21,11 +20,10 @@ type Job struct {
 	Epoch int
 }
 
-// Runner runs a Graph across jobs. Without a live stage, Workers
-// goroutines run the cases, one each at a time. With one (Node.Live), at
-// most Workers cases are in it at once, and the pacer (pacer.go) runs up
-// to Workers more cases ahead of it or after it, in the run's quiet
-// moments.
+// Runner runs a Graph across jobs. Workers goroutines run the cases, one
+// each at a time. With a live stage (Node.Live) and a Pacer, the pacer
+// says when each case starts, prepares, goes live and finishes, and the
+// runner starts Workers more workers when the pacer's Ahead is closed.
 type Runner struct {
 	Graph   *Graph
 	Workers int
@@ -48,16 +46,10 @@ type Runner struct {
 	// fails, as any other.
 	NewCase func(Job) *Case
 
-	// OnQuiet, when set, is run on a goroutine of its own each time the
-	// run goes quiet: every case in the live stage waits for its model
-	// (pacer.go). Work that would slow the next answers' transitions can
-	// be done then.
-	OnQuiet func()
-
-	// quietAfter replaces the pacer's quietAfter, and onPacer is handed
-	// the run's pacer (tests).
-	quietAfter time.Duration
-	onPacer    func(*pacer)
+	// Pacer, made for this run with Workers slots, paces the cases around
+	// the graph's live stage (package pacing); nil, or a graph without a
+	// live stage, runs each case's stages straight through.
+	Pacer Pacer
 }
 
 // Run executes the jobs and sends every case that started, finished, to done.
@@ -94,7 +86,7 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 		return job, ok
 	}
 	var g errgroup.Group
-	if r.Graph.live < 0 {
+	if r.Graph.live < 0 || r.Pacer == nil {
 		for range max(1, r.Workers) {
 			g.Go(func() error {
 				for job, ok := take(); ok; job, ok = take() {
@@ -104,52 +96,47 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 			})
 		}
 	} else {
-		// As many workers as slots, and as many again that start at the
-		// run's first long quiet moment (probeAhead): while one case of a
-		// slot talks to its model, the next is prepared, or the last one
-		// finished, in the run's quiet moments (pacer.go).
-		p := newPacer(max(1, r.Workers), cmp.Or(r.quietAfter, quietAfter))
-		p.onQuiet = r.OnQuiet
-		if r.onPacer != nil {
-			r.onPacer(p)
-		}
-		work := func(s *pace) error {
+		// As many workers as slots, and as many again when the pacer
+		// opens Ahead: while one case of a slot talks to its model, the
+		// next is prepared, or the last one finished (pacing.Adaptive).
+		work := func(s Seat) error {
 			for {
-				s.background(ctx, starting) // starting a case is background work
+				s.Await(ctx, TurnStart)
 				job, ok := take()
 				if !ok {
-					s.end()
+					s.Release(TurnStart)
 					return nil
 				}
 				done <- r.runAttempts(ctx, job, s)
-				s.end()
+				s.Release(TurnStart)
 			}
 		}
 		for range max(1, r.Workers) {
-			s := p.newPace()
+			s := r.Pacer.Seat()
 			g.Go(func() error { return work(s) })
 		}
 		// The workers ahead are started then, not only released: a run
-		// that never has a long quiet moment starts no goroutines it does
-		// not use, and goroutines started after a collection begin with the
-		// stack size the runtime saw goroutines use (no wall difference was
-		// measured for it, BENCHMARKS.md, session 10). This goroutine is one
-		// of the group while it starts them, so they join a group still
-		// running.
-		g.Go(func() error {
-			select {
-			case <-p.ahead:
-			case <-exhausted:
+		// that never opens Ahead starts no goroutines it does not use, and
+		// goroutines started after a collection begin with the stack size
+		// the runtime saw goroutines use (no wall difference was measured
+		// for it, BENCHMARKS.md, session 10). This goroutine is one of the
+		// group while it starts them, so they join a group still running.
+		if ahead := r.Pacer.Ahead(); ahead != nil {
+			g.Go(func() error {
+				select {
+				case <-ahead:
+				case <-exhausted:
+					return nil
+				case <-ctx.Done():
+					return nil
+				}
+				for range max(1, r.Workers) {
+					s := r.Pacer.Seat()
+					g.Go(func() error { return work(s) })
+				}
 				return nil
-			case <-ctx.Done():
-				return nil
-			}
-			for range max(1, r.Workers) {
-				s := p.newPace()
-				g.Go(func() error { return work(s) })
-			}
-			return nil
-		})
+			})
+		}
 	}
 	_ = g.Wait() // the jobs return no errors: a failed case is data
 	if ctx.Err() != nil {
@@ -161,7 +148,7 @@ func (r *Runner) Run(ctx context.Context, jobs iter.Seq[Job], done chan<- *Case)
 // runAttempts runs job until it ends in anything but error, or the retries
 // are spent, or the run is interrupted; the last attempt carries the
 // earlier ones.
-func (r *Runner) runAttempts(ctx context.Context, job Job, s *pace) *Case {
+func (r *Runner) runAttempts(ctx context.Context, job Job, s Seat) *Case {
 	var earlier []*Case
 	for attempt := 1; ; attempt++ {
 		c := r.runOne(ctx, job, attempt, s)
@@ -210,12 +197,12 @@ func ExpBackoff(base, limit time.Duration) func(int) time.Duration {
 	}
 }
 
-func (r *Runner) runOne(ctx context.Context, job Job, attempt int, s *pace) *Case {
+func (r *Runner) runOne(ctx context.Context, job Job, attempt int, s Seat) *Case {
 	caseCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if s != nil {
-		caseCtx = context.WithValue(caseCtx, paceKey{}, s)
-		defer s.leave()
+		caseCtx = context.WithValue(caseCtx, seatKey{}, s)
+		defer s.Release(TurnFinish)
 	}
 	c := r.NewCase(job)
 	c.Attempt = attempt

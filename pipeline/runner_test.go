@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
@@ -40,51 +41,63 @@ func collect(t *testing.T, r *Runner, ctx context.Context, js []Job) ([]*Case, e
 
 // TestRunnerWorkerBoundHammer runs many short cases on a few workers and
 // checks that the number of cases in flight never exceeds the bound, that it
-// is reached, and that every case comes out exactly once.
+// is reached, and that every case comes out exactly once. Each case lasts
+// a millisecond of the bubble's clock, which moves only when every worker
+// is in one: so the bound is reached.
 func TestRunnerWorkerBoundHammer(t *testing.T) {
 	for _, workers := range []int{1, 3, 8} {
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
-			var inFlight, peak atomic.Int64
-			g, err := NewGraph(Node{Stage: fakeStage{name: "loop", run: func(context.Context, *Case) error {
-				n := inFlight.Add(1)
-				for {
-					p := peak.Load()
-					if n <= p || peak.CompareAndSwap(p, n) {
-						break
+			synctest.Test(t, func(t *testing.T) {
+				var inFlight, peak atomic.Int64
+				g, err := NewGraph(Node{Stage: fakeStage{name: "loop", run: func(context.Context, *Case) error {
+					n := inFlight.Add(1)
+					for {
+						p := peak.Load()
+						if n <= p || peak.CompareAndSwap(p, n) {
+							break
+						}
 					}
+					time.Sleep(time.Millisecond)
+					inFlight.Add(-1)
+					return nil
+				}}})
+				if err != nil {
+					t.Fatal(err)
 				}
-				time.Sleep(time.Millisecond)
-				inFlight.Add(-1)
-				return nil
-			}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &Runner{Graph: g, Workers: workers, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: j.Epoch} }}
-			got, err := collect(t, r, context.Background(), jobs(300))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p := peak.Load(); p > int64(workers) || p < int64(workers) {
-				t.Errorf("peak in flight = %d, want exactly %d", p, workers)
-			}
-			seen := map[string]bool{}
-			for _, c := range got {
-				if seen[c.ID] {
-					t.Errorf("case %s emitted twice", c.ID)
+				r := &Runner{Graph: g, Workers: workers, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input, Epoch: j.Epoch} }}
+				got, err := collect(t, r, context.Background(), jobs(300))
+				if err != nil {
+					t.Fatal(err)
 				}
-				seen[c.ID] = true
-			}
-			if len(seen) != 300 {
-				t.Errorf("emitted %d distinct cases, want 300", len(seen))
-			}
+				if p := peak.Load(); p > int64(workers) || p < int64(workers) {
+					t.Errorf("peak in flight = %d, want exactly %d", p, workers)
+				}
+				seen := map[string]bool{}
+				for _, c := range got {
+					if seen[c.ID] {
+						t.Errorf("case %s emitted twice", c.ID)
+					}
+					seen[c.ID] = true
+				}
+				if len(seen) != 300 {
+					t.Errorf("emitted %d distinct cases, want 300", len(seen))
+				}
+			})
 		})
 	}
 }
 
 // TestRunnerTimeoutIsolatesTheStuckCase: one case blocks until its context
-// ends; it must end as a timeout while every other case completes.
+// ends; it must end as a timeout, after exactly its --timeout on the
+// bubble's clock, while every other case completes.
 func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
+	synctest.Test(t, testRunnerTimeoutIsolatesTheStuckCase)
+}
+
+func testRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
+	report := Node{Stage: fakeStage{name: "report"}}
+	report.Requires, report.RunDespiteFailure = []string{"loop"}, true
+	start := time.Now()
 	g, err := NewGraph(
 		Node{Stage: fakeStage{name: "loop", run: func(ctx context.Context, c *Case) error {
 			if c.ID == "case-002" {
@@ -94,7 +107,7 @@ func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 			setExit(c, ExitOK)
 			return nil
 		}}},
-		Node{Stage: fakeStage{name: "report"}, Decl: Decl{Requires: []string{"loop"}, RunDespiteFailure: true}},
+		report,
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +129,9 @@ func TestRunnerTimeoutIsolatesTheStuckCase(t *testing.T) {
 		if v.Status != want {
 			t.Errorf("%s: status %s, want %s", c.ID, v.Status, want)
 		}
+	}
+	if d := time.Since(start); d != 100*time.Millisecond {
+		t.Errorf("the run took %v, want the stuck case's 100ms", d)
 	}
 }
 

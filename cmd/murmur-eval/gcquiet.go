@@ -7,7 +7,7 @@ import (
 )
 
 // quietCollector collects garbage in a run's quiet moments, when every
-// session waits for its model (pipeline.Runner.OnQuiet), if the heap is
+// session waits for its model (pacing.NewAdaptive's onQuiet), if the heap is
 // more than half-way from its live size to the size at which the runtime
 // would start a collection anyway. A collection that starts on its own
 // while a wave of answers comes in takes a core from their transitions
