@@ -66,3 +66,58 @@ func TestEntryInReusedBufferIsMarshal(t *testing.T) {
 		t.Errorf("record %s, want %s (marshalled %v)", e.Record, want, e.Marshalled)
 	}
 }
+
+// TestInRunAndRecords: a line whose record does not decode, or does not
+// belong to the run, is refused by InRun; Records keeps the latest line of
+// each (case, epoch) and says which are done.
+func TestInRunAndRecords(t *testing.T) {
+	sid := "ses_0193f1e2a7b84c5d9e0f1a2b3c4d5e6f"
+	rec := func(id string, epoch, attempt int32) Record {
+		return Record{Attempts: []Attempt{{Result: reports.ResultRow{CaseID: id, Epoch: epoch, Attempt: attempt, SessionID: sid, SessionDir: "sessions/" + sid},
+			Scores: []reports.ScoreRow{{CaseID: id, Epoch: epoch, Attempt: attempt, SessionID: sid}}}}}
+	}
+	entry := func(r Record) Entry {
+		e, err := r.Entry()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	check := InRun(Bounds{HasCase: func(id string) bool { return id == "a" }, Epochs: 2, Attempts: 2})
+	tests := []struct {
+		name string
+		e    Entry
+		ok   bool
+	}{
+		{"of the run", entry(rec("a", 1, 1)), true},
+		{"another case", entry(rec("b", 1, 1)), false},
+		{"an epoch past the run's", entry(rec("a", 3, 1)), false},
+		{"not a record", Entry{CaseID: "a", Epoch: 1, Attempt: 1, Record: []byte(`{"attempts":[]}`)}, false},
+	}
+	for _, tt := range tests {
+		if err := check(tt.e); (err == nil) != tt.ok {
+			t.Errorf("%s: %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+	if err := CheckRecord(tests[3].e); err == nil {
+		t.Error("CheckRecord took a record of no attempt")
+	}
+	retried := rec("a", 1, 2)
+	retried.Attempts = append([]Attempt{rec("a", 1, 1).Attempts[0]}, retried.Attempts...)
+	records, done, err := Records([]Entry{entry(rec("a", 1, 1)), entry(rec("a", 2, 1)), entry(retried)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(records) != 2 || len(done) != 2 || !done[Key{"a", 1}] || !done[Key{"a", 2}] {
+		t.Fatalf("records %d, done %v", len(records), done)
+	}
+	for _, r := range records {
+		if r.Key() == (Key{"a", 1}) && len(r.Attempts) != 2 {
+			t.Errorf("epoch 1: %d attempts, want the retried line's 2", len(r.Attempts))
+		}
+	}
+	ids := retried.RowIDs()
+	if len(ids) != 2 || ids[1].Result.Attempt != 2 || len(ids[1].Others) != 1 || ids[1].Result.SessionDir != "sessions/"+sid {
+		t.Errorf("row ids %+v", ids)
+	}
+}

@@ -1,0 +1,114 @@
+package survey
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+)
+
+// survey runs a survey over cases, as the dataset's one pass does.
+func survey(cases ...datasets.Case) *Survey {
+	s := New(&scoring.Plan{}, "cases.jsonl")
+	for i, c := range cases {
+		c.Line = i + 1
+		s.Visit(i, c)
+	}
+	return s
+}
+
+// TestSurvey: expected fields are checked (a bad one is an error at its
+// file:line), one murmur-eval does not read is a warning naming the key it
+// most likely meant, the files the lines name are gathered, and a case
+// with a setup or a check runs a command.
+func TestSurvey(t *testing.T) {
+	tests := []struct {
+		name     string
+		expected string
+		setup    bool
+		code     string // CheckExpected's error code
+		warning  string // a substring of the one warning; "" for none
+		commands bool
+	}{
+		{"none", ``, false, "", "", false},
+		{"null", `null`, false, "", "", false},
+		{"read", `{"result_equals": "42"}`, false, "", "", false},
+		{"check", `{"check": {"command": ["true"]}}`, false, "", "", true},
+		{"setup", ``, true, "", "", true},
+		{"typo", `{"result_equal": "42"}`, false, "", `unknown key "result_equal" in expected (did you mean "result_equals"?)`, false},
+		{"not an object", `"42"`, false, "", "expected is not an object murmur-eval reads", false},
+		{"bad", `{"result_equals": 42}`, false, errcode.EvalDataset, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := datasets.Case{ID: "c", Expected: json.RawMessage(tt.expected), TaskPath: "/d/task.md"}
+			if tt.setup {
+				c.Setup = &datasets.Setup{}
+			}
+			s := survey(c)
+			warnings, err := s.CheckExpected()
+			if errcode.Code(err) != tt.code {
+				t.Fatalf("code %q, want %q (%v)", errcode.Code(err), tt.code, err)
+			}
+			if err != nil && !strings.Contains(errcode.Format(err), "cases.jsonl:1") {
+				t.Errorf("error %q does not name cases.jsonl:1", errcode.Format(err))
+			}
+			if (len(warnings) > 0) != (tt.warning != "") || (tt.warning != "" && !strings.Contains(warnings[0], tt.warning)) {
+				t.Errorf("warnings %q, want %q", warnings, tt.warning)
+			}
+			if s.Files["/d/task.md"] != "task" {
+				t.Errorf("files %v, want the task file", s.Files)
+			}
+			if got := len(s.commands) > 0; got != tt.commands {
+				t.Errorf("runs a command %v, want %v", got, tt.commands)
+			}
+			if s.RunsCommands(datasets.Picked{}) {
+				t.Error("an empty selection runs a command")
+			}
+		})
+	}
+}
+
+// TestWarnUnread: the first five cases are named, then a count.
+func TestWarnUnread(t *testing.T) {
+	var cases []datasets.Case
+	for i := range 7 {
+		cases = append(cases, datasets.Case{ID: fmt.Sprint("c", i), Expected: json.RawMessage(`"x"`)})
+	}
+	warnings, err := survey(cases...).CheckExpected()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 6 || warnings[5] != "... and 2 cases more with an expected value murmur-eval does not read (7 in all)" {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// TestNewPlan: the plan carries the check timeout and PATH; the manifest's
+// warnings come back named by its path, and a capsule without a readable
+// manifest gives an empty plan (Resolve refuses it later).
+func TestNewPlan(t *testing.T) {
+	plan, warnings := NewPlan(t.TempDir(), map[string]string{"PATH": "/bin"}, 3*time.Second)
+	if plan.CheckTimeout != 3*time.Second || plan.PATH != "/bin" || len(warnings) != 0 || len(plan.Config.Scorers) != 0 {
+		t.Errorf("plan %+v, warnings %q", plan, warnings)
+	}
+	dir := t.TempDir()
+	manifest := "name: calc\nversion: 0.1.0\nbogus_key: 1\n"
+	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if m := ReadManifest(dir, nil); m == nil {
+		t.Skip("the minimal manifest does not parse; the e2e tests cover NewPlan's warnings")
+	}
+	_, warnings = NewPlan(dir, nil, 0)
+	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), "bogus_key") {
+		t.Errorf("warnings %q, want the unknown key", warnings)
+	}
+}
