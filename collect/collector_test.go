@@ -174,7 +174,7 @@ func TestMissingToolCalls(t *testing.T) {
 		{"none", nil, nil},
 		{"counted by tool", []reports.EventRow{ev(name("fetch"), trace.TypeToolCall, missing), ev(name("fetch"), trace.TypeToolCall, missing), ev(name("grep"), trace.TypeToolCall, missing)},
 			map[string]int{"fetch": 2, "grep": 1}},
-		{"other code", []reports.EventRow{ev(name("fetch"), trace.TypeToolCall, `{"error_code":"E-RUN-001","note":"` + errcode.ToolNotProvided + `"}`)}, nil},
+		{"other code", []reports.EventRow{ev(name("fetch"), trace.TypeToolCall, `{"error_code":"E-RUN-001","note":"`+errcode.ToolNotProvided+`"}`)}, nil},
 		{"not a tool call", []reports.EventRow{ev(name("fetch"), "inference", missing)}, nil},
 		{"no tool name", []reports.EventRow{ev(nil, trace.TypeToolCall, missing)}, nil},
 	}
