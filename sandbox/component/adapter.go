@@ -10,6 +10,9 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 )
 
 // The preview-1 adapter shape (cargo component, jco new --wasi-reactor):
@@ -38,7 +41,7 @@ func isAdapter(mods []string) bool {
 }
 
 // adapterInstance is the core instance index of the adapter, or -1.
-func adapterInstance(b *Binary, adapter int) int64 {
+func adapterInstance(b *binary.Component, adapter int) int64 {
 	if adapter < 0 {
 		return -1
 	}
@@ -77,11 +80,11 @@ func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main waz
 		// both are the adapter's fd_write.
 		target, _, _ := strings.Cut(fn, " [v")
 		e := exports[target]
-		if e == nil || !sameSig(e.ParamTypes(), f.ParamTypes()) || !sameSig(e.ResultTypes(), f.ResultTypes()) {
+		if e == nil || !abi.SameSig(e.ParamTypes(), f.ParamTypes()) || !abi.SameSig(e.ResultTypes(), f.ResultTypes()) {
 			return nil, "", unsupported("the main module imports %s.%s, which the adapter does not export with that signature", mod, fn)
 		}
 		fns[fn] = hostFunc{e.ParamTypes(), e.ResultTypes(), func(ctx context.Context, s *state, stack []uint64) {
-			f := s.adapter.ExportedFunction(target)
+			f := s.Adapter.ExportedFunction(target)
 			if err := f.CallWithStack(ctx, stack); err != nil {
 				panic(err)
 			}
@@ -112,7 +115,7 @@ func (c *Component) instantiateWithAdapter(ctx context.Context, s *state, in *in
 	if err != nil {
 		return err
 	}
-	s.setMain(m)
+	s.SetMain(m)
 	actx := experimental.WithImportResolver(ctx, func(name string) api.Module {
 		if name == "env" || name == "__main_module__" {
 			return m
@@ -123,8 +126,8 @@ func (c *Component) instantiateWithAdapter(ctx context.Context, s *state, in *in
 	if err != nil {
 		return err
 	}
-	s.adapter = a
-	s.importRealloc = a.ExportedFunction("cabi_import_realloc")
+	s.Adapter = a
+	s.ImportRealloc = a.ExportedFunction("cabi_import_realloc")
 	if init := m.ExportedFunction("_initialize"); init != nil {
 		if _, err := init.Call(ctx); err != nil {
 			return err

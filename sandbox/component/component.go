@@ -13,6 +13,8 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
 )
 
@@ -38,11 +40,11 @@ type Component struct {
 // deadlines to stop a spinning guest. Every refusal is E-RUN-001 naming
 // what is unsupported.
 func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Component, error) {
-	p, err := validate(bin, w)
+	p, err := validate(bin.c, w)
 	if err != nil {
 		return nil, err
 	}
-	cm, err := rt.CompileModule(ctx, bin.Modules[p.main])
+	cm, err := rt.CompileModule(ctx, bin.c.Modules[p.main])
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile component main module")
 	}
@@ -57,7 +59,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	var adapter wazero.CompiledModule
 	var forward string
 	if p.adapter >= 0 {
-		if adapter, forward, err = compileAdapter(ctx, rt, bin.Modules[p.adapter], cm, w); err != nil {
+		if adapter, forward, err = compileAdapter(ctx, rt, bin.c.Modules[p.adapter], cm, w); err != nil {
 			_ = cm.Close(ctx)
 			return nil, err
 		}
@@ -90,11 +92,11 @@ func checkExports(cm wazero.CompiledModule, p *plan, w World) error {
 }
 
 func checkRunSig(f api.FunctionDefinition, w World) error {
-	want, res := sig(i32, i32, i32, i32, i32, i32), sig(i32)
-	if w.Export() == WorldCapsule.Export() {
+	want, res := abi.Sig(i32, i32, i32, i32, i32, i32), abi.Sig(i32)
+	if w.export() == WorldCapsule.export() {
 		want, res = nil, nil
 	}
-	if !sameSig(f.ParamTypes(), want) || !sameSig(f.ResultTypes(), res) {
+	if !abi.SameSig(f.ParamTypes(), want) || !abi.SameSig(f.ResultTypes(), res) {
 		return unsupported("core export %s has the wrong signature", f.ExportNames())
 	}
 	return nil
@@ -120,14 +122,14 @@ outer:
 		}
 		base := unversioned(mod)
 		hf, ok := all[base][name]
-		if !ok && isHTTP(base) {
-			hf, ok = httpUnimplemented(base, name, f.ParamTypes(), f.ResultTypes()), true
+		if !ok && wasi.IsHTTP(base) {
+			hf, ok = onHost(wasi.Unimplemented(base, name, f.ParamTypes(), f.ResultTypes())), true
 		}
 		if !ok {
 			return unsupported("main module imports %s.%s, which this host does not provide", mod, name)
 		}
-		if !sameSig(hf.params, f.ParamTypes()) || !sameSig(hf.results, f.ResultTypes()) {
-			return unsupported("main module imports %s.%s with signature %v -> %v, want %v -> %v", mod, name, f.ParamTypes(), f.ResultTypes(), hf.params, hf.results)
+		if !abi.SameSig(hf.Params, f.ParamTypes()) || !abi.SameSig(hf.Results, f.ResultTypes()) {
+			return unsupported("main module imports %s.%s with signature %v -> %v, want %v -> %v", mod, name, f.ParamTypes(), f.ResultTypes(), hf.Params, hf.Results)
 		}
 		if need[mod] == nil {
 			need[mod] = iface{}
@@ -184,7 +186,9 @@ func newState(env *Env) *state {
 	if maxOut <= 0 {
 		maxOut = sandbox.DefaultMaxOutputBytes
 	}
-	return &state{env: env, stdout: &capped{max: maxOut}, stderr: &capped{max: maxOut}, start: time.Now()}
+	cfg := &wasi.Config{Root: env.Root, Env: env.Env, Args: env.Args, Stdin: env.Stdin, Now: env.Now, Network: env.Network,
+		HTTP: env.HTTP, MaxHTTPBodyBytes: env.MaxHTTPBodyBytes, OnHTTPDenied: env.OnHTTPDenied}
+	return &state{Host: wasi.NewHost(cfg, maxOut), env: env}
 }
 
 // instantiate makes a fresh instance for s with env's memory limit;
@@ -201,12 +205,12 @@ func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, e
 		}
 		in.m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
 		if err == nil {
-			s.setMain(in.m)
+			s.SetMain(in.m)
 		}
 		return err
 	})
 	if err == nil {
-		s.realloc = s.mainRealloc
+		s.Realloc = s.MainRealloc
 	}
 	return in, err
 }
@@ -214,17 +218,13 @@ func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, e
 // close releases the instance and every handle its state holds.
 func (in *instance) close(ctx context.Context) {
 	s := in.s
-	if s.adapter != nil {
-		_ = s.adapter.Close(context.WithoutCancel(ctx))
+	if s.Adapter != nil {
+		_ = s.Adapter.Close(context.WithoutCancel(ctx))
 	}
 	if in.m != nil {
 		_ = in.m.Close(context.WithoutCancel(ctx))
 	}
-	for i := range s.h.items {
-		if cl, ok := s.h.items[i].(interface{ close() }); ok {
-			cl.close()
-		}
-	}
+	s.H.CloseAll()
 }
 
 // refused is the memory growth the limit refused, 0 if none.
@@ -233,7 +233,7 @@ func (in *instance) refused() uint64 { return in.alloc.Refused() }
 // failure classifies a failed call: an invalid result, or callError's
 // trap, deadline or memory limit.
 func failure(ctx, callCtx context.Context, env *Env, refused uint64, err error) error {
-	var le *liftError
+	var le *abi.LiftError
 	if errors.As(err, &le) {
 		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
 	}
@@ -257,9 +257,9 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	callCtx = context.WithValue(callCtx, stateKey{}, s)
 	in, err := c.instantiate(callCtx, s)
 	if err == nil {
-		err = guard(func() error { return fn(callCtx, s, in.m) })
+		err = abi.Guard(func() error { return fn(callCtx, s, in.m) })
 	}
-	s.net.close()
+	s.Host.Close()
 	in.close(ctx)
 	if err == nil && c.world == WorldCapsule && in.refused() > 0 {
 		// murmur's limiter traps the capsule at the refused growth; a
@@ -283,7 +283,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 // carries stdout, stderr and chunks.
 func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (ToolResult, error) {
 	if c.world == WorldCapsule || c.world == WorldHook {
-		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.Name())
+		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.name())
 	}
 	var res ToolResult
 	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
@@ -292,7 +292,7 @@ func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (Tool
 		if err != nil {
 			return err
 		}
-		res, err = liftResult(s.mem, uint32(out[0]))
+		res, err = liftResult(s.Mem, uint32(out[0]))
 		if err != nil {
 			return err
 		}
@@ -303,8 +303,8 @@ func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (Tool
 		}
 		return nil
 	})
-	res.Stdout, res.StdoutTruncated = s.stdout.buf, s.stdout.truncated
-	res.Stderr, res.StderrTruncated = s.stderr.buf, s.stderr.truncated
+	res.Stdout, res.StdoutTruncated = s.Stdout.Bytes(), s.Stdout.Truncated()
+	res.Stderr, res.StderrTruncated = s.Stderr.Bytes(), s.Stderr.Truncated()
 	res.Chunks = s.chunks
 	return res, err
 }
@@ -323,26 +323,11 @@ type CapsuleOutput struct {
 // ending is Timeout or Cancelled as for any call.
 func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, error) {
 	if c.world != WorldCapsule {
-		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.Name())
+		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.name())
 	}
 	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
 		_, err := m.ExportedFunction(c.plan.run).Call(ctx)
 		return err
 	})
-	return CapsuleOutput{Stdout: s.stdout.buf, Stderr: s.stderr.buf, Chunks: s.chunks}, err
-}
-
-// guard runs fn and turns a trap panicked by host-side code outside a wasm
-// call (lowering the input, lifting the result) into an error.
-func guard(fn func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			t, ok := r.(*trap)
-			if !ok {
-				panic(r)
-			}
-			err = t
-		}
-	}()
-	return fn()
+	return CapsuleOutput{Stdout: s.Stdout.Bytes(), Stderr: s.Stderr.Bytes(), Chunks: s.chunks}, err
 }

@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
-
-	"github.com/tetratelabs/wazero/api"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 )
 
 // Env is what one call gives the guest.
@@ -93,45 +92,16 @@ type Chunk struct {
 }
 
 // state is one call's host-side state, reached by host functions through
-// the call's context.
+// the call's context: the WASI layer's Host (the canonical ABI frame, the
+// resource table, stdout, stderr, outgoing HTTP) and murmur's own.
 type state struct {
-	env     *Env
-	h       handles
-	mem     api.Memory
-	realloc api.Function // the allocator for the current host call's caller
-	// mainRealloc is the main module's cabi_realloc; importRealloc the
-	// preview-1 adapter's cabi_import_realloc, which wit-component gives
-	// the adapter's own imports.
-	mainRealloc, importRealloc api.Function
-	adapter                    api.Module
-	stdout                     *capped
-	stderr                     *capped
-	chunks                     []Chunk
-	start                      time.Time
-	net                        netState
+	*wasi.Host
+	env    *Env
+	chunks []Chunk
 }
 
-// capped keeps the first max bytes written and drops the rest.
-type capped struct {
-	max       int
-	buf       []byte
-	truncated bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.max - len(c.buf)
-	if room < len(p) {
-		c.truncated = true
-		c.buf = append(c.buf, p[:max(room, 0)]...)
-		return len(p), nil
-	}
-	c.buf = append(c.buf, p...)
-	return len(p), nil
-}
-
-// setMain records the main instance's memory and allocator.
-func (s *state) setMain(m api.Module) {
-	s.mem = m.ExportedMemory("memory")
-	s.mainRealloc = m.ExportedFunction("cabi_realloc")
-	s.realloc = s.mainRealloc
-}
+// NewHTTPClient is the client a call gets when Env.HTTP is nil: Go's
+// default transport without proxies from the environment, TLS verified
+// against the system roots, and redirects returned to the guest as the
+// 3xx they are (wasi:http does not follow them). A run shares one.
+func NewHTTPClient() *http.Client { return wasi.NewHTTPClient() }

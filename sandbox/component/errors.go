@@ -9,33 +9,12 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 )
-
-// malformed reports a binary that is not a well-formed component.
-func malformed(off int, format string, args ...any) error {
-	return errcode.New(errcode.RunCapsule, "malformed component at byte %d: %s", off, fmt.Sprintf(format, args...))
-}
 
 // unsupported reports a well-formed component this host does not run.
 func unsupported(format string, args ...any) *errcode.Error {
-	return errcode.New(errcode.RunCapsule, "unsupported component: %s", fmt.Sprintf(format, args...)).
-		WithHint("murmur-eval runs components of the shape rustc's wasm32-wasip2 target produces (see docs/components.md)")
-}
-
-// trap is panicked by host functions when the guest broke the canonical
-// ABI (bad handle, out-of-bounds pointer, bad tag); wazero turns the panic
-// into the call's error, and the call reports it as a trap.
-type trap struct{ text string }
-
-func (t *trap) Error() string { return t.text }
-
-func trapf(format string, args ...any) { panic(&trap{text: fmt.Sprintf(format, args...)}) }
-
-// exitCode is panicked by wasi:cli/exit.exit.
-type exitCode struct{ code uint32 }
-
-func (e *exitCode) Error() string {
-	return fmt.Sprintf("guest called wasi:cli/exit.exit with status %d", e.code)
+	return binary.Unsupported(format, args...)
 }
 
 // callError classifies why a call failed. ctx is the caller's context,

@@ -8,12 +8,13 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // Value is one field of a lifecycle event record; make it with Str, U32,
 // U64, S32, F64, OptStr, Strs or Msgs.
 type Value struct {
-	kind Kind
+	kind fieldKind
 	s    string
 	n    uint64
 	f    float64
@@ -23,28 +24,28 @@ type Value struct {
 }
 
 // Str is a string field.
-func Str(v string) Value { return Value{kind: KString, s: v} }
+func Str(v string) Value { return Value{kind: kString, s: v} }
 
 // U32 is a u32 field.
-func U32(v uint32) Value { return Value{kind: KU32, n: uint64(v)} }
+func U32(v uint32) Value { return Value{kind: kU32, n: uint64(v)} }
 
 // U64 is a u64 field.
-func U64(v uint64) Value { return Value{kind: KU64, n: v} }
+func U64(v uint64) Value { return Value{kind: kU64, n: v} }
 
 // S32 is an s32 field.
-func S32(v int32) Value { return Value{kind: KS32, n: uint64(uint32(v))} }
+func S32(v int32) Value { return Value{kind: kS32, n: uint64(uint32(v))} }
 
 // F64 is an f64 field.
-func F64(v float64) Value { return Value{kind: KF64, f: v} }
+func F64(v float64) Value { return Value{kind: kF64, f: v} }
 
 // OptStr is an option<string> field (nil is none).
-func OptStr(v *string) Value { return Value{kind: KOptString, opt: v} }
+func OptStr(v *string) Value { return Value{kind: kOptString, opt: v} }
 
 // Strs is a list<string> field.
-func Strs(v []string) Value { return Value{kind: KStrings, strs: v} }
+func Strs(v []string) Value { return Value{kind: kStrings, strs: v} }
 
 // Msgs is a list<message> field.
-func Msgs(v []Message) Value { return Value{kind: KMessages, msgs: v} }
+func Msgs(v []Message) Value { return Value{kind: kMessages, msgs: v} }
 
 // Message is murmur:hook/lifecycle's message record.
 type Message struct {
@@ -100,7 +101,7 @@ type HookInstance struct {
 // call; env.Inference serves run-inference).
 func (c *Component) NewHookInstance(ctx context.Context, env Env) (*HookInstance, error) {
 	if c.world != WorldHook {
-		return nil, errcode.New(errcode.Internal, "NewHookInstance on a %s component", c.world.Name())
+		return nil, errcode.New(errcode.Internal, "NewHookInstance on a %s component", c.world.name())
 	}
 	h := &HookInstance{c: c, env: &env, sem: make(chan struct{}, 1)}
 	s := newState(h.env)
@@ -124,12 +125,12 @@ func (h *HookInstance) Has(event string) bool {
 }
 
 // Call calls lifecycle function event with the event record fields (in
-// HookSchema's order and kinds). A function the hook does not export
+// hookSchema's order and kinds). A function the hook does not export
 // answers none. The hook's err(string) is a *HookError; a guest failure is
 // E-RUN-001 wrapping sandbox.ErrTrap, ErrDeadline or ErrMemory, and leaves
 // the instance unusable.
 func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (HookOutput, error) {
-	schema, _, ok := HookSchema(event)
+	schema, _, ok := hookSchema(event)
 	if !ok {
 		return HookOutput{}, errcode.New(errcode.Internal, "%s is not a lifecycle function", event)
 	}
@@ -158,25 +159,24 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 	s := h.in.s
 	// The event is lowered with the main module's allocator, whichever
 	// module made the instance's last host call.
-	s.realloc = s.mainRealloc
-	maxOut := s.stdout.max
-	s.stdout, s.stderr = &capped{max: maxOut}, &capped{max: maxOut}
+	s.Realloc = s.MainRealloc
+	s.ResetOutput()
 	callCtx, cancel := withDeadline(ctx, h.env.Deadline)
 	defer cancel()
 	callCtx = context.WithValue(callCtx, stateKey{}, s)
 	var out HookOutput
 	var hookErr *HookError
-	err := guard(func() error {
+	err := abi.Guard(func() error {
 		m := h.in.m
 		params := s.lowerRecord(callCtx, schema, fields)
 		res, err := m.ExportedFunction(fn.core).Call(callCtx, params...)
 		if err != nil {
 			return err
 		}
-		out, hookErr, err = liftHookResult(s.mem, uint32(res[0]))
-		var le *liftError
+		out, hookErr, err = liftHookResult(s.Mem, uint32(res[0]))
+		var le *abi.LiftError
 		if errors.As(err, &le) {
-			le.what = "result<hook-output, string>"
+			le.What = "result<hook-output, string>"
 		}
 		if err != nil {
 			return err
@@ -236,7 +236,7 @@ func (h *HookInstance) Close(ctx context.Context) error {
 // lowerRecord lowers an event record into the core parameters: flattened,
 // or (past maxFlatParams) stored in memory the guest's cabi_realloc gives
 // and passed as one pointer.
-func (s *state) lowerRecord(ctx context.Context, schema []HookField, fields []Value) []uint64 {
+func (s *state) lowerRecord(ctx context.Context, schema []hookField, fields []Value) []uint64 {
 	nflat := 0
 	for _, f := range schema {
 		nflat += len(f.Kind.flat())
@@ -252,7 +252,7 @@ func (s *state) lowerRecord(ctx context.Context, schema []HookField, fields []Va
 			size += n
 		}
 		size = (size + align - 1) &^ (align - 1)
-		p := s.alloc(ctx, align, size)
+		p := s.Alloc(ctx, align, size)
 		for i, v := range fields {
 			s.storeValue(ctx, p+offs[i], v)
 		}
@@ -268,17 +268,17 @@ func (s *state) lowerRecord(ctx context.Context, schema []HookField, fields []Va
 // flatValue lowers one field to its flat core values.
 func (s *state) flatValue(ctx context.Context, v Value) []uint64 {
 	switch v.kind {
-	case KU32, KS32, KU64:
+	case kU32, kS32, kU64:
 		return []uint64{v.n}
-	case KF64:
+	case kF64:
 		return []uint64{api.EncodeF64(canonNaN(v.f))}
-	case KOptString:
-		a, b, c := s.lowerOption(ctx, v.opt)
+	case kOptString:
+		a, b, c := s.LowerOption(ctx, v.opt)
 		return []uint64{a, b, c}
-	case KString:
-		p, n := s.putString(ctx, v.s)
+	case kString:
+		p, n := s.PutString(ctx, v.s)
 		return []uint64{uint64(p), uint64(n)}
-	case KStrings:
+	case kStrings:
 		p, n := s.putStrings(ctx, v.strs)
 		return []uint64{uint64(p), uint64(n)}
 	}
@@ -289,21 +289,21 @@ func (s *state) flatValue(ctx context.Context, v Value) []uint64 {
 // storeValue stores one field at ptr in guest memory.
 func (s *state) storeValue(ctx context.Context, ptr uint32, v Value) {
 	switch v.kind {
-	case KU32, KS32:
-		s.u32(ptr, uint32(v.n))
-	case KU64:
-		s.u64(ptr, v.n)
-	case KF64:
-		s.u64(ptr, math.Float64bits(canonNaN(v.f)))
-	case KOptString:
-		d, p, n := s.lowerOption(ctx, v.opt)
-		s.u8(ptr, byte(d))
-		s.u32(ptr+4, uint32(p))
-		s.u32(ptr+8, uint32(n))
+	case kU32, kS32:
+		s.U32(ptr, uint32(v.n))
+	case kU64:
+		s.U64(ptr, v.n)
+	case kF64:
+		s.U64(ptr, math.Float64bits(canonNaN(v.f)))
+	case kOptString:
+		d, p, n := s.LowerOption(ctx, v.opt)
+		s.U8(ptr, byte(d))
+		s.U32(ptr+4, uint32(p))
+		s.U32(ptr+8, uint32(n))
 	default:
 		flat := s.flatValue(ctx, v)
-		s.u32(ptr, uint32(flat[0]))
-		s.u32(ptr+4, uint32(flat[1]))
+		s.U32(ptr, uint32(flat[0]))
+		s.U32(ptr+4, uint32(flat[1]))
 	}
 }
 
@@ -320,11 +320,11 @@ func (s *state) putStrings(ctx context.Context, v []string) (uint32, uint32) {
 	if len(v) == 0 {
 		return 4, 0
 	}
-	lp := s.alloc(ctx, 4, uint32(8*len(v)))
+	lp := s.Alloc(ctx, 4, uint32(8*len(v)))
 	for i, e := range v {
-		p, n := s.putString(ctx, e)
-		s.u32(lp+8*uint32(i), p)
-		s.u32(lp+8*uint32(i)+4, n)
+		p, n := s.PutString(ctx, e)
+		s.U32(lp+8*uint32(i), p)
+		s.U32(lp+8*uint32(i)+4, n)
 	}
 	return lp, uint32(len(v))
 }
@@ -334,15 +334,15 @@ func (s *state) putMessages(ctx context.Context, v []Message) (uint32, uint32) {
 	if len(v) == 0 {
 		return 4, 0
 	}
-	lp := s.alloc(ctx, 4, uint32(16*len(v)))
+	lp := s.Alloc(ctx, 4, uint32(16*len(v)))
 	for i, m := range v {
 		e := lp + 16*uint32(i)
-		p, n := s.putString(ctx, m.Role)
-		s.u32(e, p)
-		s.u32(e+4, n)
-		p, n = s.putString(ctx, m.Content)
-		s.u32(e+8, p)
-		s.u32(e+12, n)
+		p, n := s.PutString(ctx, m.Role)
+		s.U32(e, p)
+		s.U32(e+4, n)
+		p, n = s.PutString(ctx, m.Content)
+		s.U32(e+8, p)
+		s.U32(e+12, n)
 	}
 	return lp, uint32(len(v))
 }
@@ -355,30 +355,30 @@ const hookResultSize = 16
 // liftHookResult reads result<hook-output, string> at ptr, checking
 // alignment, bounds, tags and UTF-8. err(string) is returned as a
 // *HookError beside a nil error.
-func liftHookResult(mem memReader, ptr uint32) (HookOutput, *HookError, error) {
+func liftHookResult(mem abi.MemReader, ptr uint32) (HookOutput, *HookError, error) {
 	var out HookOutput
 	if ptr%4 != 0 {
-		return out, nil, liftFail("result pointer %#x is not 4-byte aligned", ptr)
+		return out, nil, abi.LiftFail("result pointer %#x is not 4-byte aligned", ptr)
 	}
 	b, ok := mem.Read(ptr, hookResultSize)
 	if !ok {
-		return out, nil, liftFail("result pointer %#x out of bounds", ptr)
+		return out, nil, abi.LiftFail("result pointer %#x out of bounds", ptr)
 	}
 	b = append([]byte(nil), b...)
 	switch b[0] {
 	case 0:
 	case 1:
-		msg, err := liftString(mem, b[4:])
+		msg, err := abi.LiftString(mem, b[4:])
 		if err != nil {
 			return out, nil, err
 		}
 		return out, &HookError{Msg: msg}, nil
 	default:
-		return out, nil, liftFail("result tag %d is not ok or err", b[0])
+		return out, nil, abi.LiftFail("result tag %d is not ok or err", b[0])
 	}
 	arms := hookArms()
 	if int(b[4]) >= len(arms) {
-		return out, nil, liftFail("hook-output tag %d is not none, replace-context, write-manifests, artifact or reopen-task", b[4])
+		return out, nil, abi.LiftFail("hook-output tag %d is not none, replace-context, write-manifests, artifact or reopen-task", b[4])
 	}
 	out.Arm = arms[b[4]]
 	var err error
@@ -399,33 +399,33 @@ func liftHookResult(mem memReader, ptr uint32) (HookOutput, *HookError, error) {
 			out.Messages = []Message{}
 		}
 	case 3, 4:
-		out.Text, err = liftString(mem, b[8:])
+		out.Text, err = abi.LiftString(mem, b[8:])
 	}
 	return out, nil, err
 }
 
 // liftPairs lifts a list of records of two strings (message,
 // tool-manifest: 16 bytes each) whose pointer and length are at b.
-func liftPairs(mem memReader, b []byte) ([][2]string, error) {
-	lp, ln := le32(b), le32(b[4:])
+func liftPairs(mem abi.MemReader, b []byte) ([][2]string, error) {
+	lp, ln := abi.LE32(b), abi.LE32(b[4:])
 	if lp%4 != 0 {
-		return nil, liftFail("list pointer %#x is not 4-byte aligned", lp)
+		return nil, abi.LiftFail("list pointer %#x is not 4-byte aligned", lp)
 	}
 	if uint64(ln)*16 > uint64(mem.Size()) {
-		return nil, liftFail("list of %d records exceeds linear memory", ln)
+		return nil, abi.LiftFail("list of %d records exceeds linear memory", ln)
 	}
 	list, ok := mem.Read(lp, ln*16)
 	if !ok {
-		return nil, liftFail("list %#x+%d out of bounds", lp, ln)
+		return nil, abi.LiftFail("list %#x+%d out of bounds", lp, ln)
 	}
 	list = append([]byte(nil), list...)
 	out := make([][2]string, 0, ln)
 	for i := uint32(0); i < ln; i++ {
-		a, err := liftString(mem, list[16*i:])
+		a, err := abi.LiftString(mem, list[16*i:])
 		if err != nil {
 			return nil, err
 		}
-		c, err := liftString(mem, list[16*i+8:])
+		c, err := abi.LiftString(mem, list[16*i+8:])
 		if err != nil {
 			return nil, err
 		}
@@ -435,4 +435,4 @@ func liftPairs(mem memReader, b []byte) ([][2]string, error) {
 }
 
 // String names the kind in messages.
-func (k Kind) String() string { return k.wit() }
+func (k fieldKind) String() string { return k.wit() }

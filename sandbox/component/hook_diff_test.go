@@ -22,27 +22,27 @@ type hookRef struct {
 // recordJSON is an event record as hookdiff.mjs reads it: kebab-case
 // fields, u64 as numbers (made BigInt there), none as null.
 func recordJSON(event string, fields []Value) map[string]any {
-	schema, _, _ := HookSchema(event)
+	schema, _, _ := hookSchema(event)
 	m := map[string]any{}
 	for i, f := range schema {
 		v := fields[i]
 		var x any
 		switch v.kind {
-		case KString:
+		case kString:
 			x = v.s
-		case KU32, KU64:
+		case kU32, kU64:
 			x = v.n
-		case KS32:
+		case kS32:
 			x = int32(uint32(v.n))
-		case KF64:
+		case kF64:
 			x = v.f
-		case KOptString:
+		case kOptString:
 			if v.opt != nil {
 				x = *v.opt
 			}
-		case KStrings:
+		case kStrings:
 			x = append([]string{}, v.strs...)
-		case KMessages:
+		case kMessages:
 			ms := []map[string]string{}
 			for _, msg := range v.msgs {
 				ms = append(ms, map[string]string{"role": msg.Role, "content": msg.Content})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // fakeInference answers run-inference with the last message's content
@@ -197,7 +198,7 @@ func TestLiftHookResult(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, he, err := liftHookResult(tt.mem, tt.ptr)
-			var le *liftError
+			var le *abi.LiftError
 			switch {
 			case tt.bad:
 				if !errors.As(err, &le) {

@@ -5,79 +5,82 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 )
 
-// Kind is the WIT type of one field of a lifecycle event record: the
+// fieldKind is the WIT type of one field of a lifecycle event record: the
 // types murmur's lifecycle records use (murmur-session.md §4.2).
-type Kind int
+type fieldKind int
 
 // Field kinds.
 const (
-	KString    Kind = iota // string
-	KU32                   // u32
-	KU64                   // u64
-	KS32                   // s32
-	KF64                   // f64
-	KOptString             // option<string>
-	KStrings               // list<string>
-	KMessages              // list<message{role, content}>
+	kString    fieldKind = iota // string
+	kU32                        // u32
+	kU64                        // u64
+	kS32                        // s32
+	kF64                        // f64
+	kOptString                  // option<string>
+	kStrings                    // list<string>
+	kMessages                   // list<message{role, content}>
 )
 
 // wit is the kind as shape renders it.
-func (k Kind) wit() string {
+func (k fieldKind) wit() string {
 	switch k {
-	case KString:
+	case kString:
 		return "string"
-	case KU32:
+	case kU32:
 		return "u32"
-	case KU64:
+	case kU64:
 		return "u64"
-	case KS32:
+	case kS32:
 		return "s32"
-	case KF64:
+	case kF64:
 		return "f64"
-	case KOptString:
+	case kOptString:
 		return "option<string>"
-	case KStrings:
+	case kStrings:
 		return "list<string>"
-	case KMessages:
+	case kMessages:
 		return "list<" + messageShape + ">"
 	}
 	return "?"
 }
 
 // flat is the kind's flattened core types.
-func (k Kind) flat() []api.ValueType {
+func (k fieldKind) flat() []api.ValueType {
 	switch k {
-	case KU32, KS32:
-		return sig(i32)
-	case KU64:
-		return sig(i64)
-	case KF64:
-		return sig(api.ValueTypeF64)
-	case KOptString:
-		return sig(i32, i32, i32)
+	case kU32, kS32:
+		return abi.Sig(i32)
+	case kU64:
+		return abi.Sig(i64)
+	case kF64:
+		return abi.Sig(api.ValueTypeF64)
+	case kOptString:
+		return abi.Sig(i32, i32, i32)
 	}
-	return sig(i32, i32) // string, lists
+	return abi.Sig(i32, i32) // string, lists
 }
 
 // layout is the kind's canonical-ABI alignment and size in memory.
-func (k Kind) layout() (align, size uint32) {
+func (k fieldKind) layout() (align, size uint32) {
 	switch k {
-	case KU32, KS32:
+	case kU32, kS32:
 		return 4, 4
-	case KU64, KF64:
+	case kU64, kF64:
 		return 8, 8
-	case KOptString:
+	case kOptString:
 		return 4, 12
 	}
 	return 4, 8
 }
 
-// HookField is one field of a lifecycle event record.
-type HookField struct {
+// hookField is one field of a lifecycle event record.
+type hookField struct {
 	Name string
-	Kind Kind
+	Kind fieldKind
 }
 
 // Lifecycle function names (murmur:hook/lifecycle@0.5.0).
@@ -93,36 +96,36 @@ const (
 	HookOnSessionEnd   = "on-session-end"
 )
 
-// HookSchema returns the record the lifecycle function event takes, field
+// hookSchema returns the record the lifecycle function event takes, field
 // by field in WIT order, and whether the function must be exported
 // (on-session-start, on-inference, on-tool-call, on-shell, on-compaction
 // and on-session-end are required; on-task-start, on-task-end and
 // on-stage optional). ok is false for a name that is not a lifecycle
 // function.
-func HookSchema(event string) (fields []HookField, required, ok bool) {
-	s, u32, u64, s32, f64, opt, strs, msgs := KString, KU32, KU64, KS32, KF64, KOptString, KStrings, KMessages
-	f := func(name string, k Kind) HookField { return HookField{Name: name, Kind: k} }
+func hookSchema(event string) (fields []hookField, required, ok bool) {
+	s, u32, u64, s32, f64, opt, strs, msgs := kString, kU32, kU64, kS32, kF64, kOptString, kStrings, kMessages
+	f := func(name string, k fieldKind) hookField { return hookField{Name: name, Kind: k} }
 	switch event {
 	case HookOnStage:
-		return []HookField{f("shell-allow", strs)}, false, true
+		return []hookField{f("shell-allow", strs)}, false, true
 	case HookOnSessionStart:
-		return []HookField{f("capsule-name", s), f("capsule-version", s), f("session-id", s), f("model", s), f("capabilities", strs)}, true, true
+		return []hookField{f("capsule-name", s), f("capsule-version", s), f("session-id", s), f("model", s), f("capabilities", strs)}, true, true
 	case HookOnTaskStart:
-		return []HookField{f("task-id", s), f("context-id", s), f("source", s), f("input-bytes", u64)}, false, true
+		return []hookField{f("task-id", s), f("context-id", s), f("source", s), f("input-bytes", u64)}, false, true
 	case HookOnInference:
-		return []HookField{f("turn", u32), f("input-tokens", u64), f("output-tokens", u64), f("decision", s),
+		return []hookField{f("turn", u32), f("input-tokens", u64), f("output-tokens", u64), f("decision", s),
 			f("tool-name", opt), f("prompt", opt), f("output", opt), f("tools", opt)}, true, true
 	case HookOnToolCall:
-		return []HookField{f("turn", u32), f("tool-name", s), f("input-bytes", u64), f("output-bytes", u64), f("duration-ms", u64), f("status", s)}, true, true
+		return []hookField{f("turn", u32), f("tool-name", s), f("input-bytes", u64), f("output-bytes", u64), f("duration-ms", u64), f("status", s)}, true, true
 	case HookOnShell:
-		return []HookField{f("turn", u32), f("binary", s), f("command", s), f("exit-code", s32), f("stdout", s), f("stderr", s),
+		return []hookField{f("turn", u32), f("binary", s), f("command", s), f("exit-code", s32), f("stdout", s), f("stderr", s),
 			f("stdout-bytes", u64), f("stderr-bytes", u64), f("duration-ms", u64)}, true, true
 	case HookOnCompaction:
-		return []HookField{f("messages", msgs), f("session-tokens", u64), f("threshold", f64), f("model", opt), f("system-prompt", opt)}, true, true
+		return []hookField{f("messages", msgs), f("session-tokens", u64), f("threshold", f64), f("model", opt), f("system-prompt", opt)}, true, true
 	case HookOnTaskEnd:
-		return []HookField{f("task-id", s), f("exit-status", s)}, false, true
+		return []hookField{f("task-id", s), f("exit-status", s)}, false, true
 	case HookOnSessionEnd:
-		return []HookField{f("total-turns", u32), f("total-input-tokens", u64), f("total-output-tokens", u64),
+		return []hookField{f("total-turns", u32), f("total-input-tokens", u64), f("total-output-tokens", u64),
 			f("total-tool-calls", u32), f("total-shell-calls", u32), f("duration-ms", u64), f("exit-status", s)}, true, true
 	}
 	return nil, false, false
@@ -139,7 +142,7 @@ func hookFunctions() []string {
 const maxFlatParams = 16
 
 // hookRecordShape renders an event record as shape does.
-func hookRecordShape(fields []HookField) string {
+func hookRecordShape(fields []hookField) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
 		parts[i] = f.Name + ":" + f.Kind.wit()
@@ -149,13 +152,13 @@ func hookRecordShape(fields []HookField) string {
 
 // hookFlatParams is the core signature's parameters of a lifecycle
 // function: the record flattened, or one pointer past the limit.
-func hookFlatParams(fields []HookField) []api.ValueType {
+func hookFlatParams(fields []hookField) []api.ValueType {
 	var flat []api.ValueType
 	for _, f := range fields {
 		flat = append(flat, f.Kind.flat()...)
 	}
 	if len(flat) > maxFlatParams {
-		return sig(i32)
+		return abi.Sig(i32)
 	}
 	return flat
 }
@@ -177,12 +180,12 @@ type hookFn struct {
 // present, each lifted from the main module's export of the same name with
 // the record and result types of murmur's WIT, and all from one main
 // module.
-func validateHook(b *Binary) (*plan, error) {
+func validateHook(b *binary.Component) (*plan, error) {
 	p := &plan{hook: map[string]hookFn{}}
 	var mainInst uint32
-	var lifts []Canon
+	var lifts []binary.Canon
 	for _, name := range hookFunctions() {
-		fields, required, _ := HookSchema(name)
+		fields, required, _ := hookSchema(name)
 		lift, err := findLiftFunc(b, WorldHook, name)
 		var nf *noFuncError
 		if errors.As(err, &nf) && !required {
@@ -215,8 +218,8 @@ func validateHook(b *Binary) (*plan, error) {
 			}
 			fn.postReturn = pr.Alias.Name
 		}
-		ft := resolve(b, ValType{Index: lift.Type})
-		if ft == nil || ft.Kind != tFunc || len(ft.Fields) != 1 || !ft.HasElem {
+		ft := resolve(b, binary.ValType{Index: lift.Type})
+		if ft == nil || ft.Kind != binary.TFunc || len(ft.Fields) != 1 || !ft.HasElem {
 			return nil, unsupported("lifecycle %s must be func(event) -> result<hook-output, string>", name)
 		}
 		if got, want := shape(b, ft.Fields[0], 0), hookRecordShape(fields); got != want {
@@ -247,13 +250,13 @@ func checkHookSigs(exp map[string]api.FunctionDefinition, p *plan) error {
 		if f == nil {
 			return unsupported("main module does not export %s", fn.core)
 		}
-		fields, _, _ := HookSchema(name)
-		if !sameSig(f.ParamTypes(), hookFlatParams(fields)) || !sameSig(f.ResultTypes(), sig(i32)) {
+		fields, _, _ := hookSchema(name)
+		if !abi.SameSig(f.ParamTypes(), hookFlatParams(fields)) || !abi.SameSig(f.ResultTypes(), abi.Sig(i32)) {
 			return unsupported("core export %s has the wrong signature", fn.core)
 		}
 		if fn.postReturn != "" {
 			pr := exp[fn.postReturn]
-			if pr == nil || !sameSig(pr.ParamTypes(), sig(i32)) || len(pr.ResultTypes()) != 0 {
+			if pr == nil || !abi.SameSig(pr.ParamTypes(), abi.Sig(i32)) || len(pr.ResultTypes()) != 0 {
 				return unsupported("core export %s is missing or has the wrong signature", fn.postReturn)
 			}
 		}

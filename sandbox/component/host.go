@@ -6,34 +6,42 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 )
 
 const (
-	i32 = api.ValueTypeI32
-	i64 = api.ValueTypeI64
+	i32 = abi.I32
+	i64 = abi.I64
 )
 
-// hostFunc is one core-level host function: the lowered form of a WIT
-// function, with the flat signature wit-bindgen gives the main module.
-type hostFunc struct {
-	params, results []api.ValueType
-	fn              func(ctx context.Context, s *state, stack []uint64)
-}
+// hostFunc and iface are the host functions of murmur's interfaces, on a
+// call's *state (defined here, so that their literals may be positional).
+type (
+	hostFunc abi.Func[*state]
+	iface    map[string]hostFunc
+)
 
-// iface is the functions of one interface, keyed by their core import name
-// ("[method]output-stream.write", "get-stdout").
-type iface map[string]hostFunc
-
-// hostFuncs returns every interface this host implements, keyed by the
-// interface name without its version, so that all 0.2.x share one
-// implementation and one handle table. It is built per call to
-// interfaces, not kept in a global.
+// hostFuncs returns every interface this host implements, WASI's
+// (internal/wasi) and murmur's, keyed by the interface name without its
+// version, so that all 0.2.x share one implementation and one handle
+// table. It is built per call to interfaces, not kept in a global.
 func hostFuncs() map[string]iface {
 	all := map[string]iface{}
-	for _, add := range []func(map[string]iface){addCLI, addIO, addClocks, addFS, addHTTP, addMurmur} {
-		add(all)
+	for name, fns := range wasi.Interfaces() {
+		all[name] = make(iface, len(fns))
+		for fn, f := range fns {
+			all[name][fn] = onHost(f)
+		}
 	}
+	addMurmur(all)
 	return all
+}
+
+// onHost runs a WASI host function on the call state's Host.
+func onHost(f abi.Func[*wasi.Host]) hostFunc {
+	return hostFunc{f.Params, f.Results, func(ctx context.Context, s *state, stack []uint64) { f.Fn(ctx, s.Host, stack) }}
 }
 
 // unversioned strips "@version" from an interface name.
@@ -59,13 +67,9 @@ func registerHost(ctx context.Context, rt wazero.Runtime, moduleName string, fns
 			s := stateOf(ctx)
 			// Lowered results are allocated with the caller's allocator:
 			// the adapter's imports use its cabi_import_realloc.
-			if s.adapter != nil && m == s.adapter {
-				s.realloc = s.importRealloc
-			} else {
-				s.realloc = s.mainRealloc
-			}
-			hf.fn(ctx, s, stack)
-		}), hf.params, hf.results).Export(name)
+			s.SelectCaller(m)
+			hf.Fn(ctx, s, stack)
+		}), hf.Params, hf.Results).Export(name)
 	}
 	if _, err := b.Instantiate(ctx); err != nil && rt.Module(moduleName) == nil {
 		return err
@@ -79,21 +83,7 @@ type stateKey struct{}
 func stateOf(ctx context.Context) *state {
 	s, _ := ctx.Value(stateKey{}).(*state)
 	if s == nil {
-		trapf("component host function called outside a component call")
+		abi.Trapf("component host function called outside a component call")
 	}
 	return s
-}
-
-func sig(p ...api.ValueType) []api.ValueType { return p }
-
-func sameSig(a, b []api.ValueType) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -3,6 +3,8 @@ package component
 import (
 	"fmt"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 )
 
 // plan is what validation learnt about a component of murmur's shape: which
@@ -24,7 +26,7 @@ type plan struct {
 // world's function with the right type, plus wit-component's shim (no
 // imports) and fixup (imports only from ""), and type-only nested
 // components.
-func validate(b *Binary, w World) (*plan, error) {
+func validate(b *binary.Component, w World) (*plan, error) {
 	if err := checkCommon(b, w); err != nil {
 		return nil, err
 	}
@@ -37,15 +39,15 @@ func validate(b *Binary, w World) (*plan, error) {
 	}
 	cf := b.CoreFuncs[lift.CoreFunc]
 	if cf.Canon >= 0 {
-		return nil, unsupported("the %s export lifts a host function", w.Export())
+		return nil, unsupported("the %s export lifts a host function", w.export())
 	}
 	inst, ok := index(b.CoreInstances, cf.Alias.Instance)
 	if !ok || inst.Module < 0 {
-		return nil, unsupported("the %s export does not come from an instantiated core module", w.Export())
+		return nil, unsupported("the %s export does not come from an instantiated core module", w.export())
 	}
 	p := &plan{main: inst.Module, run: cf.Alias.Name}
-	if p.run != w.Export()+"#run" {
-		return nil, unsupported("the world's run is core export %q, want %q", p.run, w.Export()+"#run")
+	if p.run != w.export()+"#run" {
+		return nil, unsupported("the world's run is core export %q, want %q", p.run, w.export()+"#run")
 	}
 	if lift.PostReturn >= 0 {
 		pr, ok := index(b.CoreFuncs, uint32(lift.PostReturn))
@@ -70,7 +72,7 @@ func validate(b *Binary, w World) (*plan, error) {
 // sorts, only lift, lower and resource.drop with UTF-8 and no async,
 // imports limited to WASI 0.2.x and the world's murmur interfaces, and
 // type-only nested components.
-func checkCommon(b *Binary, w World) error {
+func checkCommon(b *binary.Component, w World) error {
 	if b.HasStart {
 		return unsupported("a component start function")
 	}
@@ -79,7 +81,7 @@ func checkCommon(b *Binary, w World) error {
 	}
 	for _, c := range b.Canons {
 		switch {
-		case c.Op != canonLift && c.Op != canonLower && c.Op != canonResourceDrop:
+		case c.Op != binary.CanonLift && c.Op != binary.CanonLower && c.Op != binary.CanonResourceDrop:
 			return unsupported("canon opcode %#x (only lift, lower and resource.drop)", c.Op)
 		case c.Async || c.Callback:
 			return unsupported("async canonical options")
@@ -88,7 +90,7 @@ func checkCommon(b *Binary, w World) error {
 		}
 	}
 	for _, im := range b.Imports {
-		if im.Desc.Sort != sortInstance {
+		if im.Desc.Sort != binary.SortInstance {
 			return unsupported("import %s is not an interface instance", im.Name)
 		}
 		if why, ok := w.allowedImport(im.Name); !ok {
@@ -118,16 +120,16 @@ func index[T any](s []T, i uint32) (T, bool) {
 }
 
 // findLift follows the world's export to the canon lift of its run.
-func findLift(b *Binary, w World) (Canon, error) {
+func findLift(b *binary.Component, w World) (binary.Canon, error) {
 	return findLiftFunc(b, w, "run")
 }
 
 // findLiftFunc follows the world's export to the canon lift of its
 // function fn. A function the export does not have is errNoFunc.
-func findLiftFunc(b *Binary, w World, fn string) (Canon, error) {
-	var exp *Export
+func findLiftFunc(b *binary.Component, w World, fn string) (binary.Canon, error) {
+	var exp *binary.Export
 	for i := range b.Exports {
-		if b.Exports[i].Name == w.Export() {
+		if b.Exports[i].Name == w.export() {
 			exp = &b.Exports[i]
 		}
 	}
@@ -137,44 +139,44 @@ func findLiftFunc(b *Binary, w World, fn string) (Canon, error) {
 			names = append(names, e.Name)
 		}
 		for _, n := range names {
-			if base, _, _ := strings.Cut(n, "@"); base == unversioned(w.Export()) {
-				return Canon{}, unsupported("component exports %s: only %s is accepted (murmur's %s world)", n, w.Export(), w.Name())
+			if base, _, _ := strings.Cut(n, "@"); base == unversioned(w.export()) {
+				return binary.Canon{}, unsupported("component exports %s: only %s is accepted (murmur's %s world)", n, w.export(), w.name())
 			}
 		}
-		return Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.Export(), w.Name(), strings.Join(names, ", "))
+		return binary.Canon{}, unsupported("component does not export %s (murmur's %s world); it exports [%s]", w.export(), w.name(), strings.Join(names, ", "))
 	}
-	if exp.Sort != sortInstance {
-		return Canon{}, unsupported("export %s is not an instance", w.Export())
+	if exp.Sort != binary.SortInstance {
+		return binary.Canon{}, unsupported("export %s is not an instance", w.export())
 	}
 	in, ok := index(b.Instances, exp.Index)
 	if !ok {
-		return Canon{}, malformed(0, "export %s names instance %d which does not exist", w.Export(), exp.Index)
+		return binary.Canon{}, binary.Malformed(0, "export %s names instance %d which does not exist", w.export(), exp.Index)
 	}
-	var args []Arg
+	var args []binary.Arg
 	switch {
 	case in.Component >= 0:
 		args = in.Args
 	case in.Component == -1 && in.Import == "":
 		args = in.Exports
 	default:
-		return Canon{}, unsupported("export %s is not built from a lifted function", w.Export())
+		return binary.Canon{}, unsupported("export %s is not built from a lifted function", w.export())
 	}
 	var fi int64 = -1
 	for _, a := range args {
-		if a.Sort == sortFunc && (a.Name == fn || a.Name == "import-func-"+fn) {
+		if a.Sort == binary.SortFunc && (a.Name == fn || a.Name == "import-func-"+fn) {
 			fi = int64(a.Index)
 		}
 	}
 	if fi < 0 {
-		return Canon{}, &noFuncError{unsupported("export %s has no %s function", w.Export(), fn)}
+		return binary.Canon{}, &noFuncError{unsupported("export %s has no %s function", w.export(), fn)}
 	}
 	f, ok := index(b.Funcs, uint32(fi))
 	if !ok || f.Canon < 0 {
-		return Canon{}, unsupported("export %s's %s is not a canon lift", w.Export(), fn)
+		return binary.Canon{}, unsupported("export %s's %s is not a canon lift", w.export(), fn)
 	}
 	lift := b.Canons[f.Canon]
 	if _, ok := index(b.CoreFuncs, lift.CoreFunc); !ok {
-		return Canon{}, malformed(0, "canon lift names core func %d which does not exist", lift.CoreFunc)
+		return binary.Canon{}, binary.Malformed(0, "canon lift names core func %d which does not exist", lift.CoreFunc)
 	}
 	return lift, nil
 }
@@ -182,8 +184,8 @@ func findLiftFunc(b *Binary, w World, fn string) (Canon, error) {
 // checkOptions checks that every canon's memory and realloc are the main
 // module's "memory" and "cabi_realloc", or the adapter's
 // "cabi_import_realloc" (adapterInst < 0: no adapter).
-func checkOptions(b *Binary, lift Canon, mainInst uint32, adapterInst int64) error {
-	for _, c := range append([]Canon{lift}, b.Canons...) {
+func checkOptions(b *binary.Component, lift binary.Canon, mainInst uint32, adapterInst int64) error {
+	for _, c := range append([]binary.Canon{lift}, b.Canons...) {
 		if c.Memory >= 0 {
 			m, ok := index(b.CoreMemories, uint32(c.Memory))
 			if !ok || m.Instance != mainInst || m.Name != "memory" {
@@ -206,7 +208,7 @@ func checkOptions(b *Binary, lift Canon, mainInst uint32, adapterInst int64) err
 // or fixup, or the preview-1 adapter a main module importing
 // wasi_snapshot_preview1 needs, and that main is instantiated exactly once.
 // It records the adapter in p.
-func checkModules(b *Binary, p *plan) error {
+func checkModules(b *binary.Component, p *plan) error {
 	main := p.main
 	p.adapter = -1
 	if main >= len(b.Modules) || b.Modules[main] == nil {
@@ -217,7 +219,7 @@ func checkModules(b *Binary, p *plan) error {
 	}
 	mainP1 := false
 	for i, m := range b.Modules {
-		mods, err := coreImportModules(m)
+		mods, err := binary.CoreImportModules(m)
 		if err != nil {
 			return err
 		}
@@ -258,7 +260,7 @@ func checkModules(b *Binary, p *plan) error {
 	return nil
 }
 
-func instantiations(b *Binary, module int) int {
+func instantiations(b *binary.Component, module int) int {
 	n := 0
 	for _, ci := range b.CoreInstances {
 		if ci.Module == module {
@@ -276,12 +278,12 @@ func btoi(v bool) int {
 }
 
 // checkRunType checks the lifted function's type against the world.
-func checkRunType(b *Binary, ti uint32, w World) error {
-	ft := resolve(b, ValType{Index: ti})
-	if ft == nil || ft.Kind != tFunc {
+func checkRunType(b *binary.Component, ti uint32, w World) error {
+	ft := resolve(b, binary.ValType{Index: ti})
+	if ft == nil || ft.Kind != binary.TFunc {
 		return unsupported("the run export's type is not a function")
 	}
-	if w.Export() == WorldCapsule.Export() {
+	if w.export() == WorldCapsule.export() {
 		if len(ft.Fields) != 0 || ft.HasElem {
 			return unsupported("murmur:capsule/run's run must be func()")
 		}
@@ -305,7 +307,7 @@ const (
 )
 
 // resolve follows a type index through exports to its definition.
-func resolve(b *Binary, v ValType) *TypeDef {
+func resolve(b *binary.Component, v binary.ValType) *binary.TypeDef {
 	for i := 0; i < 8 && v.Prim == 0; i++ {
 		t, ok := index(b.Types, v.Index)
 		if !ok {
@@ -315,7 +317,7 @@ func resolve(b *Binary, v ValType) *TypeDef {
 			return t.Def
 		}
 		if t.Export > 0 || (t.AliasInstance == -1 && t.Export == 0 && t.Import == "" && !t.Outer && t.AliasName == "") {
-			v = ValType{Index: uint32(t.Export)}
+			v = binary.ValType{Index: uint32(t.Export)}
 			continue
 		}
 		return nil
@@ -325,23 +327,23 @@ func resolve(b *Binary, v ValType) *TypeDef {
 
 // shape renders a type structurally, so two definitions of tool-result in
 // different index spaces compare equal.
-func shape(b *Binary, v ValType, depth int) string {
+func shape(b *binary.Component, v binary.ValType, depth int) string {
 	if depth > 8 {
 		return "?"
 	}
 	if v.Prim != 0 {
 		switch v.Prim {
-		case pBool:
+		case binary.PBool:
 			return "bool"
-		case pString:
+		case binary.PString:
 			return "string"
-		case pS32:
+		case binary.PS32:
 			return "s32"
-		case pU32:
+		case binary.PU32:
 			return "u32"
-		case pU64:
+		case binary.PU64:
 			return "u64"
-		case pF64:
+		case binary.PF64:
 			return "f64"
 		}
 		return fmt.Sprintf("prim%#x", v.Prim)
@@ -352,23 +354,23 @@ func shape(b *Binary, v ValType, depth int) string {
 	}
 	var parts []string
 	switch d.Kind {
-	case tRecord:
+	case binary.TRecord:
 		for i, l := range d.Labels {
 			parts = append(parts, l+":"+shape(b, d.Fields[i], depth+1))
 		}
 		return "record{" + strings.Join(parts, ",") + "}"
-	case tEnum:
+	case binary.TEnum:
 		return "enum{" + strings.Join(d.Labels, ",") + "}"
-	case tVariant:
+	case binary.TVariant:
 		for i, l := range d.Labels {
-			if d.Fields[i].Prim == 0 && d.Fields[i].Index == NoPayload {
+			if d.Fields[i].Prim == 0 && d.Fields[i].Index == binary.NoPayload {
 				parts = append(parts, l)
 				continue
 			}
 			parts = append(parts, l+":"+shape(b, d.Fields[i], depth+1))
 		}
 		return "variant{" + strings.Join(parts, ",") + "}"
-	case tResult:
+	case binary.TResult:
 		ok, e := "_", "_"
 		if d.HasElem {
 			ok = shape(b, d.Elem, depth+1)
@@ -377,11 +379,11 @@ func shape(b *Binary, v ValType, depth int) string {
 			e = shape(b, d.Err, depth+1)
 		}
 		return "result<" + ok + "," + e + ">"
-	case tOption:
+	case binary.TOption:
 		return "option<" + shape(b, d.Elem, depth+1) + ">"
-	case tList:
+	case binary.TList:
 		return "list<" + shape(b, d.Elem, depth+1) + ">"
-	case tTuple:
+	case binary.TTuple:
 		for _, f := range d.Fields {
 			parts = append(parts, shape(b, f, depth+1))
 		}

@@ -30,7 +30,7 @@ func TestAllowedImport(t *testing.T) {
 	}
 	for _, tt := range tests {
 		if _, ok := tt.w.allowedImport(tt.name); ok != tt.ok {
-			t.Errorf("%s in %s: got allowed %v, want %v", tt.name, tt.w.Name(), ok, tt.ok)
+			t.Errorf("%s in %s: got allowed %v, want %v", tt.name, tt.w.name(), ok, tt.ok)
 		}
 	}
 }
@@ -111,4 +111,21 @@ func coreModuleImporting(module, field string, imp coreImport) []byte {
 	}
 	entry := append(append(name(module), name(field)...), desc...)
 	return append(out, section(2, vec(entry))...)
+}
+
+func TestCompileRefusesWrongWorld(t *testing.T) {
+	rt := newRuntime(t)
+	b, err := Decode(fixture(t, "tool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := validate(b.c, WorldCapsule); !errcode.Is(err, errcode.RunCapsule) {
+		t.Fatalf("tool as capsule: got %v, want E-RUN-001", err)
+	}
+	// A driver may not import murmur:task/task... but the tool fixture
+	// imports only chunks, which drivers may; an unknown world has none.
+	if _, err := validate(b.c, World(99)); !errcode.Is(err, errcode.RunCapsule) {
+		t.Fatalf("chunks outside the world: got %v, want E-RUN-001", err)
+	}
+	_ = rt
 }

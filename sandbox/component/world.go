@@ -2,6 +2,8 @@ package component
 
 import (
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 )
 
 // World is the murmur world an artifact must implement: what it must
@@ -21,8 +23,8 @@ const (
 	WorldHook
 )
 
-// Name is the world's name in murmur's WIT.
-func (w World) Name() string {
+// name is the world's name in murmur's WIT.
+func (w World) name() string {
 	switch w {
 	case WorldTool:
 		return "tool"
@@ -36,8 +38,8 @@ func (w World) Name() string {
 	return "unknown"
 }
 
-// Export is the one interface the world exports.
-func (w World) Export() string {
+// export is the one interface the world exports.
+func (w World) export() string {
 	switch w {
 	case WorldCapsule:
 		return "murmur:capsule/run@0.1.0"
@@ -69,23 +71,6 @@ func (w World) imports() []string {
 	return nil
 }
 
-// isWASIInterface reports whether base (no version) is a WASI 0.2
-// interface this host provides. Sockets are not among them.
-func isWASIInterface(base string) bool {
-	switch base {
-	case "wasi:cli/environment", "wasi:cli/exit", "wasi:cli/stdin", "wasi:cli/stdout",
-		"wasi:cli/stderr", "wasi:cli/terminal-input", "wasi:cli/terminal-output",
-		"wasi:cli/terminal-stdin", "wasi:cli/terminal-stdout", "wasi:cli/terminal-stderr",
-		"wasi:io/error", "wasi:io/poll", "wasi:io/streams",
-		"wasi:clocks/wall-clock", "wasi:clocks/monotonic-clock",
-		"wasi:random/random", "wasi:random/insecure", "wasi:random/insecure-seed",
-		"wasi:filesystem/types", "wasi:filesystem/preopens",
-		"wasi:http/types", "wasi:http/outgoing-handler":
-		return true
-	}
-	return false
-}
-
 // allowedImport says whether an instance import name is one this world may
 // use, and if not, why.
 func (w World) allowedImport(name string) (string, bool) {
@@ -100,7 +85,7 @@ func (w World) allowedImport(name string) (string, bool) {
 		if strings.HasPrefix(base, "wasi:sockets/") {
 			return "import " + name + ": sockets are not available to components", false
 		}
-		if !isWASIInterface(base) {
+		if !wasi.Provides(base) {
 			return "import " + name + " is not a WASI interface this host provides", false
 		}
 		return "", true
@@ -110,5 +95,5 @@ func (w World) allowedImport(name string) (string, bool) {
 			return "", true
 		}
 	}
-	return "import " + name + " is not part of murmur's " + w.Name() + " world", false
+	return "import " + name + " is not part of murmur's " + w.name() + " world", false
 }

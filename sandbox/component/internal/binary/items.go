@@ -1,4 +1,4 @@
-package component
+package binary
 
 // CoreInstance is a core instance definition: either the instantiation of a
 // core module (Module >= 0) with named argument instances, or a bag of
@@ -34,7 +34,7 @@ type CoreFunc struct {
 
 // Canon is a canon definition.
 type Canon struct {
-	Op         byte // canonLift, canonLower, canonResourceDrop, or another (refused) opcode
+	Op         byte // CanonLift, CanonLower, CanonResourceDrop, or another (refused) opcode
 	CoreFunc   uint32
 	Func       uint32
 	Type       uint32
@@ -47,10 +47,10 @@ type Canon struct {
 }
 
 const (
-	canonLift         = 0x00
-	canonLower        = 0x01
+	CanonLift         = 0x00
+	CanonLower        = 0x01
 	canonResourceNew  = 0x02
-	canonResourceDrop = 0x03
+	CanonResourceDrop = 0x03
 	canonResourceRep  = 0x04
 )
 
@@ -128,7 +128,7 @@ func readSort(r *reader) (core bool, s byte) {
 	if s == 0x00 {
 		return true, r.byte()
 	}
-	if s > sortInstance {
+	if s > SortInstance {
 		r.fail("bad sort %#x", s)
 	}
 	return false, s
@@ -180,7 +180,7 @@ func exportName(r *reader) string {
 	}
 }
 
-func (b *Binary) alias(r *reader) {
+func (b *Component) alias(r *reader) {
 	core, s := readSort(r)
 	target := r.byte()
 	var inst, outer, idx uint32
@@ -215,14 +215,14 @@ func (b *Binary) alias(r *reader) {
 		b.OtherSorts = append(b.OtherSorts, "core instance alias")
 		b.CoreInstances = append(b.CoreInstances, CoreInstance{Module: -2})
 	case core: // tables, globals, core types: not used by the host
-	case s == sortFunc:
+	case s == SortFunc:
 		if target != 0x00 {
 			b.OtherSorts = append(b.OtherSorts, "outer func alias")
 		}
 		b.Funcs = append(b.Funcs, Func{Canon: -1, Instance: int64(inst), Name: name})
 	case s == sortType:
 		b.Types = append(b.Types, Type{AliasInstance: int64(inst), AliasName: name, Outer: target == 0x02, OuterCount: outer, OuterIndex: idx})
-	case s == sortInstance:
+	case s == SortInstance:
 		b.OtherSorts = append(b.OtherSorts, "instance alias")
 		b.Instances = append(b.Instances, Instance{Component: -2})
 	case s == sortComponent:
@@ -233,10 +233,10 @@ func (b *Binary) alias(r *reader) {
 	}
 }
 
-func (b *Binary) canon(r *reader) {
+func (b *Component) canon(r *reader) {
 	c := Canon{Op: r.byte(), Memory: -1, Realloc: -1, PostReturn: -1}
 	switch c.Op {
-	case canonLift:
+	case CanonLift:
 		if r.byte() != 0x00 {
 			r.fail("bad canon lift encoding")
 			return
@@ -245,7 +245,7 @@ func (b *Binary) canon(r *reader) {
 		readCanonOpts(r, &c)
 		c.Type = r.u32()
 		b.Funcs = append(b.Funcs, Func{Canon: len(b.Canons), Instance: -1})
-	case canonLower:
+	case CanonLower:
 		if r.byte() != 0x00 {
 			r.fail("bad canon lower encoding")
 			return
@@ -253,7 +253,7 @@ func (b *Binary) canon(r *reader) {
 		c.Func = r.u32()
 		readCanonOpts(r, &c)
 		b.CoreFuncs = append(b.CoreFuncs, CoreFunc{Canon: len(b.Canons)})
-	case canonResourceNew, canonResourceDrop, canonResourceRep:
+	case canonResourceNew, CanonResourceDrop, canonResourceRep:
 		c.Type = r.u32()
 		b.CoreFuncs = append(b.CoreFuncs, CoreFunc{Canon: len(b.Canons)})
 	default:
@@ -287,14 +287,14 @@ func readCanonOpts(r *reader, c *Canon) {
 	}
 }
 
-func (b *Binary) importDecl(r *reader) {
+func (b *Component) importDecl(r *reader) {
 	name := exportName(r)
 	d := readExternDesc(r)
 	b.Imports = append(b.Imports, Import{Name: name, Desc: d})
 	switch d.Sort {
-	case sortFunc:
+	case SortFunc:
 		b.Funcs = append(b.Funcs, Func{Canon: -1, Import: name, Instance: -1})
-	case sortInstance:
+	case SortInstance:
 		b.Instances = append(b.Instances, Instance{Import: name, Component: -1})
 	case sortType:
 		b.Types = append(b.Types, Type{Import: name})
@@ -312,7 +312,7 @@ func readExternDesc(r *reader) ExternDesc {
 			r.fail("bad core extern descriptor")
 		}
 		return ExternDesc{Sort: sortCoreModule | 0x80, Index: r.u32()}
-	case sortFunc, sortComponent, sortInstance:
+	case SortFunc, sortComponent, SortInstance:
 		return ExternDesc{Sort: s, Index: r.u32()}
 	case sortValue:
 		if r.byte() == 0x00 {
@@ -336,7 +336,7 @@ func readExternDesc(r *reader) ExternDesc {
 	return ExternDesc{}
 }
 
-func (b *Binary) exportDecl(r *reader) {
+func (b *Component) exportDecl(r *reader) {
 	name := exportName(r)
 	core, s := readSort(r)
 	if core {
@@ -353,12 +353,12 @@ func (b *Binary) exportDecl(r *reader) {
 	b.Exports = append(b.Exports, e)
 	// An export also defines a new index in its sort's space.
 	switch s {
-	case sortFunc:
+	case SortFunc:
 		b.Funcs = append(b.Funcs, Func{Canon: -1, Instance: -1, Import: "", Name: "export:" + name})
 		if int(e.Index) < len(b.Funcs)-1 {
 			b.Funcs[len(b.Funcs)-1] = b.Funcs[e.Index]
 		}
-	case sortInstance:
+	case SortInstance:
 		b.Instances = append(b.Instances, Instance{Component: -2})
 	case sortType:
 		b.Types = append(b.Types, Type{AliasInstance: -1, Outer: false, Export: int64(e.Index)})

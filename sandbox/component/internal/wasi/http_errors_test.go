@@ -1,4 +1,4 @@
-package component
+package wasi
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // TestMapHTTPError: Go's transport errors become the error-code cases
@@ -96,7 +98,7 @@ func TestLowerErrorCode(t *testing.T) {
 	alert := uint8(40)
 	n := uint64(1 << 40)
 	mem, b := linearMemory(t)
-	s := &state{mem: mem, realloc: &fakeAlloc{next: 1024}}
+	s := &Host{Frame: &abi.Frame{Mem: mem, Realloc: &fakeAlloc{next: 1024}}}
 	for i := range b[:64] {
 		b[i] = 0xee // junk the lowering must clear
 	}

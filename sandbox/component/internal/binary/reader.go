@@ -1,4 +1,4 @@
-package component
+package binary
 
 import (
 	"unicode/utf8"
@@ -16,7 +16,7 @@ type reader struct {
 
 func (r *reader) fail(format string, args ...any) {
 	if r.err == nil {
-		r.err = malformed(r.base+r.off, format, args...)
+		r.err = Malformed(r.base+r.off, format, args...)
 	}
 }
 

@@ -1,4 +1,4 @@
-package component
+package abi
 
 import (
 	"strings"
@@ -10,16 +10,16 @@ import (
 // murmur:tool-registry/invoke once trapped with "option tag 41871636168704
 // is not 0 or 1"); the host reads only the low 32 bits.
 func TestI32ParamsIgnoreHighBits(t *testing.T) {
-	s := &state{}
-	if got := s.liftOptionArg(9749<<32, 0, 0); got != nil {
+	s := &Frame{}
+	if got := s.LiftOptionArg(9749<<32, 0, 0); got != nil {
 		t.Errorf("option tag 0 with junk above it lifted as %q, want none", *got)
 	}
 	defer func() {
 		r := recover()
-		tr, ok := r.(*trap)
-		if !ok || !strings.Contains(tr.text, "option tag 2 is not 0 or 1") {
+		tr, ok := r.(*Trap)
+		if !ok || !strings.Contains(tr.Text, "option tag 2 is not 0 or 1") {
 			t.Errorf("a bad tag with junk above it: %v, want a trap naming tag 2", r)
 		}
 	}()
-	s.liftOptionArg(9749<<32|2, 0, 0)
+	s.LiftOptionArg(9749<<32|2, 0, 0)
 }

@@ -1,10 +1,12 @@
-package component
+package wasi
 
 import (
 	"context"
 	"errors"
 	"io"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // inStream is a wasi:io input-stream over an in-memory reader, a file or
@@ -17,7 +19,7 @@ type inStream struct {
 	partial bool
 }
 
-func (s *inStream) close() {
+func (s *inStream) Close() {
 	if s.c != nil {
 		_ = s.c.Close()
 	}
@@ -30,7 +32,7 @@ type outStream struct {
 	c io.Closer
 }
 
-func (s *outStream) close() {
+func (s *outStream) Close() {
 	if s.c != nil {
 		_ = s.c.Close()
 	}
@@ -70,8 +72,8 @@ const maxRead = 1 << 20
 const checkWriteBudget = 1 << 20
 
 func addIO(all map[string]iface) {
-	read := func(ctx context.Context, s *state, st []uint64) {
-		in := get[*inStream](&s.h, uint32(st[0]), "input-stream")
+	read := func(ctx context.Context, s *Host, st []uint64) {
+		in := abi.Get[*inStream](&s.H, uint32(st[0]), "input-stream")
 		n, ret := min(st[1], maxRead), uint32(st[2])
 		buf := make([]byte, n)
 		got, err := readIn(ctx, in, buf)
@@ -79,80 +81,80 @@ func addIO(all map[string]iface) {
 			s.streamError(ret, 4, err)
 			return
 		}
-		p, l := s.putBytes(ctx, buf[:got])
-		s.u8(ret, 0)
-		s.u32(ret+4, p)
-		s.u32(ret+8, l)
+		p, l := s.PutBytes(ctx, buf[:got])
+		s.U8(ret, 0)
+		s.U32(ret+4, p)
+		s.U32(ret+8, l)
 	}
-	skip := func(ctx context.Context, s *state, st []uint64) {
-		in := get[*inStream](&s.h, uint32(st[0]), "input-stream")
+	skip := func(ctx context.Context, s *Host, st []uint64) {
+		in := abi.Get[*inStream](&s.H, uint32(st[0]), "input-stream")
 		ret := uint32(st[2])
 		got, err := io.CopyN(io.Discard, in.r, int64(min(st[1], 1<<62)))
 		if got == 0 && st[1] > 0 && err != nil {
 			s.streamError(ret, 8, err)
 			return
 		}
-		s.u8(ret, 0)
-		s.u64(ret+8, uint64(got))
+		s.U8(ret, 0)
+		s.U64(ret+8, uint64(got))
 	}
-	write := func(ctx context.Context, s *state, st []uint64) {
-		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
-		b := s.read(uint32(st[1]), uint32(st[2]))
+	write := func(ctx context.Context, s *Host, st []uint64) {
+		out := abi.Get[*outStream](&s.H, uint32(st[0]), "output-stream")
+		b := s.Read(uint32(st[1]), uint32(st[2]))
 		ret := uint32(st[3])
 		if _, err := out.w.Write(b); err != nil {
 			s.streamError(ret, 4, err)
 			return
 		}
-		s.u8(ret, 0)
+		s.U8(ret, 0)
 	}
-	flush := func(ctx context.Context, s *state, st []uint64) {
-		get[*outStream](&s.h, uint32(st[0]), "output-stream")
-		s.u8(uint32(st[1]), 0)
+	flush := func(ctx context.Context, s *Host, st []uint64) {
+		abi.Get[*outStream](&s.H, uint32(st[0]), "output-stream")
+		s.U8(uint32(st[1]), 0)
 	}
-	zeroes := func(ctx context.Context, s *state, st []uint64) {
-		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
+	zeroes := func(ctx context.Context, s *Host, st []uint64) {
+		out := abi.Get[*outStream](&s.H, uint32(st[0]), "output-stream")
 		ret := uint32(st[2])
 		if _, err := io.CopyN(out.w, zeroReader{}, int64(min(st[1], checkWriteBudget))); err != nil {
 			s.streamError(ret, 4, err)
 			return
 		}
-		s.u8(ret, 0)
+		s.U8(ret, 0)
 	}
-	splice := func(ctx context.Context, s *state, st []uint64) {
-		out := get[*outStream](&s.h, uint32(st[0]), "output-stream")
-		in := get[*inStream](&s.h, uint32(st[1]), "input-stream")
+	splice := func(ctx context.Context, s *Host, st []uint64) {
+		out := abi.Get[*outStream](&s.H, uint32(st[0]), "output-stream")
+		in := abi.Get[*inStream](&s.H, uint32(st[1]), "input-stream")
 		ret := uint32(st[3])
 		got, err := io.CopyN(out.w, in.r, int64(min(st[2], maxRead)))
 		if got == 0 && st[2] > 0 && err != nil {
 			s.streamError(ret, 8, err)
 			return
 		}
-		s.u8(ret, 0)
-		s.u64(ret+8, uint64(got))
+		s.U8(ret, 0)
+		s.U64(ret+8, uint64(got))
 	}
-	ready := func(ctx context.Context, s *state, st []uint64) { st[0] = uint64(s.h.add(&pollable{})) }
+	ready := func(ctx context.Context, s *Host, st []uint64) { st[0] = uint64(s.H.Add(&pollable{})) }
 	all["wasi:io/streams"] = iface{
-		"[resource-drop]input-stream":        {sig(i32), nil, dropFn[*inStream]("input-stream")},
-		"[resource-drop]output-stream":       {sig(i32), nil, dropFn[*outStream]("output-stream")},
-		"[method]input-stream.read":          {sig(i32, i64, i32), nil, read},
-		"[method]input-stream.blocking-read": {sig(i32, i64, i32), nil, read},
-		"[method]input-stream.skip":          {sig(i32, i64, i32), nil, skip},
-		"[method]input-stream.blocking-skip": {sig(i32, i64, i32), nil, skip},
-		"[method]input-stream.subscribe":     {sig(i32), sig(i32), ready},
-		"[method]output-stream.check-write": {sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-			get[*outStream](&s.h, uint32(st[0]), "output-stream")
-			s.u8(uint32(st[1]), 0)
-			s.u64(uint32(st[1])+8, checkWriteBudget)
+		"[resource-drop]input-stream":        {abi.Sig(i32), nil, dropFn[*inStream]("input-stream")},
+		"[resource-drop]output-stream":       {abi.Sig(i32), nil, dropFn[*outStream]("output-stream")},
+		"[method]input-stream.read":          {abi.Sig(i32, i64, i32), nil, read},
+		"[method]input-stream.blocking-read": {abi.Sig(i32, i64, i32), nil, read},
+		"[method]input-stream.skip":          {abi.Sig(i32, i64, i32), nil, skip},
+		"[method]input-stream.blocking-skip": {abi.Sig(i32, i64, i32), nil, skip},
+		"[method]input-stream.subscribe":     {abi.Sig(i32), abi.Sig(i32), ready},
+		"[method]output-stream.check-write": {abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+			abi.Get[*outStream](&s.H, uint32(st[0]), "output-stream")
+			s.U8(uint32(st[1]), 0)
+			s.U64(uint32(st[1])+8, checkWriteBudget)
 		}},
-		"[method]output-stream.write":                           {sig(i32, i32, i32, i32), nil, write},
-		"[method]output-stream.blocking-write-and-flush":        {sig(i32, i32, i32, i32), nil, write},
-		"[method]output-stream.flush":                           {sig(i32, i32), nil, flush},
-		"[method]output-stream.blocking-flush":                  {sig(i32, i32), nil, flush},
-		"[method]output-stream.subscribe":                       {sig(i32), sig(i32), ready},
-		"[method]output-stream.write-zeroes":                    {sig(i32, i64, i32), nil, zeroes},
-		"[method]output-stream.blocking-write-zeroes-and-flush": {sig(i32, i64, i32), nil, zeroes},
-		"[method]output-stream.splice":                          {sig(i32, i32, i64, i32), nil, splice},
-		"[method]output-stream.blocking-splice":                 {sig(i32, i32, i64, i32), nil, splice},
+		"[method]output-stream.write":                           {abi.Sig(i32, i32, i32, i32), nil, write},
+		"[method]output-stream.blocking-write-and-flush":        {abi.Sig(i32, i32, i32, i32), nil, write},
+		"[method]output-stream.flush":                           {abi.Sig(i32, i32), nil, flush},
+		"[method]output-stream.blocking-flush":                  {abi.Sig(i32, i32), nil, flush},
+		"[method]output-stream.subscribe":                       {abi.Sig(i32), abi.Sig(i32), ready},
+		"[method]output-stream.write-zeroes":                    {abi.Sig(i32, i64, i32), nil, zeroes},
+		"[method]output-stream.blocking-write-zeroes-and-flush": {abi.Sig(i32, i64, i32), nil, zeroes},
+		"[method]output-stream.splice":                          {abi.Sig(i32, i32, i64, i32), nil, splice},
+		"[method]output-stream.blocking-splice":                 {abi.Sig(i32, i32, i64, i32), nil, splice},
 	}
 	addPoll(all)
 	addError(all)
@@ -162,32 +164,32 @@ func addIO(all map[string]iface) {
 // pollable is ready at once.
 func addPoll(all map[string]iface) {
 	all["wasi:io/poll"] = iface{
-		"[resource-drop]pollable": {sig(i32), nil, dropFn[*pollable]("pollable")},
-		"[method]pollable.ready": {sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
+		"[resource-drop]pollable": {abi.Sig(i32), nil, dropFn[*pollable]("pollable")},
+		"[method]pollable.ready": {abi.Sig(i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+			p := abi.Get[*pollable](&s.H, uint32(st[0]), "pollable")
 			st[0] = 0
 			if p.isReady(time.Now()) {
 				st[0] = 1
 			}
 		}},
-		"[method]pollable.block": {sig(i32), nil, func(ctx context.Context, s *state, st []uint64) {
-			p := get[*pollable](&s.h, uint32(st[0]), "pollable")
+		"[method]pollable.block": {abi.Sig(i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+			p := abi.Get[*pollable](&s.H, uint32(st[0]), "pollable")
 			waitAny(ctx, []*pollable{p})
 		}},
-		"poll": {sig(i32, i32, i32), nil, poll},
+		"poll": {abi.Sig(i32, i32, i32), nil, poll},
 	}
 }
 
 // poll blocks until the first of a list of pollables is ready and returns
 // the indices of the ready ones.
-func poll(ctx context.Context, s *state, st []uint64) {
-	list := s.read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
+func poll(ctx context.Context, s *Host, st []uint64) {
+	list := s.Read(uint32(st[0]), 4*uint32(min(st[1], 1<<28)))
 	var ps []*pollable
 	for i := 0; i+4 <= len(list); i += 4 {
-		ps = append(ps, get[*pollable](&s.h, le32(list[i:]), "pollable"))
+		ps = append(ps, abi.Get[*pollable](&s.H, abi.LE32(list[i:]), "pollable"))
 	}
 	if len(ps) == 0 {
-		trapf("poll called with an empty list")
+		abi.Trapf("poll called with an empty list")
 	}
 	waitAny(ctx, ps)
 	now := time.Now()
@@ -197,24 +199,24 @@ func poll(ctx context.Context, s *state, st []uint64) {
 			idx = append(idx, uint32(i))
 		}
 	}
-	ptr := s.alloc(ctx, 4, uint32(4*len(idx)))
+	ptr := s.Alloc(ctx, 4, uint32(4*len(idx)))
 	for i, v := range idx {
-		s.u32(ptr+4*uint32(i), v)
+		s.U32(ptr+4*uint32(i), v)
 	}
 	ret := uint32(st[2])
-	s.u32(ret, ptr)
-	s.u32(ret+4, uint32(len(idx)))
+	s.U32(ret, ptr)
+	s.U32(ret+4, uint32(len(idx)))
 }
 
 // addError adds wasi:io/error.
 func addError(all map[string]iface) {
 	all["wasi:io/error"] = iface{
-		"[resource-drop]error": {sig(i32), nil, dropFn[*ioErr]("error")},
-		"[method]error.to-debug-string": {sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-			e := get[*ioErr](&s.h, uint32(st[0]), "error")
-			p, n := s.putString(ctx, e.text)
-			s.u32(uint32(st[1]), p)
-			s.u32(uint32(st[1])+4, n)
+		"[resource-drop]error": {abi.Sig(i32), nil, dropFn[*ioErr]("error")},
+		"[method]error.to-debug-string": {abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+			e := abi.Get[*ioErr](&s.H, uint32(st[0]), "error")
+			p, n := s.PutString(ctx, e.text)
+			s.U32(uint32(st[1]), p)
+			s.U32(uint32(st[1])+4, n)
 		}},
 	}
 }
@@ -222,16 +224,16 @@ func addError(all map[string]iface) {
 // streamError stores err(stream-error) in a result at ret whose payload is
 // at ret+off: closed at end of stream, else last-operation-failed with an
 // error resource.
-func (s *state) streamError(ret, off uint32, err error) {
-	s.u8(ret, 1)
+func (s *Host) streamError(ret, off uint32, err error) {
+	s.U8(ret, 1)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		s.u8(ret+off, 1)
+		s.U8(ret+off, 1)
 		return
 	}
-	s.u8(ret+off, 0)
+	s.U8(ret+off, 0)
 	e := &ioErr{text: err.Error()}
 	errors.As(err, &e.http)
-	s.u32(ret+off+4, s.h.add(e))
+	s.U32(ret+off+4, s.H.Add(e))
 }
 
 // waitAny blocks until one of ps is ready or until the call's context
@@ -277,7 +279,7 @@ func waitAny(ctx context.Context, ps []*pollable) {
 	case <-timer:
 	case <-wake:
 	case <-ctx.Done():
-		trapf("interrupted while blocked in wasi:io/poll: %v", context.Cause(ctx))
+		abi.Trapf("interrupted while blocked in wasi:io/poll: %v", context.Cause(ctx))
 	}
 }
 
@@ -292,7 +294,7 @@ func readIn(ctx context.Context, in *inStream, buf []byte) (int, error) {
 	for {
 		n, err := in.r.Read(buf)
 		if err != nil && ctx.Err() != nil {
-			trapf("interrupted while reading an HTTP body: %v", context.Cause(ctx))
+			abi.Trapf("interrupted while reading an HTTP body: %v", context.Cause(ctx))
 		}
 		if n > 0 || err != nil || len(buf) == 0 {
 			return n, err

@@ -1,4 +1,4 @@
-package component
+package wasi
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // wasi:http's fields resource (headers and trailers): validation as
@@ -109,28 +111,28 @@ func fieldsOf(h http.Header) *httpFields {
 
 func addFields(types iface) {
 	name := fieldName
-	types["[constructor]fields"] = hostFunc{nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(&httpFields{}))
+	types["[constructor]fields"] = hostFunc{nil, abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		st[0] = uint64(s.H.Add(&httpFields{}))
 	}}
-	types["[static]fields.from-list"] = hostFunc{sig(i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		list := append([]byte(nil), s.read(uint32(st[0]), 16*uint32(min(st[1], 1<<24)))...)
+	types["[static]fields.from-list"] = hostFunc{abi.Sig(i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		list := append([]byte(nil), s.Read(uint32(st[0]), 16*uint32(min(st[1], 1<<24)))...)
 		ret := uint32(st[2])
 		f := &httpFields{}
 		for i := 0; i+16 <= len(list); i += 16 {
-			k := strings.ToLower(s.str(le32(list[i:]), le32(list[i+4:])))
-			v := append([]byte(nil), s.read(le32(list[i+8:]), le32(list[i+12:]))...)
+			k := strings.ToLower(s.Str(abi.LE32(list[i:]), abi.LE32(list[i+4:])))
+			v := append([]byte(nil), s.Read(abi.LE32(list[i+8:]), abi.LE32(list[i+12:]))...)
 			if e := f.check(k, v); e >= 0 {
-				s.u8(ret, 1)
-				s.u8(ret+4, byte(e))
+				s.U8(ret, 1)
+				s.U8(ret+4, byte(e))
 				return
 			}
 			f.names, f.values = append(f.names, k), append(f.values, v)
 		}
-		s.u8(ret, 0)
-		s.u32(ret+4, s.h.add(f))
+		s.U8(ret, 0)
+		s.U32(ret+4, s.H.Add(f))
 	}}
-	types["[method]fields.get"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.get"] = hostFunc{abi.Sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		k := name(s, st[1], st[2])
 		var vals [][]byte
 		for i, n := range f.names {
@@ -140,18 +142,18 @@ func addFields(types iface) {
 		}
 		ptr := uint32(4)
 		if len(vals) > 0 {
-			ptr = s.alloc(ctx, 4, uint32(8*len(vals)))
+			ptr = s.Alloc(ctx, 4, uint32(8*len(vals)))
 		}
 		for i, v := range vals {
-			p, n := s.putBytes(ctx, v)
-			s.u32(ptr+8*uint32(i), p)
-			s.u32(ptr+8*uint32(i)+4, n)
+			p, n := s.PutBytes(ctx, v)
+			s.U32(ptr+8*uint32(i), p)
+			s.U32(ptr+8*uint32(i)+4, n)
 		}
-		s.u32(uint32(st[3]), ptr)
-		s.u32(uint32(st[3])+4, uint32(len(vals)))
+		s.U32(uint32(st[3]), ptr)
+		s.U32(uint32(st[3])+4, uint32(len(vals)))
 	}}
-	types["[method]fields.has"] = hostFunc{sig(i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.has"] = hostFunc{abi.Sig(i32, i32, i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		k := name(s, st[1], st[2])
 		st[0] = 0
 		for _, n := range f.names {
@@ -164,28 +166,28 @@ func addFields(types iface) {
 }
 
 // name is a field name argument, lowercased.
-func fieldName(s *state, p, n uint64) string { return strings.ToLower(s.str(uint32(p), uint32(n))) }
+func fieldName(s *Host, p, n uint64) string { return strings.ToLower(s.Str(uint32(p), uint32(n))) }
 
 // headerResult stores result<_, header-error>: the tag at 0, the error's
 // case at 1 (e < 0: ok).
-func headerResult(s *state, ret uint32, e int) {
+func headerResult(s *Host, ret uint32, e int) {
 	if e < 0 {
-		s.u8(ret, 0)
+		s.U8(ret, 0)
 		return
 	}
-	s.u8(ret, 1)
-	s.u8(ret+1, byte(e))
+	s.U8(ret, 1)
+	s.U8(ret+1, byte(e))
 }
 
 func addFieldsEdit(types iface) {
 	name := fieldName
-	types["[method]fields.set"] = hostFunc{sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.set"] = hostFunc{abi.Sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		k := name(s, st[1], st[2])
-		list := append([]byte(nil), s.read(uint32(st[3]), 8*uint32(min(st[4], 1<<24)))...)
+		list := append([]byte(nil), s.Read(uint32(st[3]), 8*uint32(min(st[4], 1<<24)))...)
 		var vals [][]byte
 		for i := 0; i+8 <= len(list); i += 8 {
-			vals = append(vals, append([]byte(nil), s.read(le32(list[i:]), le32(list[i+4:]))...))
+			vals = append(vals, append([]byte(nil), s.Read(abi.LE32(list[i:]), abi.LE32(list[i+4:]))...))
 		}
 		e := f.check(k, vals...)
 		if e < 0 {
@@ -196,8 +198,8 @@ func addFieldsEdit(types iface) {
 		}
 		headerResult(s, uint32(st[5]), e)
 	}}
-	types["[method]fields.delete"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.delete"] = hostFunc{abi.Sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		k := name(s, st[1], st[2])
 		e := f.check(k)
 		if e < 0 {
@@ -205,35 +207,35 @@ func addFieldsEdit(types iface) {
 		}
 		headerResult(s, uint32(st[3]), e)
 	}}
-	types["[method]fields.append"] = hostFunc{sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.append"] = hostFunc{abi.Sig(i32, i32, i32, i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		k := name(s, st[1], st[2])
-		v := append([]byte(nil), s.read(uint32(st[3]), uint32(st[4]))...)
+		v := append([]byte(nil), s.Read(uint32(st[3]), uint32(st[4]))...)
 		e := f.check(k, v)
 		if e < 0 {
 			f.names, f.values = append(f.names, k), append(f.values, v)
 		}
 		headerResult(s, uint32(st[5]), e)
 	}}
-	types["[method]fields.entries"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		f := get[*httpFields](&s.h, uint32(st[0]), "fields")
+	types["[method]fields.entries"] = hostFunc{abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.Get[*httpFields](&s.H, uint32(st[0]), "fields")
 		ptr := uint32(4)
 		if len(f.names) > 0 {
-			ptr = s.alloc(ctx, 4, uint32(16*len(f.names)))
+			ptr = s.Alloc(ctx, 4, uint32(16*len(f.names)))
 		}
 		for i, k := range f.names {
-			kp, kn := s.putString(ctx, k)
-			vp, vn := s.putBytes(ctx, f.values[i])
+			kp, kn := s.PutString(ctx, k)
+			vp, vn := s.PutBytes(ctx, f.values[i])
 			e := ptr + 16*uint32(i)
-			s.u32(e, kp)
-			s.u32(e+4, kn)
-			s.u32(e+8, vp)
-			s.u32(e+12, vn)
+			s.U32(e, kp)
+			s.U32(e+4, kn)
+			s.U32(e+8, vp)
+			s.U32(e+12, vn)
 		}
-		s.u32(uint32(st[1]), ptr)
-		s.u32(uint32(st[1])+4, uint32(len(f.names)))
+		s.U32(uint32(st[1]), ptr)
+		s.U32(uint32(st[1])+4, uint32(len(f.names)))
 	}}
-	types["[method]fields.clone"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(get[*httpFields](&s.h, uint32(st[0]), "fields").clone()))
+	types["[method]fields.clone"] = hostFunc{abi.Sig(i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		st[0] = uint64(s.H.Add(abi.Get[*httpFields](&s.H, uint32(st[0]), "fields").clone()))
 	}}
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package component
+package wasi
 
 import "io/fs"
 

@@ -1,4 +1,4 @@
-package component
+package wasi
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // wasi:http error-code cases this host gives (their index in the WIT's
@@ -60,16 +61,16 @@ func (e *httpErr) Error() string {
 
 // lowerErrorCode stores e as an error-code (size 32, align 8: the case
 // byte at 0, the payload at 8) at ptr.
-func (s *state) lowerErrorCode(ctx context.Context, ptr uint32, e *httpErr) {
-	s.write(ptr, make([]byte, 32))
-	s.u8(ptr, e.code)
+func (s *Host) lowerErrorCode(ctx context.Context, ptr uint32, e *httpErr) {
+	s.Write(ptr, make([]byte, 32))
+	s.U8(ptr, e.code)
 	p := ptr + 8
 	optStr := func(at uint32, v *string) {
 		if v != nil {
-			sp, sn := s.putString(ctx, *v)
-			s.u8(at, 1)
-			s.u32(at+4, sp)
-			s.u32(at+8, sn)
+			sp, sn := s.PutString(ctx, *v)
+			s.U8(at, 1)
+			s.U32(at+4, sp)
+			s.U32(at+8, sn)
 		}
 	}
 	switch e.code {
@@ -77,14 +78,14 @@ func (s *state) lowerErrorCode(ctx context.Context, ptr uint32, e *httpErr) {
 		optStr(p, e.msg)
 	case ecTLSAlert: // {alert-id: option<u8>, alert-message: option<string>}
 		if e.alertID != nil {
-			s.u8(p, 1)
-			s.u8(p+1, *e.alertID)
+			s.U8(p, 1)
+			s.U8(p+1, *e.alertID)
 		}
 		optStr(p+4, e.msg)
 	case ecRequestBodySize, ecResponseBodySize: // option<u64>
 		if e.size != nil {
-			s.u8(p, 1)
-			s.u64(p+8, *e.size)
+			s.U8(p, 1)
+			s.U64(p+8, *e.size)
 		}
 	case ecInternal: // option<string>
 		optStr(p, e.msg)
@@ -103,7 +104,7 @@ type netState struct {
 	closed bool
 }
 
-func (n *netState) init(ctx context.Context, env *Env) {
+func (n *netState) init(ctx context.Context, env *Config) {
 	if n.ctx != nil {
 		return
 	}
@@ -126,7 +127,7 @@ func (n *netState) keep(c io.Closer) bool {
 	return true
 }
 
-func (n *netState) close() {
+func (n *netState) Close() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed || n.ctx == nil {
@@ -143,7 +144,7 @@ func (n *netState) close() {
 	}
 }
 
-// NewHTTPClient is the client a call gets when Env.HTTP is nil: Go's
+// NewHTTPClient is the client a call gets when Config.HTTP is nil: Go's
 // default transport without proxies from the environment, TLS verified
 // against the system roots, and redirects returned to the guest as the
 // 3xx they are (wasi:http does not follow them).
@@ -156,7 +157,7 @@ func NewHTTPClient() *http.Client {
 	}
 }
 
-func (s *state) maxBody() int64 {
+func (s *Host) maxBody() int64 {
 	if s.env.MaxHTTPBodyBytes > 0 {
 		return s.env.MaxHTTPBodyBytes
 	}
@@ -194,25 +195,25 @@ func (f *httpFuture) start() {
 
 // handle is outgoing-handler.handle: result<own<future-incoming-response>,
 // error-code>, the tag at 0 and the payload at 8.
-func handle(ctx context.Context, s *state, st []uint64) {
-	r := dropAs[*httpRequest](&s.h, uint32(st[0]), "outgoing-request")
+func handle(ctx context.Context, s *Host, st []uint64) {
+	r := abi.DropAs[*httpRequest](&s.H, uint32(st[0]), "outgoing-request")
 	if uint32(st[1]) == 1 {
-		dropAs[*httpOptions](&s.h, uint32(st[2]), "request-options")
+		abi.DropAs[*httpOptions](&s.H, uint32(st[2]), "request-options")
 	}
 	ret := uint32(st[3])
 	f, e := s.send(ctx, r)
 	if e != nil {
-		s.u8(ret, 1)
+		s.U8(ret, 1)
 		s.lowerErrorCode(ctx, ret+8, e)
 		return
 	}
-	s.u8(ret, 0)
-	s.u32(ret+8, s.h.add(f))
+	s.U8(ret, 0)
+	s.U32(ret+8, s.H.Add(f))
 }
 
 // send checks r against the allow list and starts it (at once, or when
 // its body is finished).
-func (s *state) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr) {
+func (s *Host) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr) {
 	if r.authority == nil {
 		return nil, &httpErr{code: ecRequestURIInvalid, text: "request has no authority"}
 	}
@@ -311,36 +312,36 @@ func requestURL(scheme, authority, path string) (string, string, capsule.Target,
 // futureGet is future-incoming-response.get:
 // option<result<result<own<incoming-response>, error-code>>>, tags at 0, 8
 // and 16, the response or error-code at 24.
-func futureGet(ctx context.Context, s *state, st []uint64) {
-	f := get[*httpFuture](&s.h, uint32(st[0]), "future-incoming-response")
+func futureGet(ctx context.Context, s *Host, st []uint64) {
+	f := abi.Get[*httpFuture](&s.H, uint32(st[0]), "future-incoming-response")
 	ret := uint32(st[1])
 	select {
 	case <-f.done:
 	default:
-		s.u8(ret, 0)
+		s.U8(ret, 0)
 		return
 	}
 	if f.err != nil && ctx.Err() != nil {
-		trapf("interrupted while waiting for an HTTP response: %v", context.Cause(ctx))
+		abi.Trapf("interrupted while waiting for an HTTP response: %v", context.Cause(ctx))
 	}
-	s.u8(ret, 1)
+	s.U8(ret, 1)
 	if f.taken {
-		s.u8(ret+8, 1)
+		s.U8(ret+8, 1)
 		return
 	}
 	f.taken = true
-	s.u8(ret+8, 0)
+	s.U8(ret+8, 0)
 	if f.err != nil {
-		s.u8(ret+16, 1)
+		s.U8(ret+16, 1)
 		s.lowerErrorCode(ctx, ret+24, f.err)
 		return
 	}
-	s.u8(ret+16, 0)
-	s.u32(ret+24, s.h.add(&httpResponse{resp: f.resp, net: f.net}))
+	s.U8(ret+16, 0)
+	s.U32(ret+24, s.H.Add(&httpResponse{resp: f.resp, net: f.net}))
 }
 
 // close releases a response nobody took.
-func (f *httpFuture) close() {
+func (f *httpFuture) Close() {
 	select {
 	case <-f.done:
 		if !f.taken && f.resp != nil {

@@ -1,4 +1,4 @@
-package component
+package binary
 
 import (
 	"testing"
@@ -54,21 +54,4 @@ func appendU32(b []byte, v uint32) []byte {
 		}
 		b = append(b, c|0x80)
 	}
-}
-
-func TestCompileRefusesWrongWorld(t *testing.T) {
-	rt := newRuntime(t)
-	b, err := Decode(fixture(t, "tool"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := validate(b, WorldCapsule); !errcode.Is(err, errcode.RunCapsule) {
-		t.Fatalf("tool as capsule: got %v, want E-RUN-001", err)
-	}
-	// A driver may not import murmur:task/task... but the tool fixture
-	// imports only chunks, which drivers may; an unknown world has none.
-	if _, err := validate(b, World(99)); !errcode.Is(err, errcode.RunCapsule) {
-		t.Fatalf("chunks outside the world: got %v, want E-RUN-001", err)
-	}
-	_ = rt
 }

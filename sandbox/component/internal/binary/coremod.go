@@ -1,11 +1,11 @@
-package component
+package binary
 
-// coreImportModules returns the module names a core module imports from,
+// CoreImportModules returns the module names a core module imports from,
 // reading only its import section (id 2). The module itself is validated
 // by wazero when it is the main module; the shim and fixup never run.
-func coreImportModules(mod []byte) ([]string, error) {
+func CoreImportModules(mod []byte) ([]string, error) {
 	if len(mod) < 8 || string(mod[:4]) != "\x00asm" || mod[4] != 1 {
-		return nil, malformed(0, "embedded core module has a bad header")
+		return nil, Malformed(0, "embedded core module has a bad header")
 	}
 	r := &reader{b: mod, off: 8}
 	for !r.eof() {

@@ -1,4 +1,4 @@
-package component
+package wasi
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 )
 
 // wasi:http's resources as this host keeps them. A request is built from
@@ -64,7 +66,7 @@ type httpInBody struct {
 	max         int64
 }
 
-func (b *httpInBody) close() { _ = b.resp.Body.Close() }
+func (b *httpInBody) Close() { _ = b.resp.Body.Close() }
 
 // httpTrailers is a future-trailers: HTTP/1.1 responses here never carry
 // trailers the guest can see, so it is ready and empty.
@@ -93,7 +95,7 @@ func addHTTP(all map[string]iface) {
 	addFields(types)
 	addRequest(types)
 	addResponse(types)
-	for r, fn := range map[string]func(context.Context, *state, []uint64){
+	for r, fn := range map[string]func(context.Context, *Host, []uint64){
 		"fields":                   dropFn[*httpFields]("fields"),
 		"outgoing-request":         dropFn[*httpRequest]("outgoing-request"),
 		"outgoing-body":            dropOutBody,
@@ -103,10 +105,10 @@ func addHTTP(all map[string]iface) {
 		"future-trailers":          dropFn[*httpTrailers]("future-trailers"),
 		"future-incoming-response": dropFn[*httpFuture]("future-incoming-response"),
 	} {
-		types["[resource-drop]"+r] = hostFunc{sig(i32), nil, fn}
+		types["[resource-drop]"+r] = hostFunc{abi.Sig(i32), nil, fn}
 	}
 	all["wasi:http/types"] = types
-	all["wasi:http/outgoing-handler"] = iface{"handle": {sig(i32, i32, i32, i32), nil, handle}}
+	all["wasi:http/outgoing-handler"] = iface{"handle": {abi.Sig(i32, i32, i32, i32), nil, handle}}
 }
 
 // methods are wasi:http's method cases in declaration order.
@@ -116,11 +118,11 @@ func methods() [9]string {
 
 func addRequest(types iface) {
 	// optString reads an option<string> flattened as (tag, ptr, len).
-	optString := func(s *state, tag, p, n uint64) *string {
+	optString := func(s *Host, tag, p, n uint64) *string {
 		if uint32(tag) == 0 {
 			return nil
 		}
-		v := s.str(uint32(p), uint32(n))
+		v := s.Str(uint32(p), uint32(n))
 		return &v
 	}
 	okIf := func(st []uint64, ok bool) {
@@ -129,28 +131,28 @@ func addRequest(types iface) {
 			st[0] = 0
 		}
 	}
-	types["[constructor]outgoing-request"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		f := dropAs[*httpFields](&s.h, uint32(st[0]), "fields")
-		st[0] = uint64(s.h.add(&httpRequest{method: "GET", headers: f}))
+	types["[constructor]outgoing-request"] = hostFunc{abi.Sig(i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		f := abi.DropAs[*httpFields](&s.H, uint32(st[0]), "fields")
+		st[0] = uint64(s.H.Add(&httpRequest{method: "GET", headers: f}))
 	}}
-	types["[method]outgoing-request.set-method"] = hostFunc{sig(i32, i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
+	types["[method]outgoing-request.set-method"] = hostFunc{abi.Sig(i32, i32, i32, i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
 		r := req(s, st[0])
 		switch tag := uint32(st[1]); {
 		case tag < 9:
 			r.method = methods()[tag]
 			okIf(st, true)
 		case tag == 9:
-			m := s.str(uint32(st[2]), uint32(st[3]))
+			m := s.Str(uint32(st[2]), uint32(st[3]))
 			ok := validName(m)
 			if ok {
 				r.method = m
 			}
 			okIf(st, ok)
 		default:
-			trapf("method tag %d out of range", tag)
+			abi.Trapf("method tag %d out of range", tag)
 		}
 	}}
-	types["[method]outgoing-request.set-scheme"] = hostFunc{sig(i32, i32, i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
+	types["[method]outgoing-request.set-scheme"] = hostFunc{abi.Sig(i32, i32, i32, i32, i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
 		r := req(s, st[0])
 		if uint32(st[1]) == 0 {
 			r.scheme = ""
@@ -163,18 +165,18 @@ func addRequest(types iface) {
 		case 1:
 			r.scheme = "https"
 		case 2:
-			v := strings.ToLower(s.str(uint32(st[3]), uint32(st[4])))
+			v := strings.ToLower(s.Str(uint32(st[3]), uint32(st[4])))
 			if v == "" || strings.ContainsAny(v, ":/ ") {
 				okIf(st, false)
 				return
 			}
 			r.scheme = v
 		default:
-			trapf("scheme tag %d out of range", tag)
+			abi.Trapf("scheme tag %d out of range", tag)
 		}
 		okIf(st, true)
 	}}
-	types["[method]outgoing-request.set-authority"] = hostFunc{sig(i32, i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
+	types["[method]outgoing-request.set-authority"] = hostFunc{abi.Sig(i32, i32, i32, i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
 		r := req(s, st[0])
 		a := optString(s, st[1], st[2], st[3])
 		ok := a == nil || !strings.ContainsAny(*a, "/?#@ \\")
@@ -183,7 +185,7 @@ func addRequest(types iface) {
 		}
 		okIf(st, ok)
 	}}
-	types["[method]outgoing-request.set-path-with-query"] = hostFunc{sig(i32, i32, i32, i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
+	types["[method]outgoing-request.set-path-with-query"] = hostFunc{abi.Sig(i32, i32, i32, i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
 		r := req(s, st[0])
 		p := optString(s, st[1], st[2], st[3])
 		ok := p == nil || (!strings.ContainsAny(*p, " #\r\n") && (*p == "" || (*p)[0] == '/' || (*p)[0] == '?'))
@@ -196,15 +198,15 @@ func addRequest(types iface) {
 	addOptions(types)
 }
 
-func req(s *state, h uint64) *httpRequest {
-	return get[*httpRequest](&s.h, uint32(h), "outgoing-request")
+func req(s *Host, h uint64) *httpRequest {
+	return abi.Get[*httpRequest](&s.H, uint32(h), "outgoing-request")
 }
 
 func addBody(types iface) {
-	types["[method]outgoing-request.headers"] = hostFunc{sig(i32), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(req(s, st[0]).headers))
+	types["[method]outgoing-request.headers"] = hostFunc{abi.Sig(i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		st[0] = uint64(s.H.Add(req(s, st[0]).headers))
 	}}
-	types["[method]outgoing-request.body"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
+	types["[method]outgoing-request.body"] = hostFunc{abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
 		r := req(s, st[0])
 		ret := uint32(st[1])
 		s.takeOnce(ret, &r.bodyTaken, func() any {
@@ -212,30 +214,30 @@ func addBody(types iface) {
 			return r.body
 		})
 	}}
-	types["[method]outgoing-body.write"] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		b := get[*httpOutBody](&s.h, uint32(st[0]), "outgoing-body")
+	types["[method]outgoing-body.write"] = hostFunc{abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		b := abi.Get[*httpOutBody](&s.H, uint32(st[0]), "outgoing-body")
 		ret := uint32(st[1])
 		s.takeOnce(ret, &b.streamTaken, func() any { return &outStream{w: bodyWriter{b}} })
 	}}
-	types["[static]outgoing-body.finish"] = hostFunc{sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-		b := get[*httpOutBody](&s.h, uint32(st[0]), "outgoing-body")
-		s.h.drop(uint32(st[0]))
+	types["[static]outgoing-body.finish"] = hostFunc{abi.Sig(i32, i32, i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+		b := abi.Get[*httpOutBody](&s.H, uint32(st[0]), "outgoing-body")
+		s.H.Drop(uint32(st[0]))
 		if uint32(st[1]) == 1 { // trailers are accepted and not sent
-			dropAs[*httpFields](&s.h, uint32(st[2]), "trailers")
+			abi.DropAs[*httpFields](&s.H, uint32(st[2]), "trailers")
 		}
 		ret := uint32(st[3])
 		b.finished = true
 		if b.over {
 			n := uint64(b.buf.Len())
 			e := &httpErr{code: ecRequestBodySize, size: &n}
-			s.u8(ret, 1)
+			s.U8(ret, 1)
 			s.lowerErrorCode(ctx, ret+8, e)
 			if b.future != nil {
 				b.future.fail(e)
 			}
 			return
 		}
-		s.u8(ret, 0)
+		s.U8(ret, 0)
 		if b.future != nil {
 			b.future.start()
 		}
@@ -243,12 +245,12 @@ func addBody(types iface) {
 }
 
 func addOptions(types iface) {
-	types["[constructor]request-options"] = hostFunc{nil, sig(i32), func(ctx context.Context, s *state, st []uint64) {
-		st[0] = uint64(s.h.add(&httpOptions{}))
+	types["[constructor]request-options"] = hostFunc{nil, abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+		st[0] = uint64(s.H.Add(&httpOptions{}))
 	}}
 	for i, n := range []string{"connect-timeout", "first-byte-timeout", "between-bytes-timeout"} {
-		types["[method]request-options.set-"+n] = hostFunc{sig(i32, i32, i64), sig(i32), func(ctx context.Context, s *state, st []uint64) {
-			o := get[*httpOptions](&s.h, uint32(st[0]), "request-options")
+		types["[method]request-options.set-"+n] = hostFunc{abi.Sig(i32, i32, i64), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {
+			o := abi.Get[*httpOptions](&s.H, uint32(st[0]), "request-options")
 			o.timeouts[i] = nil
 			if uint32(st[1]) == 1 {
 				v := st[2]
@@ -256,13 +258,13 @@ func addOptions(types iface) {
 			}
 			st[0] = 0
 		}}
-		types["[method]request-options."+n] = hostFunc{sig(i32, i32), nil, func(ctx context.Context, s *state, st []uint64) {
-			o := get[*httpOptions](&s.h, uint32(st[0]), "request-options")
+		types["[method]request-options."+n] = hostFunc{abi.Sig(i32, i32), nil, func(ctx context.Context, s *Host, st []uint64) {
+			o := abi.Get[*httpOptions](&s.H, uint32(st[0]), "request-options")
 			ret := uint32(st[1])
-			s.u8(ret, 0)
+			s.U8(ret, 0)
 			if v := o.timeouts[i]; v != nil {
-				s.u8(ret, 1)
-				s.u64(ret+8, *v)
+				s.U8(ret, 1)
+				s.U64(ret+8, *v)
 			}
 		}}
 	}
@@ -271,20 +273,20 @@ func addOptions(types iface) {
 // takeOnce lowers result<own<T>, ()> at ret for a child resource a
 // parent gives out once (a request's body, a body's stream, a response's
 // body): the second call is err.
-func (s *state) takeOnce(ret uint32, taken *bool, child func() any) {
+func (s *Host) takeOnce(ret uint32, taken *bool, child func() any) {
 	if *taken {
-		s.u8(ret, 1)
+		s.U8(ret, 1)
 		return
 	}
 	*taken = true
-	s.u8(ret, 0)
-	s.u32(ret+4, s.h.add(child()))
+	s.U8(ret, 0)
+	s.U32(ret+4, s.H.Add(child()))
 }
 
 // dropOutBody drops an outgoing body; a request waiting for it fails, as
 // a body dropped unfinished means a truncated request.
-func dropOutBody(ctx context.Context, s *state, st []uint64) {
-	b := dropAs[*httpOutBody](&s.h, uint32(st[0]), "outgoing-body")
+func dropOutBody(ctx context.Context, s *Host, st []uint64) {
+	b := abi.DropAs[*httpOutBody](&s.H, uint32(st[0]), "outgoing-body")
 	b.dropped = true
 	if b.future != nil && !b.finished {
 		msg := "outgoing body dropped without outgoing-body.finish"
@@ -292,14 +294,14 @@ func dropOutBody(ctx context.Context, s *state, st []uint64) {
 	}
 }
 
-// isHTTP reports whether an unversioned interface name is wasi:http's.
-func isHTTP(name string) bool { return strings.HasPrefix(name, "wasi:http/") }
+// IsHTTP reports whether an unversioned interface name is wasi:http's.
+func IsHTTP(name string) bool { return strings.HasPrefix(name, "wasi:http/") }
 
-// httpUnimplemented is a host function with the import's own signature
-// for a wasi:http function this host does not provide (the incoming
-// side, request getters): linking succeeds, calling it stops the guest.
-func httpUnimplemented(iface, fn string, params, results []api.ValueType) hostFunc {
-	return hostFunc{params, results, func(ctx context.Context, s *state, st []uint64) {
-		trapf("%s.%s is not implemented by murmur-eval's wasi:http host (outgoing requests only)", iface, fn)
+// Unimplemented is a host function with the import's own signature for a
+// wasi:http function this host does not provide (the incoming side,
+// request getters): linking succeeds, calling it stops the guest.
+func Unimplemented(iface, fn string, params, results []api.ValueType) abi.Func[*Host] {
+	return abi.Func[*Host]{Params: params, Results: results, Fn: func(ctx context.Context, s *Host, st []uint64) {
+		abi.Trapf("%s.%s is not implemented by murmur-eval's wasi:http host (outgoing requests only)", iface, fn)
 	}}
 }

@@ -1,4 +1,4 @@
-package component
+package binary
 
 // Type is one entry of the component type index space: a definition
 // (Def), an import (Import), an alias of an instance's exported type, an
@@ -17,31 +17,31 @@ type Type struct {
 
 // Type kinds (the defvaltype/deftype opcodes).
 const (
-	tRecord   = 0x72
-	tVariant  = 0x71
-	tList     = 0x70
-	tTuple    = 0x6f
+	TRecord   = 0x72
+	TVariant  = 0x71
+	TList     = 0x70
+	TTuple    = 0x6f
 	tFlags    = 0x6e
-	tEnum     = 0x6d
-	tOption   = 0x6b
-	tResult   = 0x6a
+	TEnum     = 0x6d
+	TOption   = 0x6b
+	TResult   = 0x6a
 	tOwn      = 0x69
 	tBorrow   = 0x68
 	tFixList  = 0x67
 	tStream   = 0x66
 	tFuture   = 0x65
-	tFunc     = 0x40
+	TFunc     = 0x40
 	tComp     = 0x41
 	tInst     = 0x42
 	tResource = 0x3f
 	tResAsync = 0x3e
 
-	pBool   = 0x7f
-	pString = 0x73
-	pS32    = 0x7a
-	pU32    = 0x79
-	pU64    = 0x77
-	pF64    = 0x75
+	PBool   = 0x7f
+	PString = 0x73
+	PS32    = 0x7a
+	PU32    = 0x79
+	PU64    = 0x77
+	PF64    = 0x75
 	pErrCtx = 0x64
 )
 
@@ -103,12 +103,12 @@ func readDefType(r *reader, depth int) *TypeDef {
 	k := r.byte()
 	d := &TypeDef{Kind: k}
 	switch k {
-	case tRecord:
+	case TRecord:
 		for n := r.count(2); n > 0 && r.err == nil; n-- {
 			d.Labels = append(d.Labels, r.name())
 			d.Fields = append(d.Fields, readValType(r))
 		}
-	case tVariant:
+	case TVariant:
 		for n := r.count(3); n > 0 && r.err == nil; n-- {
 			d.Labels = append(d.Labels, r.name())
 			t, ok := optValType(r)
@@ -120,27 +120,27 @@ func readDefType(r *reader, depth int) *TypeDef {
 				r.fail("variant case refinement is not supported")
 			}
 		}
-	case tList, tOption:
+	case TList, TOption:
 		d.Elem, d.HasElem = readValType(r), true
 	case tFixList:
 		d.Elem, d.HasElem = readValType(r), true
 		r.u32()
-	case tTuple:
+	case TTuple:
 		for n := r.count(1); n > 0 && r.err == nil; n-- {
 			d.Fields = append(d.Fields, readValType(r))
 		}
-	case tFlags, tEnum:
+	case tFlags, TEnum:
 		for n := r.count(1); n > 0 && r.err == nil; n-- {
 			d.Labels = append(d.Labels, r.name())
 		}
-	case tResult:
+	case TResult:
 		d.Elem, d.HasElem = optValType(r)
 		d.Err, d.HasErr = optValType(r)
 	case tOwn, tBorrow:
 		d.Elem, d.HasElem = ValType{Index: r.u32()}, true
 	case tStream, tFuture:
 		d.Elem, d.HasElem = optValType(r)
-	case tFunc, 0x43: // 0x43: async func
+	case TFunc, 0x43: // 0x43: async func
 		readFuncType(r, d)
 	case tComp, tInst:
 		for n := r.count(1); n > 0 && r.err == nil; n-- {
@@ -311,4 +311,4 @@ func limits(r *reader) {
 }
 
 // isPrim reports whether b is a primitive value type opcode.
-func isPrim(b byte) bool { return b == pErrCtx || b >= pString && b <= pBool }
+func isPrim(b byte) bool { return b == pErrCtx || b >= PString && b <= PBool }

@@ -1,4 +1,4 @@
-package component
+package wasi
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ type descriptor struct {
 	flags uint32
 }
 
-func (d *descriptor) close() {
+func (d *descriptor) Close() {
 	if d.f != nil {
 		_ = d.f.Close()
 	}
@@ -115,7 +115,7 @@ const (
 	pfSymlinkFollow = 1
 )
 
-func (s *state) openAt(d *descriptor, pathFlags uint32, p string, oflags, dflags uint32) (*descriptor, byte) {
+func (s *Host) openAt(d *descriptor, pathFlags uint32, p string, oflags, dflags uint32) (*descriptor, byte) {
 	full, ec, ok := d.resolve(p)
 	if !ok {
 		return nil, ec
@@ -193,15 +193,15 @@ func descType(m fs.FileMode) byte {
 
 // putStat stores a descriptor-stat at b (align 8, 96 bytes). The three
 // timestamps all carry the modification time.
-func (s *state) putStat(b uint32, fi fs.FileInfo) {
-	s.u8(b, descType(fi.Mode()))
-	s.u64(b+8, linkCount(fi))
-	s.u64(b+16, uint64(max(fi.Size(), 0)))
+func (s *Host) putStat(b uint32, fi fs.FileInfo) {
+	s.U8(b, descType(fi.Mode()))
+	s.U64(b+8, linkCount(fi))
+	s.U64(b+16, uint64(max(fi.Size(), 0)))
 	t := fi.ModTime()
 	for _, off := range []uint32{24, 48, 72} {
-		s.u8(b+off, 1)
-		s.u64(b+off+8, uint64(t.Unix()))
-		s.u32(b+off+16, uint32(t.Nanosecond()))
+		s.U8(b+off, 1)
+		s.U64(b+off+8, uint64(t.Unix()))
+		s.U32(b+off+16, uint32(t.Nanosecond()))
 	}
 }
 
