@@ -124,8 +124,9 @@ func (h *HookInstance) Has(event string) bool {
 	return ok
 }
 
-// Call calls lifecycle function event with the event record fields (in
-// hookSchema's order and kinds). A function the hook does not export
+// Call calls lifecycle function event with the event record fields, in
+// the record's WIT order and kinds (murmur-session.md §4.2; a wrong count
+// or kind is an internal error, E-EVL-099). A function the hook does not export
 // answers none. The hook's err(string) is a *HookError; a guest failure is
 // E-RUN-001 wrapping sandbox.ErrTrap, ErrDeadline or ErrMemory, and leaves
 // the instance unusable.
