@@ -259,7 +259,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	if err == nil {
 		err = abi.Guard(func() error { return fn(callCtx, s, in.m) })
 	}
-	s.Host.Close()
+	s.Close() // the WASI Host's outgoing HTTP
 	in.close(ctx)
 	if err == nil && c.world == WorldCapsule && in.refused() > 0 {
 		// murmur's limiter traps the capsule at the refused growth; a
