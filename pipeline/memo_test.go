@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -13,50 +14,58 @@ import (
 
 // TestMemoHammer: many cases at once, some with contexts that end while
 // they wait; the work runs exactly once and everyone who did not give up
-// gets its result. Run with -race.
+// gets its result. Run with -race. Each round is a synctest bubble: every
+// case is waiting (synctest.Wait) when the bubble's clock passes the
+// quick ones' deadline, and only then does the work finish.
 func TestMemoHammer(t *testing.T) {
 	for round := 0; round < 50; round++ {
-		var m Memo[int]
-		var runs atomic.Int32
-		release := make(chan struct{})
-		var wg sync.WaitGroup
-		results := make([]int, 64)
-		errs := make([]error, 64)
-		for i := range results {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ctx := context.Background()
-				if i%4 == 3 { // a case that gives up quickly
-					var cancel context.CancelFunc
-					ctx, cancel = context.WithTimeout(ctx, time.Millisecond)
-					defer cancel()
-				}
-				results[i], errs[i] = m.Get(ctx, func(context.Context) (int, error) {
-					runs.Add(1)
-					<-release
-					return 42, nil
-				})
-				_, _, _ = m.Stored()
-			}()
-		}
-		time.Sleep(2 * time.Millisecond)
-		close(release)
-		wg.Wait()
-		if n := runs.Load(); n != 1 {
-			t.Fatalf("round %d: the work ran %d times, want 1", round, n)
-		}
-		for i := range results {
-			if errs[i] == nil && results[i] != 42 {
-				t.Fatalf("round %d: case %d got %d", round, i, results[i])
+		synctest.Test(t, func(t *testing.T) { memoHammerRound(t, round) })
+	}
+}
+
+func memoHammerRound(t *testing.T, round int) {
+	var m Memo[int]
+	var runs atomic.Int32
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	results := make([]int, 64)
+	errs := make([]error, 64)
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.Background()
+			if i%4 == 3 { // a case that gives up quickly
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Millisecond)
+				defer cancel()
 			}
-			if errs[i] != nil && !errors.Is(errs[i], context.DeadlineExceeded) {
-				t.Fatalf("round %d: case %d: %v", round, i, errs[i])
-			}
+			results[i], errs[i] = m.Get(ctx, func(context.Context) (int, error) {
+				runs.Add(1)
+				<-release
+				return 42, nil
+			})
+			_, _, _ = m.Stored()
+		}()
+	}
+	synctest.Wait()
+	time.Sleep(2 * time.Millisecond) // the bubble's clock: the quick cases' deadlines pass
+	synctest.Wait()
+	close(release)
+	wg.Wait()
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("round %d: the work ran %d times, want 1", round, n)
+	}
+	for i := range results {
+		if errs[i] == nil && results[i] != 42 {
+			t.Fatalf("round %d: case %d got %d", round, i, results[i])
 		}
-		if v, ok, err := m.Stored(); !ok || err != nil || v != 42 {
-			t.Fatalf("round %d: Stored = %d, %v, %v", round, v, ok, err)
+		if errs[i] != nil && !errors.Is(errs[i], context.DeadlineExceeded) {
+			t.Fatalf("round %d: case %d: %v", round, i, errs[i])
 		}
+	}
+	if v, ok, err := m.Stored(); !ok || err != nil || v != 42 {
+		t.Fatalf("round %d: Stored = %d, %v, %v", round, v, ok, err)
 	}
 }
 
@@ -133,32 +142,36 @@ func TestMemoKeepsAndDiscards(t *testing.T) {
 			t.Fatalf("Stored = %v, %v", ok, err)
 		}
 	})
-	t.Run("panic", func(t *testing.T) {
-		var m Memo[int]
-		started := make(chan struct{})
-		waiter := make(chan int, 1)
-		go func() {
-			<-started
-			v, _ := m.Get(context.Background(), func(context.Context) (int, error) { return 9, nil })
-			waiter <- v
-		}()
-		func() {
-			defer func() { _ = recover() }()
-			_, _ = m.Get(context.Background(), func(context.Context) (int, error) {
-				close(started)
-				time.Sleep(time.Millisecond)
-				panic("boom")
-			})
-		}()
-		select {
-		case v := <-waiter:
-			if v != 9 {
-				t.Fatalf("waiter got %d", v)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("a waiter hung after the worker panicked")
+	t.Run("panic", func(t *testing.T) { synctest.Test(t, memoPanic) })
+}
+
+// memoPanic: a worker's panic wakes the cases waiting on its call, and
+// one of them computes the result.
+func memoPanic(t *testing.T) {
+	var m Memo[int]
+	started := make(chan struct{})
+	waiter := make(chan int, 1)
+	go func() {
+		<-started
+		v, _ := m.Get(context.Background(), func(context.Context) (int, error) { return 9, nil })
+		waiter <- v
+	}()
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = m.Get(context.Background(), func(context.Context) (int, error) {
+			close(started)
+			synctest.Wait() // the waiter waits on this call
+			panic("boom")
+		})
+	}()
+	select {
+	case v := <-waiter:
+		if v != 9 {
+			t.Fatalf("waiter got %d", v)
 		}
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("a waiter hung after the worker panicked")
+	}
 }
 
 // TestMemoStoredNeverStores: reading before any work stores nothing, so

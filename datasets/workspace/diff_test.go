@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -133,13 +134,20 @@ func TestDiffStampsSeeRewrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * stampSlack)
-	// The stamps a longer clone keeps (its early files'): now old enough.
+	// The stamps a longer clone keeps (its early files'), once the file
+	// system's clock has moved past them: a change now gets a later ctime.
 	clone.stamps = map[string]stamp{}
+	var last time.Time
 	for _, n := range []string{"a.txt", "b.txt"} {
 		fi, err := os.Lstat(filepath.Join(s, n))
 		must(t, err)
-		clone.stamps[n], _ = stampOf(fi)
+		clone.stamps[n], _ = stampOf(fi) // none off Linux: Diff reads every file
+		if c := clone.stamps[n].ctime; c.After(last) {
+			last = c
+		}
+	}
+	if !last.IsZero() {
+		waitCtimePast(t, t.TempDir(), last)
 	}
 	f, err := os.OpenFile(filepath.Join(s, "a.txt"), os.O_WRONLY, 0)
 	must(t, err)
@@ -203,5 +211,26 @@ func TestDiffHostileSession(t *testing.T) {
 	}
 	if res.Changed != 4 {
 		t.Errorf("%d changed, want 4", res.Changed)
+	}
+}
+
+// waitCtimePast returns once a file changed in dir gets a ctime after t:
+// the kernel stamps ctimes at its clock tick (up to 10 ms), so a change
+// made within the tick of t could carry t itself.
+func waitCtimePast(t *testing.T, dir string, at time.Time) {
+	t.Helper()
+	probe := filepath.Join(dir, "probe")
+	must(t, os.WriteFile(probe, nil, 0o600))
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		must(t, os.Chmod(probe, 0o600)) // a change: a new ctime
+		fi, err := os.Lstat(probe)
+		must(t, err)
+		if st, _ := stampOf(fi); st.ctime.After(at) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the file system's ctime did not pass %v in 10 s", at)
+		}
+		runtime.Gosched()
 	}
 }

@@ -71,10 +71,18 @@ func TestHammer(t *testing.T) {
 	}
 	s := p.Serve(context.Background(), []net.Listener{allowed, refused}, conn)
 
-	var wg sync.WaitGroup
+	// Close comes once every goroutine has made three calls, one of each
+	// kind: in the middle of the traffic, not before it.
+	var wg, midway sync.WaitGroup
 	for i := range 8 {
+		midway.Add(1)
 		wg.Go(func() {
+			var once sync.Once
+			defer once.Do(midway.Done) // one that stopped early
 			for j := range 20 {
+				if j == 3 {
+					once.Do(midway.Done)
+				}
 				switch (i + j) % 3 {
 				case 0:
 					c, err := net.Dial("tcp4", allowed.Addr().String())
@@ -110,7 +118,7 @@ func TestHammer(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(50 * time.Millisecond)
+	midway.Wait()
 	denials := s.Close()
 	wg.Wait()
 	for _, d := range denials {
