@@ -9,7 +9,8 @@
 #
 #   scripts/component-fixtures.sh [outdir]
 #
-# Run it after changing a fixture's source; componenttest's
+# Run it (or go generate ./sandbox/component/componenttest) after changing
+# a fixture's source; componenttest's
 # TestFixturesUpToDate rebuilds every fixture this way when the tools are
 # installed and fails when a committed file differs. The output is
 # deterministic (wat2wasm, jco's embed + new, and go build with -trimpath
@@ -19,6 +20,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(realpath -m "${1:-$root/sandbox/component/testdata/wasm}")"
 td="$root/sandbox/component/testdata"
 cd_="$root/cmd/murmur-eval/testdata/components"
+# build.mjs reads its jobs as whitespace-separated words.
+[[ "$root$out$(dirname "$(mktemp -u)")" != *[[:space:]]* ]] ||
+	{ echo "component-fixtures: paths with spaces are not supported" >&2; exit 1; }
 for tool in wat2wasm node go; do
 	command -v "$tool" >/dev/null || { echo "component-fixtures: $tool is missing" >&2; exit 1; }
 done
@@ -28,11 +32,14 @@ mkdir -p "$out"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# component <name> <wat> <wit> <world> [reactor]
+# component <name> <wat> <wit> <world> [reactor] assembles the core module
+# and queues its wrapping; jco wraps the queue in one Node process at the end.
+jobs="$tmp/jobs"
+: >"$jobs"
 component() {
 	local name=$1 wat=$2 wit=$3 world=$4 adapter=${5:-}
 	wat2wasm "$wat" -o "$tmp/$name.core.wasm"
-	(cd "$td" && node build.mjs "$tmp/$name.core.wasm" "$wit" "$world" "$out/$name.wasm" $adapter)
+	echo "$tmp/$name.core.wasm $wit $world $out/$name.wasm $adapter" >>"$jobs"
 }
 
 # sandbox/component's fixtures (worlds of testdata/fixtures.wit).
@@ -65,4 +72,6 @@ drv="$root/inference/drivertest/testdata"
 (cd "$drv/openai-driver" && GOOS=wasip1 GOARCH=wasm GOFLAGS=-mod=mod GOWORK=off \
 	go build -trimpath -buildvcs=false -ldflags="-s -w" -buildmode=c-shared -o "$tmp/openai-driver.core.wasm" .)
 (cd "$root" && go run ./scripts/addrealloc "$tmp/openai-driver.core.wasm" "$tmp/openai-driver.patched.wasm")
-(cd "$td" && node build.mjs "$tmp/openai-driver.patched.wasm" "$drv/driver.wit" driver "$out/openai-driver.wasm" reactor)
+echo "$tmp/openai-driver.patched.wasm $drv/driver.wit driver $out/openai-driver.wasm reactor" >>"$jobs"
+
+(cd "$td" && node build.mjs - <"$jobs")

@@ -7,6 +7,8 @@
 // installs; without them a test skips, except under CI=1 where it fails).
 package componenttest
 
+//go:generate bash ../../../scripts/component-fixtures.sh
+
 import (
 	"os"
 	"os/exec"
