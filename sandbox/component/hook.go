@@ -3,9 +3,6 @@ package component
 import (
 	"context"
 	"errors"
-	"math"
-
-	"github.com/tetratelabs/wazero/api"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
@@ -140,7 +137,7 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 	}
 	for i, f := range schema {
 		if fields[i].kind != f.Kind {
-			return HookOutput{}, errcode.New(errcode.Internal, "%s field %s is %s, got %s", event, f.Name, f.Kind.wit(), fields[i].kind.wit())
+			return HookOutput{}, errcode.New(errcode.Internal, "%s field %s is %s, got %s", event, f.Name, wit(f.Kind), wit(fields[i].kind))
 		}
 	}
 	fn, ok := h.c.plan.hook[event]
@@ -169,7 +166,7 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 	var hookErr *HookError
 	err := abi.Guard(func() error {
 		m := h.in.m
-		params := s.lowerRecord(callCtx, schema, fields)
+		params := s.lowerRecord(callCtx, fields)
 		res, err := m.ExportedFunction(fn.core).Call(callCtx, params...)
 		if err != nil {
 			return err
@@ -234,118 +231,26 @@ func (h *HookInstance) Close(ctx context.Context) error {
 	return nil
 }
 
-// lowerRecord lowers an event record into the core parameters: flattened,
-// or (past maxFlatParams) stored in memory the guest's cabi_realloc gives
-// and passed as one pointer.
-func (s *state) lowerRecord(ctx context.Context, schema []hookField, fields []Value) []uint64 {
-	nflat := 0
-	for _, f := range schema {
-		nflat += len(f.Kind.flat())
-	}
-	if nflat > maxFlatParams {
-		var align, size uint32 = 1, 0
-		offs := make([]uint32, len(fields))
-		for i, f := range schema {
-			a, n := f.Kind.layout()
-			align = max(align, a)
-			size = (size + a - 1) &^ (a - 1)
-			offs[i] = size
-			size += n
+// lowered is v as the canonical ABI layer lowers it.
+func (v Value) lowered() abi.Value {
+	lv := abi.Value{Kind: v.kind, S: v.s, N: v.n, F: v.f, Opt: v.opt, Strs: v.strs}
+	if v.kind == kMessages {
+		lv.Pairs = make([][2]string, len(v.msgs))
+		for i, m := range v.msgs {
+			lv.Pairs[i] = [2]string{m.Role, m.Content}
 		}
-		size = (size + align - 1) &^ (align - 1)
-		p := s.Alloc(ctx, align, size)
-		for i, v := range fields {
-			s.storeValue(ctx, p+offs[i], v)
-		}
-		return []uint64{uint64(p)}
 	}
-	var flat []uint64
-	for _, v := range fields {
-		flat = append(flat, s.flatValue(ctx, v)...)
-	}
-	return flat
+	return lv
 }
 
-// flatValue lowers one field to its flat core values.
-func (s *state) flatValue(ctx context.Context, v Value) []uint64 {
-	switch v.kind {
-	case kU32, kS32, kU64:
-		return []uint64{v.n}
-	case kF64:
-		return []uint64{api.EncodeF64(canonNaN(v.f))}
-	case kOptString:
-		a, b, c := s.LowerOption(ctx, v.opt)
-		return []uint64{a, b, c}
-	case kString:
-		p, n := s.PutString(ctx, v.s)
-		return []uint64{uint64(p), uint64(n)}
-	case kStrings:
-		p, n := s.putStrings(ctx, v.strs)
-		return []uint64{uint64(p), uint64(n)}
+// lowerRecord lowers an event record (its fields checked against the
+// schema) into the lifecycle function's core parameters.
+func (s *state) lowerRecord(ctx context.Context, fields []Value) []uint64 {
+	vals := make([]abi.Value, len(fields))
+	for i, v := range fields {
+		vals[i] = v.lowered()
 	}
-	p, n := s.putMessages(ctx, v.msgs)
-	return []uint64{uint64(p), uint64(n)}
-}
-
-// storeValue stores one field at ptr in guest memory.
-func (s *state) storeValue(ctx context.Context, ptr uint32, v Value) {
-	switch v.kind {
-	case kU32, kS32:
-		s.U32(ptr, uint32(v.n))
-	case kU64:
-		s.U64(ptr, v.n)
-	case kF64:
-		s.U64(ptr, math.Float64bits(canonNaN(v.f)))
-	case kOptString:
-		d, p, n := s.LowerOption(ctx, v.opt)
-		s.U8(ptr, byte(d))
-		s.U32(ptr+4, uint32(p))
-		s.U32(ptr+8, uint32(n))
-	default:
-		flat := s.flatValue(ctx, v)
-		s.U32(ptr, uint32(flat[0]))
-		s.U32(ptr+4, uint32(flat[1]))
-	}
-}
-
-// canonNaN is the canonical ABI's one NaN.
-func canonNaN(f float64) float64 {
-	if math.IsNaN(f) {
-		return math.Float64frombits(0x7ff8000000000000)
-	}
-	return f
-}
-
-// putStrings lowers a list<string>.
-func (s *state) putStrings(ctx context.Context, v []string) (uint32, uint32) {
-	if len(v) == 0 {
-		return 4, 0
-	}
-	lp := s.Alloc(ctx, 4, uint32(8*len(v)))
-	for i, e := range v {
-		p, n := s.PutString(ctx, e)
-		s.U32(lp+8*uint32(i), p)
-		s.U32(lp+8*uint32(i)+4, n)
-	}
-	return lp, uint32(len(v))
-}
-
-// putMessages lowers a list<message>.
-func (s *state) putMessages(ctx context.Context, v []Message) (uint32, uint32) {
-	if len(v) == 0 {
-		return 4, 0
-	}
-	lp := s.Alloc(ctx, 4, uint32(16*len(v)))
-	for i, m := range v {
-		e := lp + 16*uint32(i)
-		p, n := s.PutString(ctx, m.Role)
-		s.U32(e, p)
-		s.U32(e+4, n)
-		p, n = s.PutString(ctx, m.Content)
-		s.U32(e+8, p)
-		s.U32(e+12, n)
-	}
-	return lp, uint32(len(v))
+	return s.LowerParams(ctx, vals)
 }
 
 // hookResultSize is result<hook-output, string>'s size (align 4): the
@@ -385,7 +290,7 @@ func liftHookResult(mem abi.MemReader, ptr uint32) (HookOutput, *HookError, erro
 	var err error
 	switch b[4] {
 	case 1, 2:
-		pairs, err := liftPairs(mem, b[8:])
+		pairs, err := abi.LiftPairs(mem, b[8:])
 		if err != nil {
 			return HookOutput{}, nil, err
 		}
@@ -404,36 +309,3 @@ func liftHookResult(mem abi.MemReader, ptr uint32) (HookOutput, *HookError, erro
 	}
 	return out, nil, err
 }
-
-// liftPairs lifts a list of records of two strings (message,
-// tool-manifest: 16 bytes each) whose pointer and length are at b.
-func liftPairs(mem abi.MemReader, b []byte) ([][2]string, error) {
-	lp, ln := abi.LE32(b), abi.LE32(b[4:])
-	if lp%4 != 0 {
-		return nil, abi.LiftFail("list pointer %#x is not 4-byte aligned", lp)
-	}
-	if uint64(ln)*16 > uint64(mem.Size()) {
-		return nil, abi.LiftFail("list of %d records exceeds linear memory", ln)
-	}
-	list, ok := mem.Read(lp, ln*16)
-	if !ok {
-		return nil, abi.LiftFail("list %#x+%d out of bounds", lp, ln)
-	}
-	list = append([]byte(nil), list...)
-	out := make([][2]string, 0, ln)
-	for i := uint32(0); i < ln; i++ {
-		a, err := abi.LiftString(mem, list[16*i:])
-		if err != nil {
-			return nil, err
-		}
-		c, err := abi.LiftString(mem, list[16*i+8:])
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, [2]string{a, c})
-	}
-	return out, nil
-}
-
-// String names the kind in messages.
-func (k fieldKind) String() string { return k.wit() }

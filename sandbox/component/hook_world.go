@@ -11,23 +11,24 @@ import (
 )
 
 // fieldKind is the WIT type of one field of a lifecycle event record: the
-// types murmur's lifecycle records use (murmur-session.md §4.2).
-type fieldKind int
+// types murmur's lifecycle records use (murmur-session.md §4.2), as the
+// canonical ABI layer lowers them.
+type fieldKind = abi.Kind
 
 // Field kinds.
 const (
-	kString    fieldKind = iota // string
-	kU32                        // u32
-	kU64                        // u64
-	kS32                        // s32
-	kF64                        // f64
-	kOptString                  // option<string>
-	kStrings                    // list<string>
-	kMessages                   // list<message{role, content}>
+	kString    = abi.String    // string
+	kU32       = abi.U32       // u32
+	kU64       = abi.U64       // u64
+	kS32       = abi.S32       // s32
+	kF64       = abi.F64       // f64
+	kOptString = abi.OptString // option<string>
+	kStrings   = abi.Strings   // list<string>
+	kMessages  = abi.Pairs     // list<message{role, content}>
 )
 
-// wit is the kind as shape renders it.
-func (k fieldKind) wit() string {
+// wit is the kind k as shape renders it.
+func wit(k fieldKind) string {
 	switch k {
 	case kString:
 		return "string"
@@ -47,34 +48,6 @@ func (k fieldKind) wit() string {
 		return "list<" + messageShape + ">"
 	}
 	return "?"
-}
-
-// flat is the kind's flattened core types.
-func (k fieldKind) flat() []api.ValueType {
-	switch k {
-	case kU32, kS32:
-		return abi.Sig(i32)
-	case kU64:
-		return abi.Sig(i64)
-	case kF64:
-		return abi.Sig(api.ValueTypeF64)
-	case kOptString:
-		return abi.Sig(i32, i32, i32)
-	}
-	return abi.Sig(i32, i32) // string, lists
-}
-
-// layout is the kind's canonical-ABI alignment and size in memory.
-func (k fieldKind) layout() (align, size uint32) {
-	switch k {
-	case kU32, kS32:
-		return 4, 4
-	case kU64, kF64:
-		return 8, 8
-	case kOptString:
-		return 4, 12
-	}
-	return 4, 8
 }
 
 // hookField is one field of a lifecycle event record.
@@ -137,15 +110,11 @@ func hookFunctions() []string {
 		HookOnShell, HookOnCompaction, HookOnTaskEnd, HookOnSessionEnd}
 }
 
-// maxFlatParams is the canonical ABI's limit: a function whose flattened
-// parameters are more is passed one pointer to them in memory.
-const maxFlatParams = 16
-
 // hookRecordShape renders an event record as shape does.
 func hookRecordShape(fields []hookField) string {
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		parts[i] = f.Name + ":" + f.Kind.wit()
+		parts[i] = f.Name + ":" + wit(f.Kind)
 	}
 	return "record{" + strings.Join(parts, ",") + "}"
 }
@@ -153,14 +122,11 @@ func hookRecordShape(fields []hookField) string {
 // hookFlatParams is the core signature's parameters of a lifecycle
 // function: the record flattened, or one pointer past the limit.
 func hookFlatParams(fields []hookField) []api.ValueType {
-	var flat []api.ValueType
-	for _, f := range fields {
-		flat = append(flat, f.Kind.flat()...)
+	kinds := make([]abi.Kind, len(fields))
+	for i, f := range fields {
+		kinds[i] = f.Kind
 	}
-	if len(flat) > maxFlatParams {
-		return abi.Sig(i32)
-	}
-	return flat
+	return abi.FlatParams(kinds)
 }
 
 const (

@@ -56,5 +56,35 @@ func LiftString(mem MemReader, b []byte) (string, error) {
 	return string(s), nil
 }
 
+// LiftPairs lifts a list of records of two strings (16 bytes each) whose
+// pointer and length are at b.
+func LiftPairs(mem MemReader, b []byte) ([][2]string, error) {
+	lp, ln := LE32(b), LE32(b[4:])
+	if lp%4 != 0 {
+		return nil, LiftFail("list pointer %#x is not 4-byte aligned", lp)
+	}
+	if uint64(ln)*16 > uint64(mem.Size()) {
+		return nil, LiftFail("list of %d records exceeds linear memory", ln)
+	}
+	list, ok := mem.Read(lp, ln*16)
+	if !ok {
+		return nil, LiftFail("list %#x+%d out of bounds", lp, ln)
+	}
+	list = append([]byte(nil), list...)
+	out := make([][2]string, 0, ln)
+	for i := uint32(0); i < ln; i++ {
+		a, err := LiftString(mem, list[16*i:])
+		if err != nil {
+			return nil, err
+		}
+		c, err := LiftString(mem, list[16*i+8:])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{a, c})
+	}
+	return out, nil
+}
+
 // LE32 is the little-endian uint32 at the start of b.
 func LE32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
