@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
+	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
 // The conformance suite: every stage of the real table, run by the real
@@ -110,6 +112,48 @@ func TestConformanceOwnResultOnly(t *testing.T) {
 	}
 	if st.Task != "What is 6*7?" || out.ExitStatus != "ok" || len(rep.Scores) != 1 {
 		t.Errorf("staged task %q, exit %q, scores %+v", st.Task, out.ExitStatus, rep.Scores)
+	}
+}
+
+// TestConformanceClosesTheSession: the executor, not Report, closes the
+// session Launch opened: after the case, trace.jsonl holds the session's
+// session_end, and the writer is closed (a second Close fails); a case
+// whose loop failed after the session started gets murmur's fallback
+// session_end.
+func TestConformanceClosesTheSession(t *testing.T) {
+	for _, failLoop := range []bool{false, true} {
+		replace := map[string]pipeline.Stage{}
+		if failLoop {
+			replace[loop.Name] = forger{loop.Name, func(_ context.Context, c *pipeline.Case) error {
+				ses, err := pipeline.ResultOf(c, launch.Result)
+				if err != nil {
+					return err
+				}
+				if err := ses.Trace.SessionStart(trace.SessionStart{}); err != nil {
+					return err
+				}
+				return errcode.New(errcode.RunAgentLoop, "the loop failed")
+			}}
+		}
+		c := newCase(t, "a")
+		execute(t, table(t, replace), context.Background(), c)
+		ses, _ := pipeline.Lookup(c, launch.Result)
+		if ses == nil {
+			t.Fatal("no session")
+		}
+		if err := ses.Trace.Close(); err == nil {
+			t.Errorf("failLoop=%v: the trace was still open after the case", failLoop)
+		}
+		b, err := os.ReadFile(filepath.Join(c.SessionDir, "trace.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(b), `"event_type":"session_end"`); n != 1 {
+			t.Errorf("failLoop=%v: %d session_end events, want 1:\n%s", failLoop, n, b)
+		}
+		if v := c.Verdict(); failLoop != (v.Status == pipeline.StatusError) {
+			t.Errorf("failLoop=%v: verdict %+v", failLoop, v)
+		}
 	}
 }
 
