@@ -22,36 +22,7 @@ import (
 // instantiates the main module, then the adapter against it, and forwards
 // the main module's preview-1 imports to that adapter instance.
 
-const adapterName = "wasi_snapshot_preview1"
-
-// isAdapter reports whether a core module's imports are those of a
-// preview-1 adapter: the main module's memory and allocator plus WASI 0.2.
-func isAdapter(mods []string) bool {
-	seen := false
-	for _, m := range mods {
-		switch {
-		case m == "env" || m == "__main_module__":
-			seen = true
-		case strings.HasPrefix(m, "wasi:") && strings.Contains(m, "@0.2."):
-		default:
-			return false
-		}
-	}
-	return seen
-}
-
-// adapterInstance is the core instance index of the adapter, or -1.
-func adapterInstance(b *binary.Component, adapter int) int64 {
-	if adapter < 0 {
-		return -1
-	}
-	for i, ci := range b.CoreInstances {
-		if ci.Module == adapter {
-			return int64(i)
-		}
-	}
-	return -1
-}
+const adapterName = binary.AdapterModule
 
 // compileAdapter compiles the adapter, links its WASI 0.2 imports, checks
 // that it provides every preview-1 function the main module imports with

@@ -152,8 +152,8 @@ func validateHook(b *binary.Component) (*plan, error) {
 	var lifts []binary.Canon
 	for _, name := range hookFunctions() {
 		fields, required, _ := hookSchema(name)
-		lift, err := findLiftFunc(b, WorldHook, name)
-		var nf *noFuncError
+		lift, err := b.FindLift(WorldHook.export(), WorldHook.name(), name)
+		var nf *binary.NoFuncError
 		if errors.As(err, &nf) && !required {
 			continue
 		}
@@ -164,7 +164,7 @@ func validateHook(b *binary.Component) (*plan, error) {
 		if cf.Canon >= 0 {
 			return nil, unsupported("the %s export's %s lifts a host function", hookInterface, name)
 		}
-		inst, ok := index(b.CoreInstances, cf.Alias.Instance)
+		inst, ok := binary.Index(b.CoreInstances, cf.Alias.Instance)
 		if !ok || inst.Module < 0 {
 			return nil, unsupported("the %s export's %s does not come from an instantiated core module", hookInterface, name)
 		}
@@ -178,30 +178,32 @@ func validateHook(b *binary.Component) (*plan, error) {
 			return nil, unsupported("the world's %s is core export %q, want %q", name, fn.core, want)
 		}
 		if lift.PostReturn >= 0 {
-			pr, ok := index(b.CoreFuncs, uint32(lift.PostReturn))
+			pr, ok := binary.Index(b.CoreFuncs, uint32(lift.PostReturn))
 			if !ok || pr.Canon >= 0 || pr.Alias.Instance != mainInst {
 				return nil, unsupported("post-return of %s is not a function of the main module", name)
 			}
 			fn.postReturn = pr.Alias.Name
 		}
-		ft := resolve(b, binary.ValType{Index: lift.Type})
+		ft := b.Resolve(binary.ValType{Index: lift.Type})
 		if ft == nil || ft.Kind != binary.TFunc || len(ft.Fields) != 1 || !ft.HasElem {
 			return nil, unsupported("lifecycle %s must be func(event) -> result<hook-output, string>", name)
 		}
-		if got, want := shape(b, ft.Fields[0], 0), hookRecordShape(fields); got != want {
+		if got, want := b.Shape(ft.Fields[0]), hookRecordShape(fields); got != want {
 			return nil, unsupported("lifecycle %s takes %s, want %s", name, got, want)
 		}
-		if got := shape(b, ft.Elem, 0); got != hookResultShape {
+		if got := b.Shape(ft.Elem); got != hookResultShape {
 			return nil, unsupported("lifecycle %s returns %s, want %s", name, got, hookResultShape)
 		}
 		p.hook[name] = fn
 		lifts = append(lifts, lift)
 	}
-	if err := checkModules(b, p); err != nil {
+	adapter, err := b.CheckModules(p.main)
+	if err != nil {
 		return nil, err
 	}
+	p.adapter = adapter
 	for _, l := range lifts {
-		if err := checkOptions(b, l, mainInst, adapterInstance(b, p.adapter)); err != nil {
+		if err := b.CheckOptions(l, mainInst, b.AdapterInstance(p.adapter)); err != nil {
 			return nil, err
 		}
 	}
