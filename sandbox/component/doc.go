@@ -13,14 +13,18 @@
 // The host is built in layers, each a package of its own with its tests:
 //
 //   - internal/binary decodes the binary format into its index spaces
-//     (never panicking on hostile input);
+//     (never panicking on hostile input) and checks the structure of
+//     wit-component's shape whatever the world (canonical options, core
+//     modules, the lift behind an export, types rendered as shapes);
 //   - internal/abi is the canonical ABI: one call's Frame (bounds-checked
 //     guest memory, strings and lists through cabi_realloc, the resource
-//     table), lifting, traps, and the host function type;
+//     table), values and their lowering, lifting, traps, and the host
+//     function type;
 //   - internal/wasi implements WASI 0.2 (cli, io, clocks, random,
 //     filesystem, http) on a call's Host;
 //   - this package is murmur's worlds: it checks a decoded component
-//     against a world (validate.go, hook_world.go), links the WASI and
+//     against a world's exports, types and imports (validate.go,
+//     hook_world.go), links the WASI and
 //     murmur interfaces (host.go, murmur.go) into the main module, and
 //     runs it per call with the engine's memory limiter
 //     (sandbox/internal/memlimit, shared with preview-1 modules).
