@@ -132,9 +132,8 @@ func TestAdversarialToolsAreContained(t *testing.T) {
 	out := filepath.Join(base, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "60s")
-	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=sk-leak-a", "AWS_SECRET_ACCESS_KEY=sk-leak-b", "OPENAI_API_KEY=sk-leak-c")
+	cmd := newFixture(t, dir).with(withEnv("ANTHROPIC_API_KEY=sk-leak-a", "AWS_SECRET_ACCESS_KEY=sk-leak-b", "OPENAI_API_KEY=sk-leak-c")).start(ctx, out,
+		"--workers", "2", "--timeout", "60s")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -145,7 +144,7 @@ func TestAdversarialToolsAreContained(t *testing.T) {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", exitErr.ExitCode(), stderr.String())
 	}
 
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	for _, tc := range cases {
 		row := byCase[tc.id]
 		if row["status"] != "passed" {

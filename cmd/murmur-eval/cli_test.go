@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,25 +14,6 @@ import (
 // usage string that already ends with it.
 var twiceDefault = regexp.MustCompile(`\(default [^)]*\) \(default [^)]*\)`)
 
-// runPlain runs the binary with exactly args (runBinary adds --cache-dir
-// to what it takes for a run).
-func runPlain(t *testing.T, args ...string) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(e2eBinary(t), args...)
-	cmd.Dir = t.TempDir()
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		r.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 // TestCLIPaperCuts: the top-level usage lists every subcommand; help,
 // help SUBCOMMAND, version and --version work; an unknown subcommand is
 // refused with a suggestion; defaults are printed once; and every --help
@@ -43,7 +21,7 @@ func runPlain(t *testing.T, args ...string) result {
 func TestCLIPaperCuts(t *testing.T) {
 	e2eBinary(t)
 	t.Parallel()
-	help := runPlain(t, "help")
+	help, _ := runE2E(t, []string{"help"}, plainArgs())
 	if help.code != 0 {
 		t.Fatalf("help: exit %d\n%s", help.code, help.stderr)
 	}
@@ -57,22 +35,22 @@ func TestCLIPaperCuts(t *testing.T) {
 	}
 	for _, c := range []string{"show", "diff", "merge", "report", "pack", "run"} {
 		for _, args := range [][]string{{"help", c}, {c, "--help"}} {
-			r := runPlain(t, args...)
+			r, _ := runE2E(t, args, plainArgs())
 			if r.code != 0 || !strings.Contains(r.stderr, "Usage: murmur-eval") || twiceDefault.MatchString(r.stderr) {
 				t.Errorf("%s: exit %d, want 0 with a usage printing each default once:\n%s", strings.Join(args, " "), r.code, r.stderr)
 			}
 		}
 	}
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		if r := runPlain(t, args...); r.code != 0 || !strings.HasPrefix(r.stdout, "murmur-eval ") {
+		if r, _ := runE2E(t, args, plainArgs()); r.code != 0 || !strings.HasPrefix(r.stdout, "murmur-eval ") {
 			t.Errorf("%s: exit %d, stdout %q", args[0], r.code, r.stdout)
 		}
 	}
-	r := runPlain(t, "raport", "runs/a")
+	r, _ := runE2E(t, []string{"raport", "runs/a"}, plainArgs())
 	if r.code != exitUsage || !hasCode(r.stderr, errcode.Usage) || !strings.Contains(r.stderr, `did you mean "report"?`) {
 		t.Errorf("raport: exit %d, want %d suggesting report:\n%s", r.code, exitUsage, r.stderr)
 	}
-	if r := runPlain(t, "help", "raport"); r.code != exitUsage || !strings.Contains(r.stderr, `did you mean "report"?`) {
+	if r, _ := runE2E(t, []string{"help", "raport"}, plainArgs()); r.code != exitUsage || !strings.Contains(r.stderr, `did you mean "report"?`) {
 		t.Errorf("help raport: exit %d, want %d suggesting report:\n%s", r.code, exitUsage, r.stderr)
 	}
 }
@@ -82,11 +60,12 @@ func TestCLIPaperCuts(t *testing.T) {
 func TestCLIVersionRecorded(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	out, r := evalRun(t, qs, "--filter", "direct-answer", "--workers", "1")
+	out, r := newFixture(t, qs).run("--filter", "direct-answer", "--workers", "1")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	ver := strings.TrimPrefix(strings.TrimSpace(runPlain(t, "version").stdout), "murmur-eval ")
+	v, _ := runE2E(t, []string{"version"}, plainArgs())
+	ver := strings.TrimPrefix(strings.TrimSpace(v.stdout), "murmur-eval ")
 	if d := readDigest(t, out); d.Version != ver || ver == "" {
 		t.Errorf("summary.json version %q, want %q", d.Version, ver)
 	}

@@ -203,7 +203,7 @@ func checkAnthropicVerdicts(t *testing.T, driver []byte) {
 	if warned := strings.Contains(r.stderr, "E-RUN-006"); warned != (driver == nil) {
 		t.Errorf("driver installed %v: E-RUN-006 warning %v\nstderr:\n%s", driver != nil, warned, r.stderr)
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	for id, want := range anthropicVerdicts {
 		row := rows[id]
 		if row["status"] != want.status || row["exit_status"] != want.exit || row["turns"] != want.turns || row["tool_calls"] != want.calls || row["model"] != "claude-sonnet-4-5" {

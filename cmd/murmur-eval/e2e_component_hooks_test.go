@@ -55,11 +55,11 @@ inference:
 	writeFile(t, filepath.Join(dir, "cases.jsonl"), `{"case_id": "counted-1", "task": "What is 6*7?"}`+"\n")
 	writeFile(t, filepath.Join(dir, "recordings", "counted-1.jsonl"), answer+"\n"+answer+"\n")
 
-	out, r := evalRun(t, dir)
+	out, r := newFixture(t, dir).run()
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	row := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))["counted-1"]
+	row := resultsByCase(t, out)["counted-1"]
 	if row["status"] != "passed" || row["turns"] != int32(2) || row["reopens"] != int32(1) {
 		t.Errorf("results row: status %v turns %v reopens %v, want passed 2 1", row["status"], row["turns"], row["reopens"])
 	}
@@ -90,11 +90,11 @@ inference:
 	if fault["hook_name"] != "counter" || fault["event"] != "on-session-end" || fault["arm"] != "artifact" {
 		t.Errorf("hook_dispatch_error = %v", fault)
 	}
-	task := readFileT(t, filepath.Join(ses, "task.md"))
+	task := readFile(t, filepath.Join(ses, "task.md"))
 	if !strings.Contains(task, "\n## Reopen 1 — from hook `counter`\n\nevents=4") {
 		t.Errorf("task.md = %q, want the reopen feedback events=4", task)
 	}
-	logs := readFileT(t, filepath.Join(ses, "logs", "hook-counter.log"))
+	logs := readFile(t, filepath.Join(ses, "logs", "hook-counter.log"))
 	for _, w := range []string{"on-task-start: error: task-start refused", "on-session-end: unsupported arm 'artifact' ignored"} {
 		if !strings.Contains(logs, w) {
 			t.Errorf("hook-counter.log = %q, want %q", logs, w)

@@ -69,7 +69,7 @@ func componentCalls(t *testing.T, sessionDir string) []map[string]any {
 // results row.
 func caseSession(t *testing.T, out, caseID string) string {
 	t.Helper()
-	row, ok := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))[caseID]
+	row, ok := resultsByCase(t, out)[caseID]
 	if !ok {
 		t.Fatalf("no results row for case %q", caseID)
 	}
@@ -90,7 +90,7 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 	// meets: growing to 64 MiB took over 1 s under the race detector on a
 	// loaded two-core CI machine, where a fresh page costs ~14 µs.
 	editManifest(t, dir, "deadline_seconds: 10", "deadline_seconds: 4")
-	writeFile(t, filepath.Join(dir, capsuleManifestFile), readFileT(t, filepath.Join(dir, capsuleManifestFile))+"\ntrace:\n  include_tool_output: true\n")
+	writeFile(t, filepath.Join(dir, capsuleManifestFile), readFile(t, filepath.Join(dir, capsuleManifestFile))+"\ntrace:\n  include_tool_output: true\n")
 	ct := func(op string) toolUse { return toolUse{"ctool", map[string]any{"op": op}} }
 	writeScripted(t, dir, []scripted{
 		{id: "mixed", calls: []toolUse{ct("e"), {"calc", map[string]any{"expression": "6*7"}}}},
@@ -99,11 +99,11 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 		{id: "spin", calls: []toolUse{ct("s")}},
 		{id: "balloon", calls: []toolUse{ct("m")}},
 	})
-	out, r := evalRun(t, dir)
+	out, r := newFixture(t, dir).run()
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	for _, id := range []string{"mixed", "chunk", "refused", "spin", "balloon"} {
 		if rows[id]["status"] != "passed" {
 			t.Errorf("case %s: status %v (%v %v), want passed", id, rows[id]["status"], rows[id]["error_code"], rows[id]["error_message"])
@@ -161,7 +161,7 @@ func TestComponentToolsInTheAgentLoop(t *testing.T) {
 				ids[i], got, ev["status"], gotSE, ref.Text(), status, se, ref.Trap)
 		}
 	}
-	logs := readFileT(t, filepath.Join(caseSession(t, out, "chunk"), "logs", "components.jsonl"))
+	logs := readFile(t, filepath.Join(caseSession(t, out, "chunk"), "logs", "components.jsonl"))
 	if want := `{"tool":"ctool","kind":"chunk","text":"{\"op\":\"c\"}"}` + "\n"; logs != want {
 		t.Errorf("chunk: logs/components.jsonl = %q, want %q", logs, want)
 	}
@@ -208,18 +208,18 @@ func TestScriptCapsuleComponent(t *testing.T) {
 	dir := scriptProject(t, "script",
 		`{"case_id":"writes","task":"Echo seven.","expected":{"result_equals":"{\"op\":\"e\",\"n\":7}"}}`+"\n"+
 			`{"case_id":"wrong","task":"Echo eight.","expected":{"result_contains":"\"n\":8"}}`+"\n")
-	out, r := evalRun(t, dir)
+	out, r := newFixture(t, dir).run()
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	if rows["writes"]["status"] != "passed" || rows["wrong"]["status"] != "failed" {
 		t.Errorf("statuses writes=%v (%v) wrong=%v (%v), want passed and failed", rows["writes"]["status"], rows["writes"]["error_message"],
 			rows["wrong"]["status"], rows["wrong"]["error_message"])
 	}
 	s := caseSession(t, out, "writes")
 	for name, want := range map[string]string{"out/result.txt": `{"op":"e","n":7}`, "task.md": "Echo seven."} {
-		if got := readFileT(t, filepath.Join(s, name)); got != want {
+		if got := readFile(t, filepath.Join(s, name)); got != want {
 			t.Errorf("%s = %q, want %q", name, got, want)
 		}
 	}
@@ -235,22 +235,13 @@ func TestScriptCapsuleRegistryAllowlist(t *testing.T) {
 	// script_ghost.wat is script.wat invoking "ghost" instead of "ctool".
 	want := "tool 'ghost' is not declared in manifest allowlist"
 	dir := scriptProject(t, "script_ghost", `{"case_id":"ghost","task":"Call a ghost.","expected":{"result_equals":"`+want+`"}}`+"\n")
-	out, r := evalRun(t, dir)
+	out, r := newFixture(t, dir).run()
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
-	if got := readFileT(t, filepath.Join(caseSession(t, out, "ghost"), "out", "result.txt")); got != want {
+	if got := readFile(t, filepath.Join(caseSession(t, out, "ghost"), "out", "result.txt")); got != want {
 		t.Errorf("out/result.txt = %q, want %q", got, want)
 	}
-}
-
-func readFileT(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestScriptCapsuleRegistryKinds: the registry serves each kind of WASM
@@ -288,11 +279,11 @@ func TestScriptCapsuleRegistryKinds(t *testing.T) {
 			writeFile(t, filepath.Join(calc, capsuleManifestFile), "name: calc1\nversion: 0.1.0\nruntime: tool\nrequires_files: [calc1.wasm]\n")
 			installTool(t, dir, "calc1", "./examples/quickstart/tools/calc")
 			editManifest(t, dir, "artifacts:\n", "artifacts:\n  - {name: ptool, runtime: tool, version: 0.1.0}\n  - {name: stool, runtime: tool, version: 0.1.0, capabilities: {filesystem: {scope: tools}}}\n  - {name: calc1, runtime: tool, version: 0.1.0}\n")
-			out, r := evalRun(t, dir)
+			out, r := newFixture(t, dir).run()
 			if r.code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 			}
-			if got := readFileT(t, filepath.Join(caseSession(t, out, "kind"), "out", "result.txt")); got != tc.want {
+			if got := readFile(t, filepath.Join(caseSession(t, out, "kind"), "out", "result.txt")); got != tc.want {
 				t.Errorf("out/result.txt = %q, want %q", got, tc.want)
 			}
 		})

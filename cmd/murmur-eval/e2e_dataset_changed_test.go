@@ -47,7 +47,7 @@ func TestDatasetEditedDuringTheRun(t *testing.T) {
 	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "1", "--progress", "none")
 	expected := readExpectedStatuses(t, filepath.Join(dir, "expected-statuses.json"))
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	if len(rows) != len(ids) {
 		t.Fatalf("%d rows, want %d (every case recorded)\nstderr:\n%s", len(rows), len(ids), r.stderr)
 	}

@@ -190,7 +190,7 @@ func TestDriverAndBuiltinVerdicts(t *testing.T) {
 		if warned := strings.Contains(r.stderr, "E-RUN-006"); warned == installed {
 			t.Errorf("installed=%v: E-RUN-006 warning %v\nstderr:\n%s", installed, warned, r.stderr)
 		}
-		rows[installed] = rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+		rows[installed] = resultsByCase(t, out)
 		outs[installed] = out
 	}
 	drv, builtin := rows[true], rows[false]

@@ -182,8 +182,8 @@ func TestDriverComponentRunsEveryTurn(t *testing.T) {
 	if n := driverRequests.Load(); n != 0 {
 		t.Errorf("replay run: %d driver requests, want none", n)
 	}
-	a := rowsByCase(t, readParquet(t, filepath.Join(live, "results.parquet")))
-	b := rowsByCase(t, readParquet(t, filepath.Join(replayed, "results.parquet")))
+	a := resultsByCase(t, live)
+	b := resultsByCase(t, replayed)
 	want := map[string]struct{ status, exit string }{
 		"direct":  {"passed", "ok"},
 		"tools":   {"passed", "ok"},
@@ -201,7 +201,7 @@ func TestDriverComponentRunsEveryTurn(t *testing.T) {
 	}
 	refused := `error: {"error":"model refused","stop_reason":"error"}` + "\n"
 	for _, run := range []string{live, replayed} {
-		if got := readFileT(t, filepath.Join(caseSession(t, run, "refused"), "out", "result.txt")); got != refused {
+		if got := readFile(t, filepath.Join(caseSession(t, run, "refused"), "out", "result.txt")); got != refused {
 			t.Errorf("%s: refused's result.txt = %q, want %q", filepath.Base(run), got, refused)
 		}
 	}
@@ -238,14 +238,14 @@ func TestUnknownDriverNotInstalledIsRefused(t *testing.T) {
 	dir := quickstart(t)
 	editManifest(t, dir, "artifact: murmur-driver-anthropic", "artifact: house-driver")
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--filter", "calc-m*")
+	r := newFixture(t, dir).live().runInto(out, "--filter", "calc-m*")
 	if r.code == 0 {
 		t.Fatalf("exit 0, want the cases refused\nstderr:\n%s", r.stderr)
 	}
 	if n := strings.Count(r.stderr, "warning: error[E-RUN-006]"); n != 1 {
 		t.Errorf("%d E-RUN-006 warnings, want one before the cases\nstderr:\n%s", n, r.stderr)
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	if len(rows) != 1 {
 		t.Errorf("%d rows, want calc-multiply's", len(rows))
 	}

@@ -203,10 +203,16 @@ type result struct {
 // cache shared by the tests of this binary unless args set --cache-dir.
 func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
-	bin := e2eBinary(t)
 	if len(args) == 0 || !slices.Contains([]string{"pack", "diff", "show", "merge", "report"}, args[0]) {
 		args = append(args, "--cache-dir", filepath.Join(buildDir, "wazero-cache"))
 	}
+	return plainCommand(ctx, t, args...)
+}
+
+// plainCommand is command with exactly args.
+func plainCommand(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
+	t.Helper()
+	bin := e2eBinary(t)
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache")}
 	for _, kv := range os.Environ() {
@@ -222,19 +228,66 @@ func command(ctx context.Context, t testing.TB, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// runBinary runs murmur-eval with args (see command) and waits for it.
-func runBinary(t testing.TB, args ...string) result {
-	t.Helper()
-	r, _ := runProcess(t, args...)
-	return r
+// invocation is how an end-to-end test runs one murmur-eval process:
+// runE2E's options. The zero value is runBinary's: command's environment
+// and a fresh working folder, bounded to two minutes.
+type invocation struct {
+	env     []string      // KEY=VALUE pairs added to command's environment
+	dir     string        // the working folder; "" for a fresh one
+	timeout time.Duration // how long the process may run; 0 for 2 minutes
+	plain   bool          // exactly the args given: no --cache-dir added
 }
 
-// runProcess is runBinary that also returns the ended process's state.
-func runProcess(t testing.TB, args ...string) (result, *os.ProcessState) {
+// runOption sets one thing of an invocation.
+type runOption func(*invocation)
+
+// withEnv adds environment variables (KEY=VALUE) to the process's.
+func withEnv(kv ...string) runOption {
+	return func(i *invocation) { i.env = append(i.env, kv...) }
+}
+
+// inDir runs the process in dir (a project folder, as `mur eval run` is
+// run there).
+func inDir(dir string) runOption { return func(i *invocation) { i.dir = dir } }
+
+// within bounds the process's run to d.
+func within(d time.Duration) runOption { return func(i *invocation) { i.timeout = d } }
+
+// plainArgs passes the args as they are: command adds --cache-dir to what
+// it takes for a run.
+func plainArgs() runOption { return func(i *invocation) { i.plain = true } }
+
+// newCommand is command with the invocation's options applied.
+func newCommand(ctx context.Context, t testing.TB, args []string, opts ...runOption) *exec.Cmd {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	var inv invocation
+	for _, o := range opts {
+		o(&inv)
+	}
+	var cmd *exec.Cmd
+	if inv.plain {
+		cmd = plainCommand(ctx, t, args...)
+	} else {
+		cmd = command(ctx, t, args...)
+	}
+	cmd.Env = append(cmd.Env, inv.env...)
+	if inv.dir != "" {
+		cmd.Dir = inv.dir
+	}
+	return cmd
+}
+
+// runE2E runs murmur-eval with args and opts and waits for it. The test
+// fails if the process could not run or did not exit on its own.
+func runE2E(t testing.TB, args []string, opts ...runOption) (result, *os.ProcessState) {
+	t.Helper()
+	inv := invocation{timeout: 2 * time.Minute}
+	for _, o := range opts {
+		o(&inv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), inv.timeout)
 	defer cancel()
-	cmd := command(ctx, t, args...)
+	cmd := newCommand(ctx, t, args, opts...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -251,16 +304,184 @@ func runProcess(t testing.TB, args ...string) (result, *os.ProcessState) {
 	return r, cmd.ProcessState
 }
 
-// evalRun runs murmur-eval on capsuleDir with its cases.jsonl and recordings/
-// into a new --out folder, plus extra flags. It returns the run folder.
-func evalRun(t testing.TB, capsuleDir string, extra ...string) (string, result) {
+// runBinary runs murmur-eval with args (see command) and waits for it.
+func runBinary(t testing.TB, args ...string) result {
 	t.Helper()
-	out := filepath.Join(reachableTempDir(t), "run")
-	args := append([]string{capsuleDir,
-		"--dataset", filepath.Join(capsuleDir, "cases.jsonl"),
-		"--replay", filepath.Join(capsuleDir, "recordings"),
-		"--out", out}, extra...)
-	return out, runBinary(t, args...)
+	r, _ := runE2E(t, args)
+	return r
+}
+
+// fixture is a capsule folder set up for runs: its dataset and the
+// recordings --replay serves, by default the tests' layout (cases.jsonl
+// and recordings/ in the capsule folder), and the options of every run.
+type fixture struct {
+	t       testing.TB
+	dir     string
+	dataset string
+	replay  string   // "" runs without --replay
+	flags   []string // flags of every run, after --out
+	opts    []runOption
+}
+
+// newFixture is the fixture of the capsule folder dir in the tests'
+// layout.
+func newFixture(t testing.TB, dir string) *fixture {
+	return &fixture{t: t, dir: dir, dataset: filepath.Join(dir, "cases.jsonl"), replay: filepath.Join(dir, "recordings")}
+}
+
+// live is the fixture without --replay: its model turns come from the
+// capsule's endpoint.
+func (f *fixture) live() *fixture {
+	g := *f
+	g.replay = ""
+	return &g
+}
+
+// withData is the fixture with another dataset and recordings folder.
+func (f *fixture) withData(dataset, replay string) *fixture {
+	g := *f
+	g.dataset, g.replay = dataset, replay
+	return &g
+}
+
+// withFlags is the fixture with flags added to every run's.
+func (f *fixture) withFlags(flags ...string) *fixture {
+	g := *f
+	g.flags = append(slices.Clip(f.flags), flags...)
+	return &g
+}
+
+// with is the fixture with opts added to every run's.
+func (f *fixture) with(opts ...runOption) *fixture {
+	g := *f
+	g.opts = append(slices.Clip(f.opts), opts...)
+	return &g
+}
+
+// writeCases writes the fixture's dataset, one JSON line each.
+func (f *fixture) writeCases(lines ...string) *fixture {
+	f.t.Helper()
+	if err := os.WriteFile(f.dataset, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		f.t.Fatal(err)
+	}
+	return f
+}
+
+// args are a run's arguments: the capsule, its dataset, --replay, --out
+// out, the fixture's flags, then extra.
+func (f *fixture) args(out string, extra ...string) []string {
+	return f.argsFor("--out", out, extra...)
+}
+
+// argsFor is args with the run folder given by flag (--out, or --resume
+// for the run to finish).
+func (f *fixture) argsFor(flag, out string, extra ...string) []string {
+	args := []string{f.dir, "--dataset", f.dataset}
+	if f.replay != "" {
+		args = append(args, "--replay", f.replay)
+	}
+	args = append(append(args, flag, out), f.flags...)
+	return append(args, extra...)
+}
+
+// newOut is a new run folder's path, in a folder the run's unprivileged
+// tools reach.
+func (f *fixture) newOut() string { return filepath.Join(reachableTempDir(f.t), "run") }
+
+// run runs the fixture's cases into a new --out folder, with extra flags.
+// It returns the run folder.
+func (f *fixture) run(extra ...string) (string, result) {
+	f.t.Helper()
+	out := f.newOut()
+	return out, f.runInto(out, extra...)
+}
+
+// runInto runs the fixture's cases into out (a new run folder, or the
+// one --resume finishes).
+func (f *fixture) runInto(out string, extra ...string) result {
+	f.t.Helper()
+	r, _ := runE2E(f.t, f.args(out, extra...), f.opts...)
+	return r
+}
+
+// resume runs --resume on the run folder out, with extra flags.
+func (f *fixture) resume(out string, extra ...string) result {
+	f.t.Helper()
+	r, _ := runE2E(f.t, f.argsFor("--resume", out, extra...), f.opts...)
+	return r
+}
+
+// start prepares a run into out that the test drives itself (to signal
+// it, or read its output as it comes), bounded by ctx.
+func (f *fixture) start(ctx context.Context, out string, extra ...string) *exec.Cmd {
+	f.t.Helper()
+	return newCommand(ctx, f.t, f.args(out, extra...), f.opts...)
+}
+
+// await waits until cond, a check of the state the run cmd leaves on disk
+// (its journal's lines, its session folders, its mounts), holds: the
+// state is the signal, checked every few milliseconds. When it does not
+// hold within timeout, the run is killed and the test fails with what it
+// waited for and the run's stderr (nil when not captured).
+func await(t testing.TB, cmd *exec.Cmd, stderr fmt.Stringer, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline.C:
+			_ = cmd.Process.Kill()
+			msg := ""
+			if stderr != nil {
+				msg = "\nstderr:\n" + stderr.String()
+			}
+			t.Fatalf("%s: not within %s%s", what, timeout, msg)
+		case <-tick.C:
+		}
+	}
+}
+
+// resultsByCase reads a run folder's results.parquet (with arrow-go) by
+// case_id.
+func resultsByCase(t testing.TB, out string) map[string]map[string]any {
+	t.Helper()
+	return rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+}
+
+// hasCode reports whether murmur-eval printed an error with code.
+func hasCode(stderr, code string) bool { return strings.Contains(stderr, "error["+code+"]") }
+
+// readFile is the content of the file at path.
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// editFile replaces old with new in path, failing when old is absent.
+func editFile(t testing.TB, path, old, new string) {
+	t.Helper()
+	data := readFile(t, path)
+	if !strings.Contains(data, old) {
+		t.Fatalf("%s does not hold %q", path, old)
+	}
+	writeFile(t, path, strings.Replace(data, old, new, 1))
+}
+
+// writeFile writes text to path, creating its folder.
+func writeFile(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // reachableTempDir is t.TempDir opened to others (0755, and its parent):

@@ -93,11 +93,11 @@ func TestE2EReopenHook(t *testing.T) {
 		t.Run(tt.hook, func(t *testing.T) {
 			t.Parallel()
 			dir := hookCapsule(t, tt.hook, tt.recorded)
-			out, r := evalRun(t, dir)
+			out, r := newFixture(t, dir).run()
 			if r.code != 0 {
 				t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 			}
-			rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+			rows := resultsByCase(t, out)
 			row := rows["judged-1"]
 			if row["status"] != tt.status || row["turns"] != tt.turns || row["exit_status"] != "ok" || row["reopens"] != int32(tt.reopens) {
 				t.Errorf("results row: status %v turns %v exit_status %v reopens %v, want %s %d ok %v", row["status"], row["turns"], row["exit_status"], row["reopens"], tt.status, tt.turns, tt.reopens)

@@ -68,7 +68,7 @@ func TestOTLPSpansAndHousekeeping(t *testing.T) {
 	rec := &otlpReceiver{}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	out, r := evalRun(t, qs, "--otel-endpoint", srv.URL, "--filter", "calc-*", "--limit", "4", "--keep-sessions", "none", "--progress", "plain")
+	out, r := newFixture(t, qs).run("--otel-endpoint", srv.URL, "--filter", "calc-*", "--limit", "4", "--keep-sessions", "none", "--progress", "plain")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

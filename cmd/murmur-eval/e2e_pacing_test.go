@@ -38,7 +38,7 @@ func TestPacingPreparesAheadWithinTheWorkerBound(t *testing.T) {
 		requests++
 		peak = max(peak, inFlight)
 		mu.Unlock()
-		time.Sleep(latency)
+		time.Sleep(latency) // the model's latency: what the pacer paces around
 		mu.Lock()
 		// Before any case has finished, a folder beyond the live ones
 		// is a case prepared ahead.
@@ -62,7 +62,7 @@ func TestPacingPreparesAheadWithinTheWorkerBound(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	if len(rows) != cases {
 		t.Fatalf("%d result rows, want %d", len(rows), cases)
 	}

@@ -102,33 +102,23 @@ func checkOncePerPair(t *testing.T, name string, rows []map[string]any, want int
 func TestKilledRunResumes(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dataset, recs := bigDataset(t, qs, 300)
-	args := func(out string, flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, out, "--workers", "2", "--max-error-rate", "1", "--progress", "plain"}
-	}
-	full := filepath.Join(reachableTempDir(t), "run") // all named alike: replayed token estimates count the session path
-	ref := runBinary(t, args(full, "--out")...)
+	f := newFixture(t, qs).withData(bigDataset(t, qs, 300)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "plain")
+	full := f.newOut() // all named alike: replayed token estimates count the session path
+	ref := f.runInto(full)
 	if ref.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\nstderr:\n%s", ref.code, ref.stderr)
 	}
 
-	killed := filepath.Join(reachableTempDir(t), "run")
+	killed := f.newOut()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, args(killed, "--out")...)
+	cmd := f.start(ctx, killed)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	for journalLines(killed) < 100 {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	await(t, cmd, &stderr, 90*time.Second, "100 cases journaled", func() bool { return journalLines(killed) >= 100 })
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +132,7 @@ func TestKilledRunResumes(t *testing.T) {
 	}
 
 	t.Logf("killed after %d of 300 cases were journaled", before)
-	res := runBinary(t, args(killed, "--resume")...)
+	res := f.resume(killed)
 	if res.code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", res.code, res.stderr)
 	}
@@ -190,13 +180,13 @@ func TestKilledRunResumes(t *testing.T) {
 	}
 
 	// A changed dataset is refused, naming what changed.
-	f, err := os.OpenFile(dataset, os.O_APPEND|os.O_WRONLY, 0)
+	ds, err := os.OpenFile(f.dataset, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintln(f, `{"case_id": "extra", "task": "Say hi."}`)
-	f.Close()
-	bad := runBinary(t, args(killed, "--resume")...)
+	fmt.Fprintln(ds, `{"case_id": "extra", "task": "Say hi."}`)
+	ds.Close()
+	bad := f.resume(killed)
 	if bad.code != exitUsage || !strings.Contains(bad.stderr, "changed since it started: dataset") {
 		t.Errorf("resume after a dataset change: exit %d, want %d naming the dataset\nstderr:\n%s", bad.code, exitUsage, bad.stderr)
 	}
@@ -214,29 +204,21 @@ func journalLines(dir string) int {
 func TestInterruptedRunResumes(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dataset, recs := bigDataset(t, qs, 60)
-	args := func(out string, flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, out, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
-	}
-	full := filepath.Join(reachableTempDir(t), "run") // all named alike: replayed token estimates count the session path
-	if r := runBinary(t, args(full, "--out")...); r.code != 0 {
+	f := newFixture(t, qs).withData(bigDataset(t, qs, 60)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "none")
+	full := f.newOut() // all named alike: replayed token estimates count the session path
+	if r := f.runInto(full); r.code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	stopped := filepath.Join(reachableTempDir(t), "run")
+	stopped := f.newOut()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, args(stopped, "--out")...)
+	cmd := f.start(ctx, stopped)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for journalLines(stopped) < 20 {
-		if ctx.Err() != nil {
-			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await(t, cmd, &stderr, 2*time.Minute, "20 cases journaled", func() bool { return journalLines(stopped) >= 20 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +228,7 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if n := len(readParquet(t, filepath.Join(stopped, "results.parquet")).Rows); n >= 60 {
 		t.Fatalf("the run finished (%d rows) before the interrupt", n)
 	}
-	if r := runBinary(t, args(stopped, "--resume")...); r.code != 0 {
+	if r := f.resume(stopped); r.code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	got := stableRows(readParquet(t, filepath.Join(stopped, "results.parquet")))

@@ -138,7 +138,7 @@ func validateJUnit(t *testing.T, path string) {
 func TestFailUnderGateAndShow(t *testing.T) {
 	t.Parallel()
 	qs := quickstart(t)
-	out, r := evalRun(t, qs, "--workers", "3", "--fail-under", "90%")
+	out, r := newFixture(t, qs).run("--workers", "3", "--fail-under", "90%")
 	if r.code != exitGateFailed {
 		t.Fatalf("exit code %d, want %d (pass rate 83.3%% is under 90%%)\nstdout:\n%s\nstderr:\n%s", r.code, exitGateFailed, r.stdout, r.stderr)
 	}
@@ -169,7 +169,7 @@ func TestFailUnderGateAndShow(t *testing.T) {
 		t.Errorf("show of a missing run: exit %d\n%s", s.code, s.stderr)
 	}
 	// A passing threshold passes.
-	if _, r := evalRun(t, qs, "--workers", "3", "--fail-under", "0.8"); r.code != exitOK {
+	if _, r := newFixture(t, qs).run("--workers", "3", "--fail-under", "0.8"); r.code != exitOK {
 		t.Errorf("--fail-under 0.8: exit %d, want 0\n%s", r.code, r.stdout)
 	}
 }

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -17,26 +12,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
-
-// runWithEnv is runBinary with extra environment variables.
-func runWithEnv(t *testing.T, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := command(ctx, t, args...)
-	cmd.Env = append(cmd.Env, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		r.code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // TestShardsMergeIntoTheUnshardedRun runs the quickstart with two epochs
 // whole and as three shards (one from a Kubernetes Indexed Job's
@@ -47,7 +22,7 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	t.Parallel()
 	ids := datasetIDs(t, filepath.Join(qs, "cases.jsonl"))
 	epochs := []string{"--epochs", "2", "--pass-at", "1,2", "--progress", "none"}
-	whole, r := evalRun(t, qs, epochs...)
+	whole, r := newFixture(t, qs).run(epochs...)
 	if r.code != 0 {
 		t.Fatalf("unsharded run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -57,13 +32,11 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	var shards []string
 	for i, flags := range [][]string{{"--shard", "0/3"}, {"--shard", "1/3"}, nil} {
 		out := filepath.Join(reachableTempDir(t), "run") // named as the whole run: replayed token counts depend on the paths
-		args := append([]string{qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out}, append(flags, epochs...)...)
-		var env []string
+		f, extra := newFixture(t, qs), append(flags, epochs...)
 		if flags == nil {
-			args = append(args, "--shard-count", "3")
-			env = []string{"JOB_COMPLETION_INDEX=2"}
+			f, extra = f.with(withEnv("JOB_COMPLETION_INDEX=2")), append(extra, "--shard-count", "3")
 		}
-		if r := runWithEnv(t, env, args...); r.code != 0 {
+		if r := f.runInto(out, extra...); r.code != 0 {
 			t.Fatalf("shard %d: exit %d\nstderr:\n%s", i, r.code, r.stderr)
 		}
 		if n := len(readParquet(t, filepath.Join(out, "results.parquet")).Rows); n == 0 || n == 2*len(ids) {

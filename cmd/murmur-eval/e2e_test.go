@@ -31,7 +31,7 @@ var quickstartExit = map[string]string{
 func TestQuickstartEndToEnd(t *testing.T) {
 	t.Parallel()
 	qs := quickstart(t)
-	out, r := evalRun(t, qs, "--workers", "3")
+	out, r := newFixture(t, qs).run("--workers", "3")
 	if r.code != exitOK {
 		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitOK, r.stdout, r.stderr)
 	}
@@ -251,7 +251,7 @@ func TestStuckToolTimesOutAlone(t *testing.T) {
 	const timeout = 3 * time.Second
 	// A timeout gets no verdict, so it counts against the error budget:
 	// one case in four is within 25%.
-	out, r := evalRun(t, dir, "--timeout", timeout.String(), "--workers", "2", "--max-error-rate", "25%")
+	out, r := newFixture(t, dir).run("--timeout", timeout.String(), "--workers", "2", "--max-error-rate", "25%")
 	t.Logf("timed run: %s", r.elapsed)
 	if r.code != exitOK {
 		t.Fatalf("exit code %d, want %d (one timeout in four cases is within --max-error-rate 25%%)\nstdout:\n%s\nstderr:\n%s", r.code, exitOK, r.stdout, r.stderr)
@@ -308,7 +308,7 @@ func TestTamperedArtifactFailsEveryCase(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, r := evalRun(t, qs, "--workers", "3")
+	out, r := newFixture(t, qs).run("--workers", "3")
 	if r.code != exitUsage {
 		t.Fatalf("exit code %d, want %d (a refused capsule)\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
 	}
@@ -458,7 +458,7 @@ func TestMissingRecordingIsACaseError(t *testing.T) {
 	if err := os.Remove(recordingPath(filepath.Join(qs, "recordings"), missing)); err != nil {
 		t.Fatal(err)
 	}
-	out, r := evalRun(t, qs, "--workers", "3")
+	out, r := newFixture(t, qs).run("--workers", "3")
 	if r.code != exitErrorBudget {
 		t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, exitErrorBudget, r.stdout, r.stderr)
 	}

@@ -104,8 +104,8 @@ except OSError as e:
 	out := filepath.Join(base, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "60s", "--check-timeout", "30s")
+	cmd := newFixture(t, dir).start(ctx, out,
+		"--workers", "2", "--timeout", "60s", "--check-timeout", "30s")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -120,7 +120,7 @@ except OSError as e:
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatalf("the planted module wrote %s on the host", marker)
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	checkLog := func(id string) string {
 		b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase[id]["session_dir"])), filepath.FromSlash(scoring.CheckLog)))
 		if err != nil {
@@ -196,16 +196,15 @@ func TestCommandsNeedAReachableRunFolder(t *testing.T) {
 	t.Parallel()
 	private := t.TempDir() // 0700
 	out := filepath.Join(private, "run")
-	r := runBinary(t, qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out)
-	if r.code != exitUsage || !codeIn(r.stderr, errcode.IOPermission) || !strings.Contains(r.stderr, private) {
+	r := newFixture(t, qs).runInto(out)
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.IOPermission) || !strings.Contains(r.stderr, private) {
 		t.Fatalf("exit %d, want %d with %s naming %s\nstderr:\n%s", r.code, exitUsage, errcode.IOPermission, private, r.stderr)
 	}
 	if des, _ := os.ReadDir(out); len(des) != 0 {
 		t.Errorf("--out holds %d entries after the refusal, want none", len(des))
 	}
 	// A selection without checks needs no reachable folder.
-	r = runBinary(t, qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"),
-		"--out", filepath.Join(private, "run2"), "--filter", "calc-*")
+	r = newFixture(t, qs).runInto(filepath.Join(private, "run2"), "--filter", "calc-*")
 	if r.code != exitOK {
 		t.Errorf("calc-* only: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}

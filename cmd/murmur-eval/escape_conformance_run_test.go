@@ -107,8 +107,7 @@ capabilities:
 	out := filepath.Join(spec.base, "run-"+spec.name)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, capsule, "--dataset", filepath.Join(capsule, "cases.jsonl"), "--out", out,
-		"--workers", "4", "--timeout", "90s", "--max-error-rate", "1")
+	cmd := newFixture(t, capsule).live().start(ctx, out, "--workers", "4", "--timeout", "90s", "--max-error-rate", "1")
 	for i, kv := range cmd.Env {
 		if strings.HasPrefix(kv, "PATH=") {
 			cmd.Env[i] = "PATH=/usr/bin:/bin" // python3 is the system's, not a version manager's shim
@@ -135,7 +134,7 @@ capabilities:
 		t.Fatalf("%s run: %v\nstderr:\n%s", spec.name, err, stderr.String())
 	}
 	t.Logf("%s run: %d cases in %s, exit %d", spec.name, len(cases), time.Since(start).Round(time.Millisecond), cmd.ProcessState.ExitCode())
-	res := ecRunResult{out: out, rows: rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))}
+	res := ecRunResult{out: out, rows: resultsByCase(t, out)}
 	if pre := res.grade(t, ecCase{id: "preflight"}); pre.verdict != "SUCCESS" {
 		t.Fatalf("%s run: the preflight probe did not run (%s: %s), so no case measured anything\nstderr:\n%s",
 			spec.name, pre.verdict, pre.detail, stderr.String())

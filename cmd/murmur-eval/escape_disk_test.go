@@ -52,9 +52,7 @@ func diskRun(t *testing.T, base string, cases []scripted, extra ...string) (stri
 	out := filepath.Join(base, "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	args := append([]string{dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "90s"}, extra...)
-	cmd := command(ctx, t, args...)
+	cmd := newFixture(t, dir).start(ctx, out, append([]string{"--workers", "2", "--timeout", "90s"}, extra...)...)
 	b, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Fatalf("the run did not end: %v\n%s", err, b)
@@ -65,7 +63,7 @@ func diskRun(t *testing.T, base string, cases []scripted, extra ...string) (stri
 	if _, serr := os.Stat(filepath.Join(out, "results.parquet")); serr != nil {
 		t.Fatalf("no results (%v): %v\n%s", serr, err, b)
 	}
-	return out, rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	return out, resultsByCase(t, out)
 }
 
 // TestDeletedFilesAToolHoldsCountAgainstTheWorkdir is issue 33's finding

@@ -104,8 +104,8 @@ func TestSessionFilesCannotReachTheHost(t *testing.T) {
 	const budget = 2 * time.Minute
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "60s")
+	cmd := newFixture(t, dir).start(ctx, out,
+		"--workers", "2", "--timeout", "60s")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	start := time.Now()
@@ -132,7 +132,7 @@ func TestSessionFilesCannotReachTheHost(t *testing.T) {
 		t.Errorf("host folder holds %v; want only secret", names)
 	}
 
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	session := func(id string) string {
 		return filepath.Join(out, filepath.FromSlash(fmt.Sprint(byCase[id]["session_dir"])))
 	}

@@ -61,7 +61,7 @@ func TestWASMToolCannotFollowAShellLink(t *testing.T) {
 	}
 	writeScripted(t, dir, cases)
 
-	out, r := evalRun(t, dir, "--workers", "2", "--timeout", "60s", "--progress", "none")
+	out, r := newFixture(t, dir).run("--workers", "2", "--timeout", "60s", "--progress", "none")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -71,7 +71,7 @@ func TestWASMToolCannotFollowAShellLink(t *testing.T) {
 	if des, _ := os.ReadDir(host); len(des) != 1 {
 		t.Errorf("host folder holds %d entries; want only secret", len(des))
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	for _, c := range cases {
 		if row := byCase[c.id]; row["status"] != "passed" {
 			t.Errorf("case %s: status %v (%v)", c.id, row["status"], row["error_message"])
@@ -172,7 +172,7 @@ func TestCredentialsNeverFollowARedirect(t *testing.T) {
 		t.Fatalf("the model endpoint saw no request: the test proves nothing\nstderr:\n%s", stderr.String())
 	}
 	expected := readExpectedStatuses(t, filepath.Join(dir, "expected-statuses.json"))
-	for id, row := range rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet"))) {
+	for id, row := range resultsByCase(t, out) {
 		switch {
 		case id == target:
 			if row["status"] != "error" || row["error_code"] != "E-EVL-015" || !strings.Contains(fmt.Sprint(row["error_message"]), "307") {

@@ -30,12 +30,9 @@ var sessionOfLine = regexp.MustCompile(`"SessionID":"(ses_[0-9a-f]{32})"`)
 func TestResumeSkipsForgedJournalLines(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dataset, recs := bigDataset(t, qs, 3)
-	args := func(dir, flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--max-error-rate", "1", "--progress", "none"}
-	}
-	dir := filepath.Join(reachableTempDir(t), "run")
-	if r := runBinary(t, args(dir, "--out")...); r.code != exitOK {
+	f := newFixture(t, qs).withData(bigDataset(t, qs, 3)).withFlags("--max-error-rate", "1", "--progress", "none")
+	dir := f.newOut()
+	if r := f.runInto(dir); r.code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	before := stableRows(readParquet(t, filepath.Join(dir, reports.ResultsFile)))
@@ -73,26 +70,26 @@ func TestResumeSkipsForgedJournalLines(t *testing.T) {
 			t.Fatalf("a forged line is unchanged: %.200s", forged)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	jf, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.WriteString(ghost + "\n" + negative + "\n" + climbing + "\n"); err != nil {
+	if _, err := jf.WriteString(ghost + "\n" + negative + "\n" + climbing + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
+	if err := jf.Close(); err != nil {
 		t.Fatal(err)
 	}
 
 	// merge, which takes a shard's journal whole or not at all, refuses it
 	// at the first forged line (it took all three before).
 	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
-	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) ||
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.JournalCorrupt) ||
 		!strings.Contains(r.stderr, runfolder.JournalFile+`:4`) || !strings.Contains(r.stderr, `case_id "ghost": not a case of the run's selection`) {
 		t.Errorf("merge of the forged journal: exit %d, want %d with %s at %s:4 naming the case\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, runfolder.JournalFile, r.stderr)
 	}
 
-	r = runBinary(t, args(dir, "--resume")...)
+	r = f.resume(dir)
 	if r.code != exitOK {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -38,11 +38,11 @@ func TestToolsNeverGetTheAPIKey(t *testing.T) {
 	}
 	writeScripted(t, dir, cases)
 
-	out, r := evalRun(t, dir, "--workers", "2", "--timeout", "60s", "--progress", "none")
+	out, r := newFixture(t, dir).run("--workers", "2", "--timeout", "60s", "--progress", "none")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	for _, c := range cases {
 		row := byCase[c.id]
 		if row["status"] != "passed" {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,42 +25,28 @@ import (
 // left corrupt journal lines, and merge then kept 9 of 300 rows. Finding
 // 10: a 39 KB Parquet file expanding to 1 GB made diff use 8.5 GB.
 
-// codeIn reports whether stderr carries the error line of code, as
-// errcode.Format prints it.
-func codeIn(stderr, code string) bool { return strings.Contains(stderr, "error["+code+"]") }
-
 // killedRun starts a run of n cases of the quickstart qs into a new
 // folder and kills it with SIGKILL once `after` cases are journaled; it
-// returns the folder and the run's arguments with the flag (--out or
-// --resume) left to fill in.
-func killedRun(t *testing.T, qs string, n, after int) (string, func(dir, flag string) []string) {
+// returns the folder and the run's fixture.
+func killedRun(t *testing.T, qs string, n, after int) (string, *fixture) {
 	t.Helper()
-	dataset, recs := bigDataset(t, qs, n)
-	args := func(dir, flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
-	}
-	dir := filepath.Join(reachableTempDir(t), "run")
+	f := newFixture(t, qs).withData(bigDataset(t, qs, n)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "none")
+	dir := f.newOut()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, args(dir, "--out")...)
+	cmd := f.start(ctx, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for journalLines(dir) < after {
-		if ctx.Err() != nil {
-			_ = cmd.Process.Kill()
-			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await(t, cmd, &stderr, 2*time.Minute, fmt.Sprintf("%d cases journaled", after), func() bool { return journalLines(dir) >= after })
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	_ = cmd.Wait()
 	if got := journalLines(dir); got >= n {
 		t.Fatalf("the run finished (%d lines) before it was killed", got)
 	}
-	return dir, args
+	return dir, f
 }
 
 // TestResumeOfTheRunThatWroteTheLock: the first run on a capsule without
@@ -69,12 +56,12 @@ func killedRun(t *testing.T, qs string, n, after int) (string, func(dir, flag st
 func TestResumeOfTheRunThatWroteTheLock(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dir, args := killedRun(t, qs, 40, 5)
+	dir, f := killedRun(t, qs, 40, 5)
 	lock := filepath.Join(qs, "murmur.lock")
 	if _, err := os.Stat(lock); err != nil {
 		t.Fatalf("the first run wrote no lock: %v", err)
 	}
-	if r := runBinary(t, args(dir, "--resume")...); r.code != exitOK {
+	if r := f.resume(dir); r.code != exitOK {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	prev, err := journal.ReadRun(dir)
@@ -94,7 +81,7 @@ func TestResumeOfTheRunThatWroteTheLock(t *testing.T) {
 	if err := os.WriteFile(lock, append(b, []byte("# edited\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := runBinary(t, args(dir, "--resume")...); r.code != exitUsage || !strings.Contains(r.stderr, "configuration changed since it started: lock") {
+	if r := f.resume(dir); r.code != exitUsage || !strings.Contains(r.stderr, "configuration changed since it started: lock") {
 		t.Errorf("resume after the lock changed: exit %d, want %d naming the lock\nstderr:\n%s", r.code, exitUsage, r.stderr)
 	}
 }
@@ -121,7 +108,7 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 	const n = 120
 	qs := quickstart(t)
 	t.Parallel()
-	dir, args := killedRun(t, qs, n, 10)
+	dir, f := killedRun(t, qs, n, 10)
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -129,7 +116,7 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 	res := make([]result, 2)
 	for i := range res {
 		wg.Go(func() {
-			res[i] = runBinary(t, args(dir, "--resume")...)
+			res[i] = f.resume(dir)
 			mu.Lock()
 			exited = append(exited, i)
 			mu.Unlock()
@@ -143,7 +130,7 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 	if won.code != exitOK {
 		t.Fatalf("neither resume succeeded: exits %d and %d\nstderr:\n%s\n---\n%s", res[0].code, res[1].code, res[0].stderr, res[1].stderr)
 	}
-	if lost.code != exitUsage || !codeIn(lost.stderr, errcode.RunFolderLocked) || !strings.Contains(lost.stderr, "pid ") {
+	if lost.code != exitUsage || !hasCode(lost.stderr, errcode.RunFolderLocked) || !strings.Contains(lost.stderr, "pid ") {
 		t.Errorf("the second resume: exit %d, want %d with %s naming the holder's pid\nstderr:\n%s", lost.code, exitUsage, errcode.RunFolderLocked, lost.stderr)
 	}
 	// Refused at once: it ended while the other still held the lock and
@@ -171,7 +158,7 @@ func TestConcurrentResumesOneProceeds(t *testing.T) {
 func TestMergeRefusesARunningShard(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dir, args := killedRun(t, qs, 60, 5)
+	dir, f := killedRun(t, qs, 60, 5)
 	lock, err := journal.Acquire(dir) // stands in for a run still going
 	if err != nil {
 		t.Fatal(err)
@@ -179,10 +166,10 @@ func TestMergeRefusesARunningShard(t *testing.T) {
 	defer lock.Unlock()
 	for name, a := range map[string][]string{
 		"merge":  {"merge", "-o", filepath.Join(t.TempDir(), "merged"), dir},
-		"resume": args(dir, "--resume"),
+		"resume": f.argsFor("--resume", dir),
 	} {
 		r := runBinary(t, a...)
-		if r.code != exitUsage || !codeIn(r.stderr, errcode.RunFolderLocked) {
+		if r.code != exitUsage || !hasCode(r.stderr, errcode.RunFolderLocked) {
 			t.Errorf("%s of a locked folder: exit %d, want %d with %s\nstderr:\n%s", name, r.code, exitUsage, errcode.RunFolderLocked, r.stderr)
 		}
 	}
@@ -196,12 +183,9 @@ func TestCorruptJournalLine(t *testing.T) {
 	const n = 20
 	qs := quickstart(t)
 	t.Parallel()
-	dataset, recs := bigDataset(t, qs, n)
-	args := func(dir, flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, dir, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
-	}
-	dir := filepath.Join(reachableTempDir(t), "run")
-	if r := runBinary(t, args(dir, "--out")...); r.code != exitOK {
+	f := newFixture(t, qs).withData(bigDataset(t, qs, n)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "none")
+	dir := f.newOut()
+	if r := f.runInto(dir); r.code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	path := filepath.Join(dir, runfolder.JournalFile)
@@ -212,11 +196,11 @@ func TestCorruptJournalLine(t *testing.T) {
 	}
 
 	r := runBinary(t, "merge", "-o", filepath.Join(t.TempDir(), "merged"), dir)
-	if r.code != exitUsage || !codeIn(r.stderr, errcode.JournalCorrupt) || !strings.Contains(r.stderr, runfolder.JournalFile+":5:") {
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.JournalCorrupt) || !strings.Contains(r.stderr, runfolder.JournalFile+":5:") {
 		t.Errorf("merge of a corrupt journal: exit %d, want %d with %s at %s:5\nstderr:\n%s", r.code, exitUsage, errcode.JournalCorrupt, runfolder.JournalFile, r.stderr)
 	}
 
-	r = runBinary(t, args(dir, "--resume")...)
+	r = f.resume(dir)
 	if r.code != exitOK {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -243,7 +227,7 @@ func TestCorruptJournalLine(t *testing.T) {
 func TestParquetBombIsRefused(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	good, r := evalRun(t, qs)
+	good, r := newFixture(t, qs).run()
 	if r.code != exitOK {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -266,7 +250,7 @@ func TestParquetBombIsRefused(t *testing.T) {
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
 			r, maxRSS := runMeasured(t, args...)
-			if r.code != exitUsage || !codeIn(r.stderr, errcode.ReadLimit) || !strings.Contains(r.stderr, filepath.Join(bomb, reports.ResultsFile)) {
+			if r.code != exitUsage || !hasCode(r.stderr, errcode.ReadLimit) || !strings.Contains(r.stderr, filepath.Join(bomb, reports.ResultsFile)) {
 				t.Errorf("exit %d, want %d with %s naming the file\nstderr:\n%s", r.code, exitUsage, errcode.ReadLimit, r.stderr)
 			}
 			// A child's ru_maxrss starts from the test process's own peak:
@@ -284,7 +268,7 @@ func TestParquetBombIsRefused(t *testing.T) {
 // memory in bytes.
 func runMeasured(t *testing.T, args ...string) (result, int64) {
 	t.Helper()
-	r, state := runProcess(t, args...)
+	r, state := runE2E(t, args)
 	var rss int64
 	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss << 10 // KiB on Linux

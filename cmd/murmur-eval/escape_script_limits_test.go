@@ -57,7 +57,7 @@ func TestScriptCapsuleHonoursItsLimits(t *testing.T) {
 			t.Parallel()
 			dir := limitsProject(t, tc.fixture, tc.capabilities)
 			start := time.Now()
-			out, r := evalRun(t, dir, "--timeout", "60s", "--max-error-rate", "1")
+			out, r := newFixture(t, dir).run("--timeout", "60s", "--max-error-rate", "1")
 			took := time.Since(start)
 			if r.code != exitOK {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)

@@ -122,8 +122,8 @@ func TestShellToolsAreContainedAsMurmurContainsThem(t *testing.T) {
 			out := filepath.Join(base, run.name+"-run")
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-				"--out", out, "--workers", "2", "--timeout", "60s")
+			cmd := newFixture(t, dir).start(ctx, out,
+				"--workers", "2", "--timeout", "60s")
 			for i, kv := range cmd.Env {
 				if strings.HasPrefix(kv, "PATH=") {
 					cmd.Env[i] = "PATH=" + binDir + ":/usr/bin:/bin"
@@ -134,7 +134,7 @@ func TestShellToolsAreContainedAsMurmurContainsThem(t *testing.T) {
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("%v\nstderr:\n%s", err, stderr.String())
 			}
-			byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+			byCase := resultsByCase(t, out)
 			for _, e := range run.cases {
 				row := byCase[e.id]
 				if row["status"] != "passed" {

@@ -43,11 +43,11 @@ func TestKeptTraceIsNeverAToolsLink(t *testing.T) {
 	}
 	writeScripted(t, dir, cases)
 
-	out, r := evalRun(t, dir, "--workers", "2", "--timeout", "60s", "--progress", "none", "--keep-sessions", "all")
+	out, r := newFixture(t, dir).run("--workers", "2", "--timeout", "60s", "--progress", "none", "--keep-sessions", "all")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	for _, c := range cases {
 		if row := byCase[c.id]; row["status"] != "passed" {
 			t.Errorf("case %s: status %v (%v)", c.id, row["status"], row["error_message"])

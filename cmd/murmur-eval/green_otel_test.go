@@ -24,7 +24,7 @@ func TestTraceStatusAtAGlance(t *testing.T) {
 	recv := &otlpReceiver{}
 	srv := httptest.NewServer(recv)
 	defer srv.Close()
-	_, r := evalRun(t, qs, "--filter", "[cdm]*", "--otel-endpoint", srv.URL,
+	_, r := newFixture(t, qs).run("--filter", "[cdm]*", "--otel-endpoint", srv.URL,
 		"--max-error-rate", "1")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
@@ -63,7 +63,7 @@ func TestTraceStatusAtAGlance(t *testing.T) {
 	}
 	dead := "http://" + l.Addr().String()
 	l.Close()
-	_, r = evalRun(t, qs, "--filter", "direct-answer", "--otel-endpoint", dead)
+	_, r = newFixture(t, qs).run("--filter", "direct-answer", "--otel-endpoint", dead)
 	if n := strings.Count(r.stderr, "murmur-eval: warning: error["+errcode.IO+"]: the OTLP collector at "+dead+"/v1/traces did not take"); n != 1 {
 		t.Errorf("an unreachable collector warned %d times, want once\nstderr:\n%s", n, r.stderr)
 	}

@@ -22,30 +22,22 @@ import (
 func TestGreenPartialRunSaysSo(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	dataset, recs := bigDataset(t, qs, 40)
+	f := newFixture(t, qs).withData(bigDataset(t, qs, 40)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "none")
 	// A first run writes murmur.lock, which the resumed run must find as
 	// the interrupted one did.
-	if _, r := evalRun(t, qs, "--limit", "1"); r.code != 0 {
+	if _, r := newFixture(t, qs).run("--limit", "1"); r.code != 0 {
 		t.Fatalf("first run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	out := filepath.Join(reachableTempDir(t), "run")
-	args := func(flag string) []string {
-		return []string{qs, "--dataset", dataset, "--replay", recs, flag, out, "--workers", "2", "--max-error-rate", "1", "--progress", "none"}
-	}
+	out := f.newOut()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, args("--out")...)
+	cmd := f.start(ctx, out)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for journalLines(out) < 8 {
-		if ctx.Err() != nil {
-			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	await(t, cmd, &stderr, 2*time.Minute, "8 cases journaled", func() bool { return journalLines(out) >= 8 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +64,7 @@ func TestGreenPartialRunSaysSo(t *testing.T) {
 	}
 	ran := d.Ran
 
-	r := runBinary(t, args("--resume")...)
+	r := f.resume(out)
 	if r.code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -15,24 +15,6 @@ import (
 // fails with its documented exit code (or warns, for unknown keys without
 // --strict).
 
-// hasCode reports whether murmur-eval printed an error with code.
-func hasCode(stderr, code string) bool { return strings.Contains(stderr, "error["+code+"]") }
-
-// editFile replaces old with new in path, failing when old is absent.
-func editFile(t *testing.T, path, old, new string) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), old) {
-		t.Fatalf("%s does not hold %q", path, old)
-	}
-	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // divergentRecording rewrites a case's recording with a request digest no
 // request has, as a recording of another conversation would.
 func divergentRecording(t *testing.T, dir, caseID string) {
@@ -65,7 +47,7 @@ func TestGreenTypoInManifest(t *testing.T) {
 	editFile(t, manifest, "  max_turns: 4\n", "  max_turn: 4\n")
 	divergentRecording(t, qs, "calc-multiply")
 
-	out, r := evalRun(t, qs, "--filter", "calc-multiply")
+	out, r := newFixture(t, qs).run("--filter", "calc-multiply")
 	if r.code != exitDiverged || !hasCode(r.stderr, errcode.ReplayDiverged) {
 		t.Fatalf("exit %d, want %d (replay diverged)\nstdout:\n%s\nstderr:\n%s", r.code, exitDiverged, r.stdout, r.stderr)
 	}
@@ -104,10 +86,10 @@ func TestGreenTypoInManifest(t *testing.T) {
 	} else if html, _ := os.ReadFile(page); !strings.Contains(string(html), `data-kind="diverged"`) || !strings.Contains(string(html), "replay diverged: ") {
 		t.Error("the HTML report has no finding for the divergence")
 	}
-	if _, r := evalRun(t, qs, "--filter", "calc-multiply", "--max-divergence", "-1"); r.code != exitOK {
+	if _, r := newFixture(t, qs).run("--filter", "calc-multiply", "--max-divergence", "-1"); r.code != exitOK {
 		t.Errorf("--max-divergence -1: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}
-	strict, r := evalRun(t, qs, "--filter", "calc-multiply", "--strict")
+	strict, r := newFixture(t, qs).run("--filter", "calc-multiply", "--strict")
 	if r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
 		t.Errorf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}
@@ -121,7 +103,7 @@ func TestGreenTypoInManifest(t *testing.T) {
 func TestGreenEmptySelection(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	_, r := evalRun(t, qs, "--filter", "calc-multiplyy")
+	_, r := newFixture(t, qs).run("--filter", "calc-multiplyy")
 	if r.code != exitUsage || !hasCode(r.stderr, errcode.EmptySelection) || !strings.Contains(r.stderr, `--filter "calc-multiplyy" matched none of the 12 cases`) {
 		t.Errorf("exit %d, want %d with %s naming the filter\nstderr:\n%s", r.code, exitUsage, errcode.EmptySelection, r.stderr)
 	}
@@ -133,12 +115,12 @@ func TestGreenUnreadExpected(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
 	editFile(t, filepath.Join(qs, "cases.jsonl"), `"expected": {"result_equals": "The result is -3.75."}`, `"expected": {"result_equal": "The result is -3.75."}`)
-	_, r := evalRun(t, qs, "--filter", "calc.unary_minus")
+	_, r := newFixture(t, qs).run("--filter", "calc.unary_minus")
 	want := `cases.jsonl:3: case "calc.unary_minus": unknown key "result_equal" in expected (did you mean "result_equals"?)`
 	if r.code != exitOK || strings.Count(r.stderr, want) != 1 {
 		t.Errorf("exit %d, want 0 with one warning %q\nstderr:\n%s", r.code, want, r.stderr)
 	}
-	if _, r := evalRun(t, qs, "--filter", "calc.unary_minus", "--strict"); r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
+	if _, r := newFixture(t, qs).run("--filter", "calc.unary_minus", "--strict"); r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
 		t.Errorf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}
 }
@@ -152,12 +134,12 @@ func TestGreenUnknownKeyInArtifactManifest(t *testing.T) {
 	t.Parallel()
 	editFile(t, filepath.Join(qs, "tools", "notes", "murmur.yaml"), "runtime: tool\n", "runtime: tool\ntagz: [files]\n")
 	installTool(t, qs, "notes", "./examples/quickstart/tools/notes")
-	_, r := evalRun(t, qs, "--filter", "direct-answer")
+	_, r := newFixture(t, qs).run("--filter", "direct-answer")
 	want := `notes@0.1.0:murmur.yaml:4:1: unknown key "tagz" (did you mean "tags"?)`
 	if r.code != exitOK || strings.Count(r.stderr, want) != 1 {
 		t.Errorf("exit %d, want 0 with one warning %q\nstderr:\n%s", r.code, want, r.stderr)
 	}
-	out, r := evalRun(t, qs, "--filter", "direct-answer", "--strict")
+	out, r := newFixture(t, qs).run("--filter", "direct-answer", "--strict")
 	if r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
 		t.Fatalf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}

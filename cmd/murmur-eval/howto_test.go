@@ -2,18 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"gopkg.in/yaml.v3"
@@ -142,13 +139,6 @@ func editorStandIn(t *testing.T) howtoArtifact {
 	return howtoArtifact{name: "murmur-tool-editor", src: rel}
 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // editManifest replaces old by new in the project's murmur.yaml, failing if old is absent.
 func editManifest(t *testing.T, dir, old, new string) {
 	t.Helper()
@@ -161,30 +151,6 @@ func editManifest(t *testing.T, dir, old, new string) {
 		t.Fatalf("murmur.yaml has no %q", old)
 	}
 	writeFile(t, p, strings.ReplaceAll(string(data), old, new))
-}
-
-// runInProject runs murmur-eval in the project folder, as `mur eval run` is run, with env
-// added to command's environment.
-func runInProject(t *testing.T, dir string, env []string, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := command(ctx, t, args...)
-	cmd.Dir = dir
-	cmd.Env = append(cmd.Env, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr) && exitErr.Exited():
-		r.code = exitErr.ExitCode()
-	default:
-		t.Fatalf("murmur-eval %s: %v\nstderr:\n%s", strings.Join(args, " "), err, r.stderr)
-	}
-	return r
 }
 
 // howtoRun is one run of a project: its --out folder and results rows by case.
@@ -200,10 +166,10 @@ func replayProject(t *testing.T, dir string, env []string, extra ...string) howt
 	t.Helper()
 	out := filepath.Join(reachableTempDir(t), "run")
 	args := append([]string{"--replay", "recordings", "--out", out, "--progress", "none"}, extra...)
-	r := runInProject(t, dir, append(howtoEnv(), env...), args...)
+	r, _ := runE2E(t, args, inDir(dir), withEnv(howtoEnv()...), withEnv(env...))
 	run := howtoRun{out: out, r: r}
 	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err == nil {
-		run.rows = rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+		run.rows = resultsByCase(t, out)
 	}
 	return run
 }
@@ -486,9 +452,9 @@ func recordProject(t *testing.T, dir string, env []string) modelView {
 
 	rec := filepath.Join(t.TempDir(), "recorded")
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runInProject(t, dir, append(howtoEnv(), env...), "--record", rec, "--out", out, "--progress", "none")
+	r, _ := runE2E(t, []string{"--record", rec, "--out", out, "--progress", "none"}, inDir(dir), withEnv(howtoEnv()...), withEnv(env...))
 	view := modelView{run: howtoRun{out: out, r: r}, requests: map[string][]modelRequest{}, recorded: rec}
-	view.run.rows = rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	view.run.rows = resultsByCase(t, out)
 	for _, req := range srv.Requests() {
 		var m modelRequest
 		if err := json.Unmarshal(req.Body, &m); err != nil {
@@ -561,11 +527,11 @@ func TestMurmurHowTo_quickstart(t *testing.T) {
 	srv := anthropicFromRecordings(t, dir, nil)
 	editManifest(t, dir, "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--progress", "none")
+	r := newFixture(t, dir).live().runInto(out, "--progress", "none")
 	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err != nil {
 		t.Fatalf("exit %d, no results\n%s", r.code, r.stderr)
 	}
-	run := howtoRun{out: out, r: r, rows: rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))}
+	run := howtoRun{out: out, r: r, rows: resultsByCase(t, out)}
 
 	// The task each case's first user message carries, verbatim.
 	caseOf := map[string]string{}
@@ -955,7 +921,7 @@ func TestMurmurHowTo_capsule_system_prompt(t *testing.T) {
 		t.Parallel()
 		dir := howtoProject(t, page)
 		editManifest(t, dir, "  system_prompt_file: conventions.md\n", "  system_prompt_file: conventions.md\n  system_prompt: You are terse.\n")
-		r := runInProject(t, dir, howtoEnv(), "--replay", "recordings", "--out", filepath.Join(t.TempDir(), "run"))
+		r, _ := runE2E(t, []string{"--replay", "recordings", "--out", filepath.Join(t.TempDir(), "run")}, inDir(dir), withEnv(howtoEnv()...))
 		// murmur: E-MAN-003 naming the three fields; murmur-eval exits 2 and puts the place
 		// first (RATIONALE "Why do murmur-eval's errors name the location first, and exit 2?").
 		if r.code != 2 || !strings.Contains(r.stderr, "error["+errcode.ManifestInvalid+"]") ||
@@ -1136,7 +1102,7 @@ func TestMurmurHowTo_agent_eval_score(t *testing.T) {
 				t.Errorf("case %q: hook faults %v, want none (the stand-in answers none)", id, s.all("hook_dispatch_error"))
 			}
 			if _, err := os.Stat(filepath.Join(s.dir, "logs", "hook-murmur-hook-eval.log")); err == nil {
-				t.Errorf("case %q: the hook logged a failure: %s", id, readFileT(t, filepath.Join(s.dir, "logs", "hook-murmur-hook-eval.log")))
+				t.Errorf("case %q: the hook logged a failure: %s", id, readFile(t, filepath.Join(s.dir, "logs", "hook-murmur-hook-eval.log")))
 			}
 		}
 		// The page's capabilities.filesystem.allow is no key of murmur's: murmur ignores it

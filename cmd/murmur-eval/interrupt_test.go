@@ -24,22 +24,15 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	out := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--timeout", "0", "--workers", "2")
+	cmd := newFixture(t, dir).start(ctx, out,
+		"--timeout", "0", "--workers", "2")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	// Wait until the three other cases have written their result.
-	deadline := time.Now().Add(90 * time.Second)
-	for finished(t, out) < 3 {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("cases did not finish; stderr:\n%s", stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	await(t, cmd, &stderr, 90*time.Second, "the three other cases' results", func() bool { return finished(t, out) >= 3 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +41,7 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitInterrupted {
 		t.Fatalf("exit: %v, want code %d\nstderr:\n%s", err, exitInterrupted, stderr.String())
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	want := map[string]string{"add": "passed", "multiply": "passed", "subtract": "passed", "hang-forever": "cancelled"}
 	for id, status := range want {
 		if got := byCase[id]["status"]; got != status {

@@ -17,7 +17,7 @@ func TestMurmur_refusals_are_warned_before_any_case(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, qs, "--dataset", filepath.Join(qs, "cases.jsonl"), "--out", out, "--strict")
+	r := newFixture(t, qs).live().runInto(out, "--strict")
 	if r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
 		t.Fatalf("live --strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}
@@ -38,7 +38,7 @@ func TestMurmur_refusals_are_warned_before_any_case(t *testing.T) {
 	// queue + sleep would hang mur eval run; murmur-eval runs the case as
 	// one task and finishes.
 	editFile(t, filepath.Join(qs, "murmur.yaml"), "\ncapabilities:\n", "\nlifecycle:\n  task_acceptance: queue\n  after_task: sleep\n\ncapabilities:\n")
-	_, r = evalRun(t, qs, "--filter", "calc-multiply")
+	_, r = newFixture(t, qs).run("--filter", "calc-multiply")
 	if r.code != exitOK {
 		t.Fatalf("replay with queue+sleep: exit %d, want 0\nstderr:\n%s", r.code, r.stderr)
 	}

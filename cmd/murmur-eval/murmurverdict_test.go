@@ -55,15 +55,10 @@ func TestMurmurVerdictDifferences(t *testing.T) {
 	t.Run("exit_ok on failed sessions", func(t *testing.T) {
 		qs := quickstart(t)
 		t.Parallel()
-		dir := t.TempDir()
-		ds := `{"case_id": "model-error", "task": "What is 2 + 2?", "expected": {"result_matches": ".*"}}
-{"case_id": "runaway-loop", "task": "Count to ten.", "expected": {"result_matches": ".*"}}
-`
-		if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), []byte(ds), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(reachableTempDir(t), "run")
-		r := runBinary(t, qs, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(qs, "recordings"), "--out", out)
+		f := newFixture(t, qs).withData(filepath.Join(t.TempDir(), "cases.jsonl"), filepath.Join(qs, "recordings")).writeCases(
+			`{"case_id": "model-error", "task": "What is 2 + 2?", "expected": {"result_matches": ".*"}}`,
+			`{"case_id": "runaway-loop", "task": "Count to ten.", "expected": {"result_matches": ".*"}}`)
+		out, r := f.run()
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}
@@ -81,7 +76,7 @@ func TestMurmurVerdictDifferences(t *testing.T) {
 		}
 		writeScripted(t, dir, []scripted{{id: "plain"}, {id: "other"}})
 		out := filepath.Join(reachableTempDir(t), "run")
-		r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"), "--out", out)
+		r := newFixture(t, dir).runInto(out)
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r.stderr)
 		}

@@ -36,8 +36,8 @@ func TestNetworkAllowEntries(t *testing.T) {
 		return dir
 	}
 	run := func(t *testing.T, dir string) result {
-		return runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-			"--out", filepath.Join(reachableTempDir(t), "run"), "--filter", "calc-multiply")
+		_, r := newFixture(t, dir).run("--filter", "calc-multiply")
+		return r
 	}
 
 	t.Run("bad entry", func(t *testing.T) {

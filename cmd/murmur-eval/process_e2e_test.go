@@ -64,7 +64,7 @@ func TestProcessTransportEndToEnd(t *testing.T) {
 	out := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out, "--workers", "2", "--max-error-rate", "1")
+	cmd := newFixture(t, dir).live().start(ctx, out, "--workers", "2", "--max-error-rate", "1")
 	for i, kv := range cmd.Env {
 		if strings.HasPrefix(kv, "PATH=") {
 			cmd.Env[i] = "PATH=" + bin + string(os.PathListSeparator) + strings.TrimPrefix(kv, "PATH=")
@@ -80,7 +80,7 @@ func TestProcessTransportEndToEnd(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
 	}
-	rows := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	rows := resultsByCase(t, out)
 	want := map[string]map[string]any{
 		"plain":   {"status": "passed", "exit_status": "ok", "error_code": nil, "turns": int64(1), "tool_calls": int64(0), "input_tokens": int64(0), "model": "claude-sonnet-4-5"},
 		"calc":    {"status": "passed", "exit_status": "ok", "error_code": nil, "turns": int64(2), "tool_calls": int64(1), "input_tokens": int64(0)},

@@ -47,8 +47,8 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 	if err := json.Unmarshal(data, &expected); err != nil {
 		t.Fatal(err)
 	}
-	a := rowsByCase(t, readParquet(t, filepath.Join(live, "results.parquet")))
-	b := rowsByCase(t, readParquet(t, filepath.Join(replayed, "results.parquet")))
+	a := resultsByCase(t, live)
+	b := resultsByCase(t, replayed)
 	if len(a) != len(expected) || len(b) != len(expected) {
 		t.Fatalf("%d live rows, %d replayed, want %d", len(a), len(b), len(expected))
 	}

@@ -44,7 +44,7 @@ func TestTerminalOutputEscapesControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, res := evalRun(t, dir, "--progress", "plain")
+	out, res := newFixture(t, dir).run("--progress", "plain")
 	check := func(what, s string) {
 		t.Helper()
 		for _, r := range s {

@@ -108,13 +108,13 @@ true`)
 		checkMaterialised(t, sdir)
 		switch id {
 		case "rewrite":
-			if got := mustReadFile(t, filepath.Join(sdir, "a.txt")); got != "changed\n" {
+			if got := readFile(t, filepath.Join(sdir, "a.txt")); got != "changed\n" {
 				t.Errorf("rewrite: kept a.txt %q", got)
 			}
 			if _, err := os.Lstat(filepath.Join(sdir, "d/e")); err == nil {
 				t.Error("rewrite: kept session has d/e back")
 			}
-			diff := mustReadFile(t, filepath.Join(sdir, workspace.DiffFile))
+			diff := readFile(t, filepath.Join(sdir, workspace.DiffFile))
 			if !strings.Contains(diff, "-original\n+changed\n") || !strings.Contains(diff, "+more\n") ||
 				!strings.Contains(diff, "--- a/d/e/c.txt\n+++ /dev/null\n") {
 				t.Errorf("rewrite: workspace.diff %q", diff)
@@ -127,7 +127,7 @@ true`)
 				t.Errorf("reader: workspace_diff_bytes %v, want 0", row["workspace_diff_bytes"])
 			}
 			for name, want := range map[string]string{"a.txt": "original\n", "d/b.txt": "beta\n", "d/e/c.txt": "gamma\n"} {
-				if got := mustReadFile(t, filepath.Join(sdir, filepath.FromSlash(name))); got != want {
+				if got := readFile(t, filepath.Join(sdir, filepath.FromSlash(name))); got != want {
 					t.Errorf("reader: kept %s %q", name, got)
 				}
 			}
@@ -152,13 +152,13 @@ true`)
 		t.Errorf("%s is %v, want 0700 (the bases are the tool user's)", workspace.DirName, fi.Mode())
 	}
 	bases, _ := filepath.Glob(filepath.Join(out, workspace.DirName, "*", "a.txt"))
-	if len(bases) != 1 || mustReadFile(t, bases[0]) != "original\n" {
+	if len(bases) != 1 || readFile(t, bases[0]) != "original\n" {
 		t.Errorf("the base changed: %v", bases)
 	}
 
 	// --resume after losing the last two cases: they run again, on overlays.
 	journal := filepath.Join(out, "journal.jsonl")
-	lines := strings.SplitAfter(strings.TrimSuffix(mustReadFile(t, journal), "\n"), "\n")
+	lines := strings.SplitAfter(strings.TrimSuffix(readFile(t, journal), "\n"), "\n")
 	if err := os.WriteFile(journal, []byte(strings.Join(lines[:len(lines)-2], "")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -222,21 +222,13 @@ func TestWorkspaceOverlayKill(t *testing.T) {
 	out := filepath.Join(reachableTempDir(t), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "60s", "--check-timeout", "30s") // runWorkspace's, for --resume
-	cmd.Env = append(cmd.Env, workspace.CloneEnv+"=overlay")
+	cmd := newFixture(t, dir).with(withEnv(workspace.CloneEnv+"=overlay")).start(ctx, out,
+		"--workers", "2", "--timeout", "60s", "--check-timeout", "30s") // runWorkspace's, for --resume
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	mountinfo := fmt.Sprintf("/proc/%d/mountinfo", cmd.Process.Pid)
-	deadline := time.Now().Add(30 * time.Second)
-	for len(mountsUnder(t, mountinfo, out)) == 0 {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatal("the run never mounted its case's overlay")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	await(t, cmd, nil, 30*time.Second, "the run's mount of its case's overlay", func() bool { return len(mountsUnder(t, mountinfo, out)) > 0 })
 	if m := mountsUnder(t, "/proc/self/mountinfo", out); len(m) > 0 {
 		t.Errorf("the run's overlay is in the host's mount table: %v", m)
 	}
@@ -281,23 +273,20 @@ func TestWorkspaceOverlayWASM(t *testing.T) {
 		{id: "reader"},
 	}
 	writeScripted(t, dir, cases)
-	ds := mustReadFile(t, filepath.Join(dir, "cases.jsonl"))
+	ds := readFile(t, filepath.Join(dir, "cases.jsonl"))
 	ds = strings.ReplaceAll(ds, `"task":"Run the tools."`, `"task":"Run the tools.","workspace":"repo"`)
 	ds = strings.Replace(ds, `"case_id":"reader",`, `"case_id":"reader","expected":{"check":"grep -qx original a.txt && test ! -e d/new.txt"},`, 1)
 	ds = strings.Replace(ds, `"case_id":"wasm",`, `"case_id":"wasm","expected":{"check":"grep -qx 'written by fileop' a.txt && test -e d/new.txt"},`, 1)
-	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), []byte(ds), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	f := newFixture(t, dir).writeCases(strings.TrimSuffix(ds, "\n"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := command(ctx, t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "1", "--timeout", "60s", "--progress", "none")
-	cmd.Env = append(cmd.Env, workspace.CloneEnv+"=overlay")
+	cmd := f.with(withEnv(workspace.CloneEnv+"=overlay")).start(ctx, out,
+		"--workers", "1", "--timeout", "60s", "--progress", "none")
 	stderr, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	byCase := rowsByCase(t, readParquet(t, filepath.Join(out, "results.parquet")))
+	byCase := resultsByCase(t, out)
 	for _, c := range cases {
 		if row := byCase[c.id]; row["status"] != "passed" {
 			t.Errorf("case %s: status %v (%v)", c.id, row["status"], row["error_message"])

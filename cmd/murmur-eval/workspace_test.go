@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -133,24 +132,11 @@ func tarGz(t *testing.T, path string, names ...string) {
 // runWorkspace runs the dataset in dir into out with extra environment.
 func runWorkspace(t *testing.T, dir, out string, env []string, extra ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	args := append([]string{dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--replay", filepath.Join(dir, "recordings"),
-		"--out", out, "--workers", "2", "--timeout", "60s", "--check-timeout", "30s"}, extra...)
-	cmd := command(ctx, t, args...)
-	cmd.Env = append(cmd.Env, env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String()}
-	if cmd.ProcessState != nil {
-		r.code = cmd.ProcessState.ExitCode()
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			t.Logf("peak RSS %d MiB, CPU %s user %s system", ru.Maxrss>>10,
-				time.Duration(ru.Utime.Nano()).Round(time.Millisecond), time.Duration(ru.Stime.Nano()).Round(time.Millisecond))
-		}
-	} else if err != nil {
-		t.Fatal(err)
+	f := newFixture(t, dir).with(withEnv(env...), within(3*time.Minute))
+	r, state := runE2E(t, f.args(out, append([]string{"--workers", "2", "--timeout", "60s", "--check-timeout", "30s"}, extra...)...), f.opts...)
+	if ru, ok := state.SysUsage().(*syscall.Rusage); ok {
+		t.Logf("peak RSS %d MiB, CPU %s user %s system", ru.Maxrss>>10,
+			time.Duration(ru.Utime.Nano()).Round(time.Millisecond), time.Duration(ru.Stime.Nano()).Round(time.Millisecond))
 	}
 	return r
 }
@@ -257,7 +243,7 @@ func TestWorkspaceIsolation(t *testing.T) {
 	// --resume after a "kill" that lost the last four cases: they run
 	// again from the bases (read again, once, into the same run folder).
 	journal := filepath.Join(out, "journal.jsonl")
-	lines := strings.SplitAfter(strings.TrimSuffix(mustReadFile(t, journal), "\n"), "\n")
+	lines := strings.SplitAfter(strings.TrimSuffix(readFile(t, journal), "\n"), "\n")
 	if err := os.WriteFile(journal, []byte(strings.Join(lines[:len(lines)-4], "")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -295,15 +281,6 @@ func TestWorkspaceIsolation(t *testing.T) {
 	if res.code != exitUsage || !strings.Contains(res.stderr, "changed since it started: inputs") {
 		t.Errorf("--resume after a workspace edit: exit %d, want %d naming the inputs\n%s", res.code, exitUsage, res.stderr)
 	}
-}
-
-func mustReadFile(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // sourcesHash hashes the workspace sources of TestWorkspaceIsolation.
