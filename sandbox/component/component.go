@@ -186,9 +186,10 @@ func newState(env *Env) *state {
 	if maxOut <= 0 {
 		maxOut = sandbox.DefaultMaxOutputBytes
 	}
-	cfg := &wasi.Config{Root: env.Root, Env: env.Env, Args: env.Args, Stdin: env.Stdin, Now: env.Now, Network: env.Network,
-		HTTP: env.HTTP, MaxHTTPBodyBytes: env.MaxHTTPBodyBytes, OnHTTPDenied: env.OnHTTPDenied}
-	return &state{Host: wasi.NewHost(cfg, maxOut), env: env}
+	s := &state{env: env}
+	s.Init(wasi.Config{Root: env.Root, Env: env.Env, Args: env.Args, Stdin: env.Stdin, Now: env.Now, Network: env.Network,
+		HTTP: env.HTTP, MaxHTTPBodyBytes: env.MaxHTTPBodyBytes, OnHTTPDenied: env.OnHTTPDenied}, maxOut)
+	return s
 }
 
 // instantiate makes a fresh instance for s with env's memory limit;

@@ -95,7 +95,7 @@ type Chunk struct {
 // the call's context: the WASI layer's Host (the canonical ABI frame, the
 // resource table, stdout, stderr, outgoing HTTP) and murmur's own.
 type state struct {
-	*wasi.Host
+	wasi.Host
 	env    *Env
 	chunks []Chunk
 }

@@ -246,9 +246,10 @@ func (v Value) lowered() abi.Value {
 // lowerRecord lowers an event record (its fields checked against the
 // schema) into the lifecycle function's core parameters.
 func (s *state) lowerRecord(ctx context.Context, fields []Value) []uint64 {
-	vals := make([]abi.Value, len(fields))
-	for i, v := range fields {
-		vals[i] = v.lowered()
+	var buf [12]abi.Value // every lifecycle record fits: no allocation
+	vals := buf[:0]
+	for _, v := range fields {
+		vals = append(vals, v.lowered())
 	}
 	return s.LowerParams(ctx, vals)
 }

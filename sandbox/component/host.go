@@ -41,7 +41,7 @@ func hostFuncs() map[string]iface {
 
 // onHost runs a WASI host function on the call state's Host.
 func onHost(f abi.Func[*wasi.Host]) hostFunc {
-	return hostFunc{f.Params, f.Results, func(ctx context.Context, s *state, stack []uint64) { f.Fn(ctx, s.Host, stack) }}
+	return hostFunc{f.Params, f.Results, func(ctx context.Context, s *state, stack []uint64) { f.Fn(ctx, &s.Host, stack) }}
 }
 
 // unversioned strips "@version" from an interface name.

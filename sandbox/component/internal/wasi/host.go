@@ -59,17 +59,18 @@ type Config struct {
 // configuration, what the guest wrote to stdout and stderr, and its
 // outgoing HTTP. It is used on the guest's goroutine only.
 type Host struct {
-	*abi.Frame
-	env            *Config
+	abi.Frame
+	env            Config
 	Stdout, Stderr *Capped
 	start          time.Time
 	net            netState
 }
 
-// NewHost is a fresh Host for cfg keeping up to maxOutput bytes of each of
-// stdout and stderr.
-func NewHost(cfg *Config, maxOutput int) *Host {
-	return &Host{Frame: &abi.Frame{}, env: cfg, Stdout: &Capped{max: maxOutput}, Stderr: &Capped{max: maxOutput}, start: time.Now()}
+// Init makes s a fresh Host for cfg keeping up to maxOutput bytes of each
+// of stdout and stderr (a Host is embedded in its caller's call state, so
+// that a call allocates one state).
+func (s *Host) Init(cfg Config, maxOutput int) {
+	*s = Host{env: cfg, Stdout: &Capped{max: maxOutput}, Stderr: &Capped{max: maxOutput}, start: time.Now()}
 }
 
 // Close releases the call's outgoing HTTP (idle connections of a client

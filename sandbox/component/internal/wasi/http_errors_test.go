@@ -98,7 +98,7 @@ func TestLowerErrorCode(t *testing.T) {
 	alert := uint8(40)
 	n := uint64(1 << 40)
 	mem, b := linearMemory(t)
-	s := &Host{Frame: &abi.Frame{Mem: mem, Realloc: &fakeAlloc{next: 1024}}}
+	s := &Host{Frame: abi.Frame{Mem: mem, Realloc: &fakeAlloc{next: 1024}}}
 	for i := range b[:64] {
 		b[i] = 0xee // junk the lowering must clear
 	}

@@ -238,7 +238,7 @@ func (s *Host) send(ctx context.Context, r *httpRequest) (*httpFuture, *httpErr)
 		n := uint64(r.body.buf.Len())
 		return nil, &httpErr{code: ecRequestBodySize, size: &n}
 	}
-	s.net.init(ctx, s.env)
+	s.net.init(ctx, &s.env)
 	req, err := http.NewRequestWithContext(s.net.ctx, r.method, target, nil)
 	if err != nil {
 		return nil, &httpErr{code: ecRequestURIInvalid, text: err.Error()}
