@@ -39,9 +39,9 @@ type Decl struct {
 	Shared bool
 	// Live marks the stage in which a case runs its session against its
 	// model (Loop). The runner lets at most Workers cases be in it at
-	// once; it starts and prepares the next cases ahead of it, and
-	// finishes cases after it, in the run's quiet moments (pacer.go). At
-	// most one node is live, and it is not shared.
+	// once; the run's Pacer (pacer.go, package pacing) decides when its
+	// cases start, prepare ahead of it and finish after it. At most one
+	// node is live, and it is not shared.
 	Live bool
 }
 
