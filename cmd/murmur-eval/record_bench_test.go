@@ -12,6 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	stagesession "github.com/murmur-nexus/murmur-eval/session"
+	"github.com/murmur-nexus/murmur-eval/stages"
 	"github.com/murmur-nexus/murmur-eval/stages/contain"
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
 	"github.com/murmur-nexus/murmur-eval/stages/loop"
@@ -85,7 +86,7 @@ func BenchmarkRecordFromCase(b *testing.B) {
 	out := filepath.Dir(filepath.Dir(c.SessionDir))
 	b.ReportAllocs()
 	for b.Loop() {
-		if rec := collect.Record(c, out, caseRun); len(rec.Final().Events) != 9 {
+		if rec := collect.Record(c, out, stages.CaseRun); len(rec.Final().Events) != 9 {
 			b.Fatalf("%d events, want 9", len(rec.Final().Events))
 		}
 	}
@@ -95,7 +96,7 @@ func BenchmarkRecordFromCase(b *testing.B) {
 // reused buffer: the journal line of every case.
 func BenchmarkEntryIn(b *testing.B) {
 	c := benchCase(b)
-	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), caseRun)
+	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), stages.CaseRun)
 	e, err := rec.EntryIn(nil)
 	if err != nil {
 		b.Fatal(err)
@@ -113,7 +114,7 @@ func BenchmarkEntryIn(b *testing.B) {
 // EntryIn encoded it before recordjson.go: the reference it is measured by.
 func BenchmarkRecordMarshal(b *testing.B) {
 	c := benchCase(b)
-	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), caseRun)
+	rec := collect.Record(c, filepath.Dir(filepath.Dir(c.SessionDir)), stages.CaseRun)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	b.ReportAllocs()

@@ -19,6 +19,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/runfolder"
 	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/stages"
 	"github.com/murmur-nexus/murmur-eval/survey"
 	"github.com/murmur-nexus/murmur-eval/telemetry"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -192,7 +193,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	summary.SetPassAt(o.batch.passAt)
 	summary.SetEpochs(o.batch.epochs)
 	col := &collect.Collector{OutDir: r.outAbs, Sinks: sinks, Scores: scores, Summary: summary, JUnit: reports.NewSpillingJUnit(r.outAbs),
-		Stderr: stderr, CaseRun: caseRun, Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
+		Stderr: stderr, CaseRun: stages.CaseRun, Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
 		Progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), njobs)}
 	for _, rec := range records {
 		col.Emit(rec)

@@ -1,4 +1,4 @@
-package main
+package stages
 
 import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -10,10 +10,10 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 )
 
-// caseRun reads what a finished case's rows carry from its stages'
+// CaseRun reads what a finished case's rows carry from its stages'
 // results, each by its key; a stage that stored none leaves its fields
 // empty.
-func caseRun(c *pipeline.Case) reports.CaseRun {
+func CaseRun(c *pipeline.Case) reports.CaseRun {
 	r := reports.CaseRun{Case: c}
 	if cp, ok := pipeline.Lookup(c, resolve.Result); ok {
 		m := cp.Manifest
