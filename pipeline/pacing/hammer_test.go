@@ -2,6 +2,7 @@ package pacing
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"testing"
@@ -28,6 +29,8 @@ func TestAdaptiveHammer(t *testing.T) {
 		t.Run(fmt.Sprint("seed=", seed, "/clock"), func(t *testing.T) { hammer(t, seed, false) })
 	}
 }
+
+var errStalled = errors.New("the run stalled")
 
 func hammer(t *testing.T, seed int, bubble bool) {
 	workers := 1 + seed%5
@@ -84,8 +87,12 @@ func hammer(t *testing.T, seed int, bubble bool) {
 	case <-ran:
 	case <-time.After(20 * time.Second): // in a bubble: every goroutine blocked
 		p.mu.Lock()
-		t.Fatalf("Run did not return: free %d, claims %d, busy %d, cases %d, slotQ %d, gateQ %d, startQ %d",
+		books := fmt.Sprintf("free %d, claims %d, busy %d, cases %d, slotQ %d, gateQ %d, startQ %d",
 			p.free, p.claims, p.busy, p.cases, len(p.slotQ), len(p.gateQ), len(p.startQ))
+		p.mu.Unlock()
+		cancel(errStalled) // so that the run's goroutines end
+		<-ran
+		t.Fatalf("Run did not return in 20 s: %s", books)
 	}
 	if !interrupted && err != nil {
 		t.Fatal(err)
