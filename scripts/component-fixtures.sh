@@ -69,8 +69,11 @@ done
 
 # inference/drivertest's OpenAI driver, written in Go.
 drv="$root/inference/drivertest/testdata"
+# Another Go release may compile it differently: the release is recorded
+# beside it, and TestFixturesUpToDate compares it only under that release.
 (cd "$drv/openai-driver" && GOOS=wasip1 GOARCH=wasm GOFLAGS=-mod=mod GOWORK=off \
-	go build -trimpath -buildvcs=false -ldflags="-s -w" -buildmode=c-shared -o "$tmp/openai-driver.core.wasm" .)
+	go build -trimpath -buildvcs=false -ldflags="-s -w" -buildmode=c-shared -o "$tmp/openai-driver.core.wasm" . &&
+	GOWORK=off go env GOVERSION >"$out/openai-driver.goversion")
 (cd "$root" && go run ./scripts/addrealloc "$tmp/openai-driver.core.wasm" "$tmp/openai-driver.patched.wasm")
 echo "$tmp/openai-driver.patched.wasm $drv/driver.wit driver $out/openai-driver.wasm reactor" >>"$jobs"
 
