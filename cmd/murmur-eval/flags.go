@@ -100,7 +100,7 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage); fs.PrintDefaults() }
 	fs.StringVar(&o.dataset, "dataset", env["MURMUR_EVAL_DATASET"], "dataset JSONL file, one case per line (env MURMUR_EVAL_DATASET; default ./eval.jsonl, as murmur)")
 	fs.StringVar(&o.out, "out", env["MURMUR_EVAL_OUT"], "run folder to create (must not exist or be empty; env MURMUR_EVAL_OUT) (default runs/<run id>)")
-	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases in their session loop at once; up to as many more are prepared ahead or finished while they wait (env MURMUR_EVAL_WORKERS)")
+	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases in their session loop at once; up to as many more are prepared ahead or finished while they wait (--pacing adaptive) (env MURMUR_EVAL_WORKERS)")
 	fs.StringVar(&o.pacing, "pacing", cmp.Or(env["MURMUR_EVAL_PACING"], pacingAdaptive), "when cases start, prepare and finish around their session loop: \"adaptive\" prepares up to --workers more cases ahead and finishes cases while the sessions wait for their model; \"semaphore\" runs --workers cases, each straight through (env MURMUR_EVAL_PACING)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
 	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "also write every model response to this folder, for --replay (env MURMUR_EVAL_RECORD)")
