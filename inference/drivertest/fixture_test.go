@@ -4,12 +4,15 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
 
@@ -32,10 +35,46 @@ func (f *fixture) Run(ctx context.Context, payload []byte) (inference.DriverResu
 	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata}, err
 }
 
-// compileFixture compiles the committed fixture for the driver world.
+// compiled is the committed fixture compiled once for the test binary:
+// wazero's compiler takes ~10 s of CPU on the 3.5 MB Go driver under the
+// race detector, and a component is compiled once per run and shared
+// read-only by every call (as Verify does), so the tests share it too.
+// Its engine is closed by TestMain.
+var compiled struct {
+	once   sync.Once
+	c      *component.Component
+	err    error
+	engine *sandbox.Engine
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if compiled.engine != nil {
+		_ = compiled.engine.Close(context.Background())
+	}
+	os.Exit(code)
+}
+
+// compileFixture returns the committed fixture compiled for the driver
+// world, compiled on first use.
 func compileFixture(t testing.TB) *component.Component {
 	t.Helper()
-	return drivertest.Compile(t, drivertest.OpenAIDriver(t))
+	bin := drivertest.OpenAIDriver(t)
+	compiled.once.Do(func() {
+		ctx := context.Background()
+		compiled.engine, compiled.err = sandbox.NewEngine(ctx, sandbox.Config{})
+		if compiled.err != nil {
+			return
+		}
+		var b *component.Binary
+		if b, compiled.err = component.Decode(bin); compiled.err == nil {
+			compiled.c, compiled.err = component.Compile(ctx, compiled.engine.Runtime(), b, component.WorldDriver)
+		}
+	})
+	if compiled.err != nil {
+		t.Fatalf("compile the driver fixture: %v", compiled.err)
+	}
+	return compiled.c
 }
 
 // bind binds c to endpoint (an http:// URL), allowing its host:port.
