@@ -122,11 +122,16 @@ const maxKeptBuffer = 1 << 20
 // run that runs their cases again leaves a journal that reads whole.
 // Only the holder of the run folder's lock may call it.
 func Open(path string, check Check) (*Writer, Contents, error) {
+	return open(path, check, MaxLine)
+}
+
+// open is Open with maxLine for MaxLine (a test's smaller bound).
+func open(path string, check Check, maxLine int64) (*Writer, Contents, error) {
 	f, err := openRegular(path, os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, Contents{}, err
 	}
-	c, spans, good, err := read(f, check)
+	c, spans, good, err := read(f, check, maxLine)
 	if err != nil {
 		_ = f.Close()
 		return nil, Contents{}, errcode.Wrap(errcode.IO, err, "read journal %s", path)
@@ -157,13 +162,13 @@ type span struct{ off, n int64 }
 // read decodes every complete line, skipping and recording the bad ones,
 // and returns the good lines' spans and the offset after the last
 // complete line. A last line that does not end in a newline is torn.
-func read(r io.Reader, check Check) (Contents, []span, int64, error) {
+func read(r io.Reader, check Check, maxLine int64) (Contents, []span, int64, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var c Contents
 	var spans []span
 	var off int64
 	for lineNo := 1; ; lineNo++ {
-		line, n, tooLong, err := readLine(br)
+		line, n, tooLong, err := readLine(br, maxLine)
 		if errors.Is(err, io.EOF) {
 			if n > 0 {
 				c.TornLine = lineNo
@@ -176,7 +181,7 @@ func read(r io.Reader, check Check) (Contents, []span, int64, error) {
 		start := off
 		off += n
 		if tooLong {
-			c.Bad = append(c.Bad, BadLine{lineNo, fmt.Sprintf("longer than %d bytes", MaxLine)})
+			c.Bad = append(c.Bad, BadLine{lineNo, fmt.Sprintf("longer than %d bytes", maxLine)})
 			continue
 		}
 		trimmed := bytes.TrimSpace(line)
@@ -198,12 +203,12 @@ func read(r io.Reader, check Check) (Contents, []span, int64, error) {
 // took, newline included. A line past MaxLine is consumed but not kept.
 // At the end of the input it returns io.EOF with what was left (n > 0
 // for a torn line).
-func readLine(br *bufio.Reader) (line []byte, n int64, tooLong bool, err error) {
+func readLine(br *bufio.Reader, maxLine int64) (line []byte, n int64, tooLong bool, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		n += int64(len(chunk))
 		if !tooLong {
-			if int64(len(line))+int64(len(chunk)) > MaxLine+1 {
+			if int64(len(line))+int64(len(chunk)) > maxLine+1 {
 				tooLong, line = true, nil
 			} else {
 				line = append(line, chunk...)
@@ -390,12 +395,17 @@ func Exists(path string) bool {
 // readers such as merge that must not write; Contents.Whole says whether
 // it was read whole.
 func Read(path string, check Check) (Contents, error) {
+	return readFile(path, check, MaxLine)
+}
+
+// readFile is Read with maxLine for MaxLine.
+func readFile(path string, check Check, maxLine int64) (Contents, error) {
 	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return Contents{}, err
 	}
 	defer f.Close()
-	c, _, _, err := read(f, check)
+	c, _, _, err := read(f, check, maxLine)
 	if err != nil {
 		return Contents{}, errcode.Wrap(errcode.IO, err, "read journal %s", path)
 	}

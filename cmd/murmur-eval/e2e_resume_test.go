@@ -97,12 +97,15 @@ func checkOncePerPair(t *testing.T, name string, rows []map[string]any, want int
 }
 
 // TestKilledRunResumes kills the evaluator with SIGKILL in the middle of a
-// 300-case run, resumes it, and compares results.parquet with an
+// 120-case run, resumes it, and compares results.parquet with an
 // uninterrupted run of the same recordings.
 func TestKilledRunResumes(t *testing.T) {
+	// n cases: enough that the run is still going when 40 are journaled
+	// (each takes milliseconds; the kill follows the 40th within one poll).
+	const n, killAt = 120, 40
 	qs := quickstart(t)
 	t.Parallel()
-	f := newFixture(t, qs).withData(bigDataset(t, qs, 300)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "plain")
+	f := newFixture(t, qs).withData(bigDataset(t, qs, n)).withFlags("--workers", "2", "--max-error-rate", "1", "--progress", "plain")
 	full := f.newOut() // all named alike: replayed token estimates count the session path
 	ref := f.runInto(full)
 	if ref.code != 0 {
@@ -118,31 +121,31 @@ func TestKilledRunResumes(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	await(t, cmd, &stderr, 90*time.Second, "100 cases journaled", func() bool { return journalLines(killed) >= 100 })
+	await(t, cmd, &stderr, 90*time.Second, fmt.Sprintf("%d cases journaled", killAt), func() bool { return journalLines(killed) >= killAt })
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
 	before := journalLines(killed)
-	if before >= 300 {
+	if before >= n {
 		t.Fatalf("the run finished (%d journal lines) before it was killed", before)
 	}
 	if _, err := os.Stat(filepath.Join(killed, "results.parquet")); err == nil {
 		t.Errorf("a killed run left a results.parquet")
 	}
 
-	t.Logf("killed after %d of 300 cases were journaled", before)
+	t.Logf("killed after %d of %d cases were journaled", before, n)
 	res := f.resume(killed)
 	if res.code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", res.code, res.stderr)
 	}
-	if want := fmt.Sprintf("%d cases to resume (%d finished)", 300-before, before); !strings.Contains(res.stderr, want) {
+	if want := fmt.Sprintf("%d cases to resume (%d finished)", n-before, before); !strings.Contains(res.stderr, want) {
 		t.Errorf("resume stderr lacks %q:\n%s", want, res.stderr)
 	}
 	want := stableRows(readParquet(t, filepath.Join(full, "results.parquet")))
 	gotTbl := readParquet(t, filepath.Join(killed, "results.parquet"))
 	got := stableRows(gotTbl)
-	checkOncePerPair(t, "resumed", got, 300)
+	checkOncePerPair(t, "resumed", got, n)
 	if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("resumed results differ from the uninterrupted run (-want +got):\n%s", diff)
 	}
@@ -154,8 +157,8 @@ func TestKilledRunResumes(t *testing.T) {
 		t.Errorf("resumed rows carry %d run ids, want the original one", len(runIDs))
 	}
 	sessions, _ := os.ReadDir(filepath.Join(killed, "sessions"))
-	if len(sessions) != 300 {
-		t.Errorf("%d session folders after resume, want 300 (the killed cases' removed)", len(sessions))
+	if len(sessions) != n {
+		t.Errorf("%d session folders after resume, want %d (the killed cases' removed)", len(sessions), n)
 	}
 	for _, name := range []string{"events.parquet", "scores.parquet"} {
 		a, b := readParquet(t, filepath.Join(full, name)), readParquet(t, filepath.Join(killed, name))
