@@ -5,8 +5,8 @@ QS      := examples/quickstart
 TOOLS   := calc notes
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 FUZZTIME ?= 10s
-# make test fuzzes every target this long (make fuzz: FUZZTIME), two at a
-# time (scripts/fuzz.sh).
+# make ci (CI) fuzzes every target this long (make fuzz: FUZZTIME), two at
+# a time (scripts/fuzz.sh).
 TEST_FUZZTIME ?= 3s
 
 # The linter, pinned: make lint installs this version with go install when
@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 3s
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)/golangci-lint
 
-.PHONY: all build quickstart demo workspace-demo test lint lint-install vet cross fuzz bench bench-smoke clean
+.PHONY: all build quickstart demo workspace-demo test ci fuzz-smoke lint lint-install vet cross fuzz bench bench-smoke clean
 
 all: build
 
@@ -79,13 +79,24 @@ cross:
 		CGO_ENABLED=0 GOOS=$${t%/*} GOARCH=$${t#*/} $(GO) build -ldflags="-s -w" ./... || { echo "go build $$t failed"; exit 255; }'
 	CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 $(GO) vet $$($(GO) list ./... | grep -v /docs$$)
 
-# The linter, the full suite with the race detector, every fuzz target
-# briefly (TEST_FUZZTIME each), and the benchmark harness once at a
-# reduced size (it proves the harness works; it never fails on a timing).
+# The linter, vet, the cross-builds and the full suite with the race
+# detector (every fuzz target's seed corpus runs as a test). E2E tests wait
+# on processes, timeouts and model servers more than they compute, so four
+# run at once per package rather than one per core.
+TEST_PARALLEL ?= 4
 test: lint vet cross
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) ./...
+
+# What CI runs (.ci/run): make test, then every fuzz target briefly
+# (TEST_FUZZTIME each, two at a time: scripts/fuzz.sh) and the benchmark
+# harness once at a reduced size (it proves the harness works; it never
+# fails on a timing). Fuzzing is kept out of make test: each target is a
+# build and a link of its own, minutes in all, and finds nothing in 3 s
+# that the seed corpora (run by make test) do not.
+ci: test fuzz-smoke bench-smoke
+
+fuzz-smoke:
 	FUZZTIME=$(TEST_FUZZTIME) ./scripts/fuzz.sh
-	$(MAKE) bench-smoke
 
 # The benchmark harness (cmd/murmur-bench): builds murmur-eval, generates
 # its datasets, runs the overhead, latency-bound scaling, memory and Parquet
