@@ -106,6 +106,18 @@ func Wrap(code string, err error, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...), Err: err}
 }
 
+// WrapKeep is Wrap with err's own code when it carries one, and fallback
+// otherwise: a wrapper that only adds what failed keeps the specific code
+// of the failure beneath it (Code reads the outermost one; RATIONALE.md,
+// "Why does errcode.Code return the outermost code ...").
+func WrapKeep(fallback string, err error, format string, args ...any) *Error {
+	code := Code(err)
+	if code == "" {
+		code = fallback
+	}
+	return Wrap(code, err, format, args...)
+}
+
 // At sets Where and returns e.
 func (e *Error) At(where string) *Error { e.Where = where; return e }
 

@@ -1,7 +1,6 @@
 package scoring
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -120,7 +119,7 @@ func runCheck(ctx context.Context, spec CheckSpec, env checkEnv) (Score, error) 
 	}
 	home := filepath.Join(env.dir, CheckHome)
 	if err := root.MkdirAll(filepath.Join(CheckHome, "tmp"), 0o755); err != nil {
-		return Score{}, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "check: create its HOME")
+		return Score{}, errcode.WrapKeep(errcode.IO, err, "check: create its HOME")
 	}
 	bin, err := lookPath(root, spec.Argv[0], env.path)
 	if err != nil {
@@ -170,7 +169,7 @@ func runCheck(ctx context.Context, spec CheckSpec, env checkEnv) (Score, error) 
 // name is replaced, never followed).
 func writeCheckLog(root *sessionfs.Root, out *checkOutput, footer string) error {
 	if err := root.WriteFile(CheckLog, append(out.bytes(), footer...), 0o644); err != nil {
-		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "check: write %s", CheckLog)
+		return errcode.WrapKeep(errcode.IO, err, "check: write %s", CheckLog)
 	}
 	return nil
 }

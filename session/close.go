@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -43,8 +42,5 @@ func (s *Session) Close() error {
 // E-IO-003, unless one of the failures already carries a code, which is
 // kept.
 func finishErr(err error) error {
-	if errcode.Code(err) != "" {
-		return fmt.Errorf("finish session files: %w", err)
-	}
-	return errcode.Wrap(errcode.IO, err, "finish session files")
+	return errcode.WrapKeep(errcode.IO, err, "finish session files")
 }

@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -114,7 +113,7 @@ func Prepare(ctx context.Context, source, kind, dir string, lim Limits) (*Base, 
 	}
 	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "workspace %s", source)
+		return nil, errcode.WrapKeep(errcode.IO, err, "workspace %s", source)
 	}
 	b := &Base{Source: source, Kind: kind, Dir: dir, entries: w.t.entries, lim: lim}
 	slices.SortFunc(b.entries, func(a, c entry) int { return strings.Compare(a.name, c.name) })

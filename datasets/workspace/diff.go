@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -123,7 +122,7 @@ func (b *Base) Diff(ctx context.Context, dir string, clone CloneResult, maxBytes
 		data = append(data, fmt.Sprintf("\nmurmur-eval: diff cut at %d of its %d bytes\n", buf.max, buf.total)...)
 	}
 	if err := root.WriteFile(DiffFile, data, 0o644); err != nil {
-		return DiffResult{}, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", DiffFile)
+		return DiffResult{}, errcode.WrapKeep(errcode.IO, err, "write %s", DiffFile)
 	}
 	return res, nil
 }

@@ -5,7 +5,6 @@
 package launch
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -166,7 +165,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 // sessionfs: the failure keeps its own code (E-EVL-040 for a name
 // refused, E-IO-001 for a folder gone); only an uncoded one is E-IO-003.
 func writeErr(err error, name string) error {
-	return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", name)
+	return errcode.WrapKeep(errcode.IO, err, "write %s", name)
 }
 
 func loopConfig(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy) (session.LoopConfig, error) {

@@ -1,7 +1,6 @@
 package loop
 
 import (
-	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -114,7 +113,7 @@ func (l *run) reopen(taskID, original string, feedback []hooks.Reopen) error {
 	if err := sessionfs.WriteFile(l.dir, "task.md", []byte(reopenedTask(original, feedback)), 0o600); err != nil {
 		// sessionfs's own code is kept (E-EVL-040 for a name refused);
 		// only an uncoded failure is E-IO-003.
-		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "rewrite task.md")
+		return errcode.WrapKeep(errcode.IO, err, "rewrite task.md")
 	}
 	return nil
 }

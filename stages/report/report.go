@@ -16,7 +16,6 @@ package report
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
@@ -179,10 +178,7 @@ func (s Stage) workspace(c *pipeline.Case) Workspace {
 // file refused is E-EVL-040), which is kept, because errcode.Code reads the
 // outermost code and the specific one should win (HOUSE-STYLE.md).
 func finishErr(err error) error {
-	if errcode.Code(err) != "" {
-		return fmt.Errorf("finish session files: %w", err)
-	}
-	return errcode.Wrap(errcode.IO, err, "finish session files")
+	return errcode.WrapKeep(errcode.IO, err, "finish session files")
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"cmp"
 	"context"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
@@ -41,7 +40,7 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 	if err := scoring.WriteEvalFile(c.SessionDir, scores, in.ID, plan.Config.DatasetID, tr.TotalTurns, tr.EndedAt); err != nil {
 		// A session file refused keeps its code (E-EVL-040); only an
 		// uncoded failure is E-IO-003.
-		return nil, errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", scoring.EvalFile)
+		return nil, errcode.WrapKeep(errcode.IO, err, "write %s", scoring.EvalFile)
 	}
 	return scores, nil
 }

@@ -49,7 +49,7 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 	failed := func(err error) error {
 		fmt.Fprintf(out, "murmur-eval: %v\n", err)
 		if werr := root.WriteFile(SetupLog, out.bytes(), 0o644); werr != nil {
-			return errcode.Wrap(cmp.Or(errcode.Code(werr), errcode.IO), werr, "write %s", SetupLog)
+			return errcode.WrapKeep(errcode.IO, werr, "write %s", SetupLog)
 		}
 		return err
 	}
@@ -57,7 +57,7 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 		return failed(errcode.New(errcode.Internal, "setup: the run has no launcher for dataset commands"))
 	}
 	if err := root.MkdirAll(filepath.Join(SetupHome, "tmp"), 0o755); err != nil {
-		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "setup: create its HOME")
+		return errcode.WrapKeep(errcode.IO, err, "setup: create its HOME")
 	}
 	path := cmp.Or(s.opts.PATH, scoring.DefaultPATH)
 	bin, err := scoring.LookPath(root, spec.Argv[0], path)
@@ -104,7 +104,7 @@ func (s Stage) setup(ctx context.Context, c *pipeline.Case, in datasets.Case, ca
 	last := out.lastLine()
 	fmt.Fprintf(out, "\nmurmur-eval: setup %s after %s\n", cmp.Or(end, "exited with status 0"), r.Duration.Round(time.Millisecond))
 	if err := root.WriteFile(SetupLog, out.bytes(), 0o644); err != nil {
-		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "write %s", SetupLog)
+		return errcode.WrapKeep(errcode.IO, err, "write %s", SetupLog)
 	}
 	if end != "" {
 		msg := "setup " + end

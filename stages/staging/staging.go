@@ -10,7 +10,6 @@
 package staging
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -183,7 +182,7 @@ func launchFiles(dir string, ts *verify.Toolset) error {
 // own code (sessionfs: a name refused is E-EVL-040, a folder gone
 // E-IO-001); only an uncoded failure is E-IO-003.
 func keepCode(err error, format string, args ...any) error {
-	return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, format, args...)
+	return errcode.WrapKeep(errcode.IO, err, format, args...)
 }
 
 // Lock reports whether this run wrote the project's murmur.lock, and the

@@ -1,7 +1,6 @@
 package staging
 
 import (
-	"cmp"
 	"context"
 	"os"
 
@@ -126,7 +125,7 @@ func (s *Staged) Close() error {
 		return nil
 	}
 	if err := s.Workspace.Release(); err != nil {
-		return errcode.Wrap(cmp.Or(errcode.Code(err), errcode.IO), err, "release the workspace")
+		return errcode.WrapKeep(errcode.IO, err, "release the workspace")
 	}
 	return nil
 }
