@@ -73,27 +73,15 @@ func (r *Root) Reclaim(name string, held *os.File) (fresh *os.File, found string
 // renamed the file; murmur-eval does not hold them, so the name is left
 // empty rather than refilled.
 func (r *Root) Unplant(name string) (found string, err error) {
-	n, err := CheckName(name)
-	if err != nil {
-		return "", err
-	}
-	fi, err := r.r.Lstat(n)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "", nil
-	case err != nil:
-		return "", ioErr(err, "check %s", filepath.ToSlash(n))
-	case fi.Mode().IsRegular() && ownedOnce(fi):
-		return "", nil
-	case fi.Mode().IsRegular():
-		found = "a hard link or another's file"
-	default:
-		found = kind(fi.Mode())
-	}
-	if err := r.clear(n); err != nil {
-		return found, ioErr(err, "remove %s", filepath.ToSlash(n))
-	}
-	return found, nil
+	return r.unplant(name, func(fi fs.FileInfo) string {
+		switch {
+		case fi.Mode().IsRegular() && ownedOnce(fi):
+			return ""
+		case fi.Mode().IsRegular():
+			return "a hard link or another's file"
+		}
+		return kind(fi.Mode())
+	})
 }
 
 // UnplantFolder removes what a tool left at name, a folder murmur-eval
@@ -101,21 +89,33 @@ func (r *Root) Unplant(name string) (found string, err error) {
 // even to a folder inside the root; a file; a FIFO), and says what it was
 // ("" when it is a folder or absent).
 func (r *Root) UnplantFolder(name string) (found string, err error) {
+	return r.unplant(name, func(fi fs.FileInfo) string {
+		if fi.IsDir() {
+			return ""
+		}
+		return kind(fi.Mode())
+	})
+}
+
+// unplant removes what is at name when planted, which says what it found
+// there ("" for what may stay), and returns that; an absent name is left.
+func (r *Root) unplant(name string, planted func(fs.FileInfo) string) (found string, err error) {
 	n, err := CheckName(name)
 	if err != nil {
 		return "", err
 	}
 	fi, err := r.r.Lstat(n)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
-	case err != nil:
+	}
+	if err != nil {
 		return "", ioErr(err, "check %s", filepath.ToSlash(n))
-	case fi.IsDir():
+	}
+	if found = planted(fi); found == "" {
 		return "", nil
 	}
 	if err := r.clear(n); err != nil {
-		return kind(fi.Mode()), ioErr(err, "remove %s", filepath.ToSlash(n))
+		return found, ioErr(err, "remove %s", filepath.ToSlash(n))
 	}
-	return kind(fi.Mode()), nil
+	return found, nil
 }
