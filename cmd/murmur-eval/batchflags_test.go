@@ -57,18 +57,8 @@ func TestBatchFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := tt.env
-			if env == nil {
-				env = map[string]string{}
-			}
-			o, code, ok := parseRunFlags(append([]string{"--dataset", "cases.jsonl"}, tt.args...), env, io.Discard)
-			if ok != tt.ok {
-				t.Fatalf("ok = %v (exit %d), want %v", ok, code, tt.ok)
-			}
+			o, ok := parseFlagCase(t, tt.args, tt.env, tt.ok)
 			if !ok {
-				if code != exitUsage {
-					t.Errorf("exit %d, want %d", code, exitUsage)
-				}
 				return
 			}
 			if o.batch.shard != tt.shard {
@@ -79,4 +69,23 @@ func TestBatchFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// parseFlagCase parses --dataset cases.jsonl and args as the run command
+// does, with env (nil: empty) for its environment, fails t unless it is
+// accepted exactly when wantOK, and a refusal is a usage error (exit 2),
+// and returns the options and whether they were accepted.
+func parseFlagCase(t *testing.T, args []string, env map[string]string, wantOK bool) (options, bool) {
+	t.Helper()
+	if env == nil {
+		env = map[string]string{}
+	}
+	o, code, ok := parseRunFlags(append([]string{"--dataset", "cases.jsonl"}, args...), env, io.Discard)
+	if ok != wantOK {
+		t.Fatalf("ok = %v (exit %d), want %v", ok, code, wantOK)
+	}
+	if !ok && code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	return o, ok
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,14 +25,7 @@ func TestAllowTaskOutsideDatasetFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := tt.env
-			if env == nil {
-				env = map[string]string{}
-			}
-			o, code, ok := parseRunFlags(append([]string{"--dataset", "cases.jsonl"}, tt.args...), env, io.Discard)
-			if ok != tt.ok || (!ok && code != exitUsage) {
-				t.Fatalf("ok = %v (exit %d), want %v", ok, code, tt.ok)
-			}
+			o, ok := parseFlagCase(t, tt.args, tt.env, tt.ok)
 			if ok && o.allowTaskOutside != tt.want {
 				t.Errorf("allowTaskOutside = %v, want %v", o.allowTaskOutside, tt.want)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"testing"
 )
 
@@ -25,18 +24,8 @@ func TestWorkdirMaxFilesFlag(t *testing.T) {
 		{name: "not a number", env: map[string]string{"MURMUR_EVAL_WORKDIR_MAX_FILES": "many"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			env := tc.env
-			if env == nil {
-				env = map[string]string{}
-			}
-			o, code, ok := parseRunFlags(append([]string{"--dataset", "cases.jsonl"}, tc.args...), env, io.Discard)
-			if ok != tc.ok {
-				t.Fatalf("ok = %v (exit %d), want %v", ok, code, tc.ok)
-			}
+			o, ok := parseFlagCase(t, tc.args, tc.env, tc.ok)
 			if !ok {
-				if code != exitUsage {
-					t.Errorf("exit %d, want %d", code, exitUsage)
-				}
 				return
 			}
 			if o.workdirMaxFiles != tc.want {
