@@ -674,3 +674,19 @@ func useEndpoint(t testing.TB, dir, url string) {
 		t.Fatal(err)
 	}
 }
+
+// shellCapsuleManifest is the manifest of a capsule named name whose model is
+// Anthropic's (through murmur's anthropic driver, three turns), followed by
+// rest (its capabilities and the rest).
+func shellCapsuleManifest(name, rest string) string {
+	return "name: " + name + `
+version: 0.1.0
+inference:
+  transport: http
+  endpoint: https://api.anthropic.com
+  model: claude-sonnet-4-5
+  driver:
+    artifact: murmur-driver-anthropic
+  max_turns: 3
+` + rest
+}

@@ -19,21 +19,12 @@ import (
 
 // checkCapsule is a capsule with nothing but shell tools (bash may run
 // mkdir; everything else the tool does is a bash builtin).
-const checkCapsule = `name: check-escape
-version: 0.1.0
-inference:
-  transport: http
-  endpoint: https://api.anthropic.com
-  model: claude-sonnet-4-5
-  driver:
-    artifact: murmur-driver-anthropic
-  max_turns: 3
-capabilities:
+var checkCapsule = shellCapsuleManifest("check-escape", `capabilities:
   shell:
     allow: [bash, sh, mkdir]
 trace:
   include_tool_output: true
-`
+`)
 
 // TestCheckCannotEscapeTheSession is finding 3 of issue 13 through the real
 // binary: a bash tool plants json/__init__.py in its session, and the

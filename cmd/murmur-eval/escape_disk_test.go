@@ -19,23 +19,14 @@ import (
 
 // diskCapsule is a capsule whose only tool is bash with the commands the
 // disk attacks need, and murmur's tight profile's 50 MB workdir ceiling.
-const diskCapsule = `name: escape-disk
-version: 0.1.0
-inference:
-  transport: http
-  endpoint: https://api.anthropic.com
-  model: claude-sonnet-4-5
-  driver:
-    artifact: murmur-driver-anthropic
-  max_turns: 3
-capabilities:
+var diskCapsule = shellCapsuleManifest("escape-disk", `capabilities:
   shell:
     allow: [bash, rm, head, sleep, mkdir]
   limits:
     deadline_seconds: 60
   resources:
     workdir_max_bytes: 52428800
-`
+`)
 
 // diskRun runs the scripted cases through the real binary on the capsule
 // above, with extra flags, and returns the run folder and its rows by case.

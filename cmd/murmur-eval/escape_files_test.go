@@ -15,16 +15,7 @@ import (
 
 // filesCapsule is a capsule whose only tools are shell binaries, with a
 // workdir ceiling the deep-tree case goes past.
-const filesCapsule = `name: escape-files
-version: 0.1.0
-inference:
-  transport: http
-  endpoint: https://api.anthropic.com
-  model: claude-sonnet-4-5
-  driver:
-    artifact: murmur-driver-anthropic
-  max_turns: 3
-capabilities:
+var filesCapsule = shellCapsuleManifest("escape-files", `capabilities:
   shell:
     allow: [bash, sh, ln, mkfifo, rm, head, tr, mkdir]
   limits:
@@ -32,7 +23,7 @@ capabilities:
   resources:
     max_file_size_bytes: 1048576
     workdir_max_bytes: 1500000
-`
+`)
 
 // TestSessionFilesCannotReachTheHost is findings 1, 6 and 7 of issue 13
 // through the real binary: bash tools leave links to a host file and a

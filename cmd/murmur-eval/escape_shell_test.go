@@ -21,22 +21,13 @@ import (
 // shellEscapeCapsule is a capsule whose only tools are bash and attack, a
 // static program (sandbox/testdata/attack) that tries one escape and prints
 // ALLOWED or DENIED <errno>.
-const shellEscapeCapsule = `name: shell-escape
-version: 0.1.0
-inference:
-  transport: http
-  endpoint: https://api.anthropic.com
-  model: claude-sonnet-4-5
-  driver:
-    artifact: murmur-driver-anthropic
-  max_turns: 3
-capabilities:
+var shellEscapeCapsule = shellCapsuleManifest("shell-escape", `capabilities:
   shell:
     allow: [bash, attack]
 %s
 trace:
   include_tool_output: true
-`
+`)
 
 // TestShellToolsAreContainedAsMurmurContainsThem runs, through the real
 // binary, shell tools that try what murmur's containment forbids: executing

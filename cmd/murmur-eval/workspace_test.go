@@ -24,19 +24,10 @@ import (
 )
 
 // workspaceCapsule runs bash (with rm) as its one tool.
-const workspaceCapsule = `name: workspace-e2e
-version: 0.1.0
-inference:
-  transport: http
-  endpoint: https://api.anthropic.com
-  model: claude-sonnet-4-5
-  driver:
-    artifact: murmur-driver-anthropic
-  max_turns: 3
-capabilities:
+var workspaceCapsule = shellCapsuleManifest("workspace-e2e", `capabilities:
   shell:
     allow: [bash, sh, rm]
-`
+`)
 
 // wsCase is one dataset line of the workspace tests, with the bash command
 // its recording runs ("" for none).
