@@ -33,14 +33,7 @@ func (s *Session) Close() error {
 	}
 	errs = append(errs, s.Trace.Close())
 	if err := errors.Join(errs...); err != nil {
-		return finishErr(err)
+		return errcode.WrapKeep(errcode.IO, err, "finish session files")
 	}
 	return nil
-}
-
-// finishErr is the error of session files that could not be finished:
-// E-IO-003, unless one of the failures already carries a code, which is
-// kept.
-func finishErr(err error) error {
-	return errcode.WrapKeep(errcode.IO, err, "finish session files")
 }

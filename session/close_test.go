@@ -1,15 +1,12 @@
 package session
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/murmur-nexus/murmur-eval/errcode"
-	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -61,33 +58,6 @@ func TestCloseWithoutTrace(t *testing.T) {
 	for _, s := range []*Session{nilSession, {}} {
 		if err := s.Close(); err != nil {
 			t.Errorf("Close = %v, want nil", err)
-		}
-	}
-}
-
-// TestFinishErrKeepsTheSpecificCode: a session file refused keeps its own
-// code (E-EVL-040) among the failures of finishing the session files; a
-// failure without a code is E-IO-003.
-func TestFinishErrKeepsTheSpecificCode(t *testing.T) {
-	_, refused := sessionfs.CheckName("../outside")
-	plain := os.ErrClosed
-	for _, tc := range []struct {
-		name string
-		errs []error
-		want string
-	}{
-		{"refused", []error{refused}, errcode.SessionFile},
-		{"uncoded, then refused", []error{plain, refused}, errcode.SessionFile},
-		{"uncoded", []error{plain}, errcode.IO},
-	} {
-		err := finishErr(errors.Join(tc.errs...))
-		if got := errcode.Code(err); got != tc.want {
-			t.Errorf("%s: code %q (%v), want %s", tc.name, got, err, tc.want)
-		}
-		for _, e := range tc.errs {
-			if !errors.Is(err, e) {
-				t.Errorf("%s: %v does not wrap %v", tc.name, err, e)
-			}
 		}
 	}
 }

@@ -145,7 +145,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 			errs = append(errs, err)
 		}
 		if err := errors.Join(errs...); err != nil {
-			return finishErr(err)
+			return errcode.WrapKeep(errcode.IO, err, "finish session files")
 		}
 	}
 	if !scorable(c, ses, out) {
@@ -171,14 +171,6 @@ func (s Stage) workspace(c *pipeline.Case) Workspace {
 		return nil
 	}
 	return s.opts.Reads.Workspace(c)
-}
-
-// finishErr is the stage's error for report files it could not write:
-// E-IO-003, unless one of the failures already carries a code (a session
-// file refused is E-EVL-040), which is kept, because errcode.Code reads the
-// outermost code and the specific one should win (HOUSE-STYLE.md).
-func finishErr(err error) error {
-	return errcode.WrapKeep(errcode.IO, err, "finish session files")
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its

@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
-	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/session"
 	"github.com/murmur-nexus/murmur-eval/trace"
@@ -149,38 +147,6 @@ func TestReportCheckThatCannotStartIsAnError(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(c.SessionDir, scoring.EvalFile)); err == nil {
 		t.Errorf("eval.jsonl written for a case whose check could not start")
-	}
-}
-
-// A session file murmur-eval refused keeps its own code (E-EVL-040) when
-// Report gathers the failures of finishing the session files; a failure
-// without a code is E-IO-003. (sessionfs replaces what a tool plants
-// before Report reads it, so the refusal is made here directly, as
-// sessionfs makes it.)
-func TestFinishErrKeepsTheSpecificCode(t *testing.T) {
-	_, refused := sessionfs.CheckName("../outside")
-	if errcode.Code(refused) != errcode.SessionFile {
-		t.Fatalf("CheckName = %v, want a %s error", refused, errcode.SessionFile)
-	}
-	plain := os.ErrClosed
-	for _, tc := range []struct {
-		name string
-		errs []error
-		want string
-	}{
-		{"refused", []error{refused}, errcode.SessionFile},
-		{"uncoded, then refused", []error{plain, refused}, errcode.SessionFile},
-		{"uncoded", []error{plain}, errcode.IO},
-	} {
-		err := finishErr(errors.Join(tc.errs...))
-		if got := errcode.Code(err); got != tc.want {
-			t.Errorf("%s: code %q (%v), want %s", tc.name, got, err, tc.want)
-		}
-		for _, e := range tc.errs {
-			if !errors.Is(err, e) {
-				t.Errorf("%s: %v does not wrap %v", tc.name, err, e)
-			}
-		}
 	}
 }
 
