@@ -25,42 +25,9 @@ import (
 func TestAdaptiveBoundsLiveCasesAndPreparesAhead(t *testing.T) {
 	for _, workers := range []int{1, 3, 16} {
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				var live, cases peakCounter
-				g := pacedGraph(t,
-					func(context.Context, *pipeline.Case) error { cases.enter(); return nil },
-					func(ctx context.Context, c *pipeline.Case) error {
-						live.enter()
-						defer live.leave()
-						return waitModel(60*time.Millisecond)(ctx, c)
-					},
-					func(context.Context, *pipeline.Case) error { cases.leave(); return nil })
-				r := &pipeline.Runner{Graph: g, Workers: workers, NewCase: newCase, Pacer: NewAdaptive(workers, nil)}
-				start := time.Now()
-				got, err := collect(r, context.Background(), jobs(6*workers))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) != 6*workers {
-					t.Fatalf("got %d cases, want %d", len(got), 6*workers)
-				}
-				for _, c := range got {
-					if v := pipeline.Judge(c); v.Status != pipeline.StatusPassed {
-						t.Errorf("%s: %s (%v)", c.ID, v.Status, v.Err)
-					}
-				}
-				if p := live.peak.Load(); p != int64(workers) {
-					t.Errorf("peak live cases = %d, want %d", p, workers)
-				}
-				if p := cases.peak.Load(); p != 2*int64(workers) {
-					t.Errorf("peak cases in flight = %d, want %d (as many prepared ahead as live)", p, 2*workers)
-				}
-				// Six waves of 60 ms back to back: the cases prepared ahead
-				// take each slot as it is freed.
-				if d := time.Since(start); d != 6*60*time.Millisecond {
-					t.Errorf("run took %v on the bubble's clock, want %v", d, 6*60*time.Millisecond)
-				}
-			})
+			// As many prepared ahead as live; the six waves back to back:
+			// the cases prepared ahead take each slot as it is freed.
+			synctest.Test(t, func(t *testing.T) { waves(t, workers, NewAdaptive(workers, nil), 2*workers) })
 		})
 	}
 }

@@ -146,3 +146,43 @@ func (e *events) String() string {
 	defer e.mu.Unlock()
 	return fmt.Sprintf("%q", e.log)
 }
+
+// waves runs 6×workers cases under pacer, each live for one 60 ms model
+// wait on the bubble's clock (call it in a synctest bubble), checks that
+// every case passed exactly once, that at most workers were live at once
+// and at most inFlight in flight (both reached), and that the run took six
+// waves back to back.
+func waves(t *testing.T, workers int, pacer pipeline.Pacer, inFlight int) {
+	t.Helper()
+	var live, cases peakCounter
+	g := pacedGraph(t,
+		func(context.Context, *pipeline.Case) error { cases.enter(); return nil },
+		func(ctx context.Context, c *pipeline.Case) error {
+			live.enter()
+			defer live.leave()
+			return waitModel(60*time.Millisecond)(ctx, c)
+		},
+		func(context.Context, *pipeline.Case) error { cases.leave(); return nil })
+	r := &pipeline.Runner{Graph: g, Workers: workers, NewCase: newCase, Pacer: pacer}
+	start := time.Now()
+	got, err := collect(r, context.Background(), jobs(6*workers))
+	if err != nil || len(got) != 6*workers {
+		t.Fatalf("got %d cases, %v; want %d", len(got), err, 6*workers)
+	}
+	seen := map[string]bool{}
+	for _, c := range got {
+		if v := pipeline.Judge(c); v.Status != pipeline.StatusPassed || seen[c.ID] {
+			t.Errorf("%s: %s (%v), seen before %v", c.ID, v.Status, v.Err, seen[c.ID])
+		}
+		seen[c.ID] = true
+	}
+	if p := live.peak.Load(); p != int64(workers) {
+		t.Errorf("peak live cases = %d, want %d", p, workers)
+	}
+	if p := cases.peak.Load(); p != int64(inFlight) {
+		t.Errorf("peak cases in flight = %d, want %d", p, inFlight)
+	}
+	if d := time.Since(start); d != 6*60*time.Millisecond {
+		t.Errorf("run took %v on the bubble's clock, want %v", d, 6*60*time.Millisecond)
+	}
+}

@@ -18,39 +18,7 @@ import (
 func TestSemaphoreBoundsLiveCases(t *testing.T) {
 	for _, workers := range []int{1, 3, 16} {
 		t.Run(fmt.Sprint("workers=", workers), func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				var live, cases peakCounter
-				g := pacedGraph(t,
-					func(context.Context, *pipeline.Case) error { cases.enter(); return nil },
-					func(ctx context.Context, c *pipeline.Case) error {
-						live.enter()
-						defer live.leave()
-						return waitModel(60*time.Millisecond)(ctx, c)
-					},
-					func(context.Context, *pipeline.Case) error { cases.leave(); return nil })
-				r := &pipeline.Runner{Graph: g, Workers: workers, NewCase: newCase, Pacer: NewSemaphore(workers)}
-				start := time.Now()
-				got, err := collect(r, context.Background(), jobs(6*workers))
-				if err != nil || len(got) != 6*workers {
-					t.Fatalf("got %d cases, %v; want %d", len(got), err, 6*workers)
-				}
-				seen := map[string]bool{}
-				for _, c := range got {
-					if v := pipeline.Judge(c); v.Status != pipeline.StatusPassed || seen[c.ID] {
-						t.Errorf("%s: %s (%v), seen before %v", c.ID, v.Status, v.Err, seen[c.ID])
-					}
-					seen[c.ID] = true
-				}
-				if p := live.peak.Load(); p != int64(workers) {
-					t.Errorf("peak live cases = %d, want %d", p, workers)
-				}
-				if p := cases.peak.Load(); p != int64(workers) {
-					t.Errorf("peak cases in flight = %d, want %d", p, workers)
-				}
-				if d := time.Since(start); d != 6*60*time.Millisecond {
-					t.Errorf("run took %v on the bubble's clock, want %v", d, 6*60*time.Millisecond)
-				}
-			})
+			synctest.Test(t, func(t *testing.T) { waves(t, workers, NewSemaphore(workers), workers) })
 		})
 	}
 }
