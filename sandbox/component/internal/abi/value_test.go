@@ -6,40 +6,14 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abitest"
 )
 
 // memFrame is a Frame on one page of a real linear memory, its allocator
 // bumping from 1024.
 func memFrame(t *testing.T) (*Frame, []byte) {
-	t.Helper()
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	t.Cleanup(func() { _ = rt.Close(ctx) })
-	bin := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
-		5, 3, 1, 0, 1, // memory section: one memory, at least one page
-		7, 10, 1, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0} // export it as "memory"
-	mod, err := rt.Instantiate(ctx, bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := mod.ExportedMemory("memory")
-	b, _ := mem.Read(0, mem.Size())
-	return &Frame{Mem: mem, Realloc: &bump{next: 1024}}, b
-}
-
-type bump struct {
-	api.Function
-	next uint64
-}
-
-func (a *bump) Call(_ context.Context, p ...uint64) ([]uint64, error) {
-	align, size := p[2], p[3]
-	a.next = (a.next + align - 1) &^ (align - 1)
-	r := a.next
-	a.next += size
-	return []uint64{r}, nil
+	mem, b := abitest.Memory(t)
+	return &Frame{Mem: mem, Realloc: &abitest.Bump{Next: 1024}}, b
 }
 
 // TestLowerParams: up to 16 flat values are passed flat (an f64's NaN

@@ -13,10 +13,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
-
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abitest"
 )
 
 // TestMapHTTPError: Go's transport errors become the error-code cases
@@ -55,50 +53,14 @@ func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
 
-// linearMemory is a real wazero memory of one page for lowering tests (a
-// module that only exports its memory), and a live view of its bytes.
-// fakeAlloc is a bump cabi_realloc over it; its other methods panic (nil
-// embedded).
-func linearMemory(t *testing.T) (api.Memory, []byte) {
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	t.Cleanup(func() { _ = rt.Close(ctx) })
-	bin := []byte{0, 'a', 's', 'm', 1, 0, 0, 0,
-		5, 3, 1, 0, 1, // memory section: one memory, at least one page
-		7, 10, 1, 6, 'm', 'e', 'm', 'o', 'r', 'y', 2, 0} // export it as "memory"
-	mod, err := rt.Instantiate(ctx, bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem := mod.ExportedMemory("memory")
-	b, ok := mem.Read(0, mem.Size())
-	if !ok {
-		t.Fatal("memory not readable")
-	}
-	return mem, b
-}
-
-type fakeAlloc struct {
-	api.Function
-	next uint64
-}
-
-func (a *fakeAlloc) Call(ctx context.Context, p ...uint64) ([]uint64, error) {
-	align, size := p[2], p[3]
-	a.next = (a.next + align - 1) &^ (align - 1)
-	r := a.next
-	a.next += size
-	return []uint64{r}, nil
-}
-
 // TestLowerErrorCode checks error-code's canonical layout (size 32, align
 // 8, the case at 0, the payload at 8) for the cases with payloads.
 func TestLowerErrorCode(t *testing.T) {
 	rcode, msg := "no such host", "boom"
 	alert := uint8(40)
 	n := uint64(1 << 40)
-	mem, b := linearMemory(t)
-	s := &Host{Frame: abi.Frame{Mem: mem, Realloc: &fakeAlloc{next: 1024}}}
+	mem, b := abitest.Memory(t)
+	s := &Host{Frame: abi.Frame{Mem: mem, Realloc: &abitest.Bump{Next: 1024}}}
 	for i := range b[:64] {
 		b[i] = 0xee // junk the lowering must clear
 	}
