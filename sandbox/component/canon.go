@@ -118,19 +118,7 @@ func (s *state) storeResult(ctx context.Context, ptr uint32, r ToolResult) {
 		tr = 1
 	}
 	s.U8(ptr+40, tr)
-	lp := uint32(4) // a dangling, aligned pointer for an empty list
-	if len(r.Metadata) > 0 {
-		lp = s.Alloc(ctx, 4, uint32(16*len(r.Metadata)))
-	}
-	for i, kv := range r.Metadata {
-		kp, kn := s.PutString(ctx, kv[0])
-		vp, vn := s.PutString(ctx, kv[1])
-		e := lp + 16*uint32(i)
-		s.U32(e, kp)
-		s.U32(e+4, kn)
-		s.U32(e+8, vp)
-		s.U32(e+12, vn)
-	}
+	lp, ln := s.PutPairs(ctx, r.Metadata)
 	s.U32(ptr+44, lp)
-	s.U32(ptr+48, uint32(len(r.Metadata)))
+	s.U32(ptr+48, ln)
 }

@@ -19,21 +19,9 @@ func addCLI(all map[string]iface) {
 				k, v, _ := strings.Cut(kv, "=")
 				pairs = append(pairs, [2]string{k, v})
 			}
-			p := uint32(4)
-			if len(pairs) > 0 {
-				p = s.Alloc(ctx, 4, uint32(16*len(pairs)))
-			}
-			for i, kv := range pairs {
-				kp, kn := s.PutString(ctx, kv[0])
-				vp, vn := s.PutString(ctx, kv[1])
-				e := p + 16*uint32(i)
-				s.U32(e, kp)
-				s.U32(e+4, kn)
-				s.U32(e+8, vp)
-				s.U32(e+12, vn)
-			}
+			p, n := s.PutPairs(ctx, pairs)
 			s.U32(ret, p)
-			s.U32(ret+4, uint32(len(pairs)))
+			s.U32(ret+4, n)
 		}},
 		"get-arguments": {abi.Sig(i32), nil, func(ctx context.Context, s *Host, st []uint64) {
 			ret := uint32(st[0])
