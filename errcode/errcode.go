@@ -74,6 +74,7 @@ const (
 	EmptySelection      = "E-EVL-003" // the dataset, --filter or --limit selected no case: a run of nothing is a usage error (an empty shard of a non-empty selection is only warned about)
 	MergeIncomplete     = "E-EVL-004" // merge: (case, epoch) pairs no shard ran (or completeness cannot be checked), without --allow-missing
 	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
+	GateUndetectable    = "E-EVL-006" // the baseline gate cannot detect a drop of --max-drop points with its paired cases, or cannot fire at all: a warning; --require-detectable fails the gate (exit 4)
 	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
 	ReplayDiverged      = "E-EVL-019" // replayed requests differed from the recorded ones beyond --max-divergence: the recordings answered a different conversation
 	ToolNotProvided     = "E-EVL-070" // the model called a tool the capsule does not provide (a tool call's error code, not a case's)
