@@ -75,6 +75,7 @@ const (
 	MergeIncomplete     = "E-EVL-004" // merge: (case, epoch) pairs no shard ran (or completeness cannot be checked), without --allow-missing
 	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
 	GateUndetectable    = "E-EVL-006" // the baseline gate cannot detect a drop of --max-drop points with its paired cases, or cannot fire at all: a warning; --require-detectable fails the gate (exit 4)
+	UnappliedScoring    = "E-EVL-007" // a scorer or a check the inputs configure would not be applied (a misspelt observability key, an unknown scorer type, an expected value murmur-eval does not read): refused before any case unless --run-anyway
 	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
 	ReplayDiverged      = "E-EVL-019" // replayed requests differed from the recorded ones beyond --max-divergence: the recordings answered a different conversation
 	ToolNotProvided     = "E-EVL-070" // the model called a tool the capsule does not provide (a tool call's error code, not a case's)
