@@ -78,7 +78,7 @@ func checkPromptArtifact(d *decoder, r *rawInference, m *Manifest) error {
 			"invalid inference config for 'inference.system_prompt_artifact': artifact '%s' (runtime: %s) does not declare 'prompt_payload: true', which system_prompt_artifact requires",
 			name, a.Runtime).At(d.where(r.systemPromptArt.node))
 	}
-	return errcode.New(errcode.ManifestInvalid,
+	return didYouMean(errcode.New(errcode.ManifestInvalid,
 		"invalid inference config for 'inference.system_prompt_artifact': artifact '%s' is not declared in artifacts:",
-		name).At(d.where(r.systemPromptArt.node))
+		name).At(d.where(r.systemPromptArt.node)), name, m.artifactNames(), "declared in artifacts:")
 }

@@ -36,9 +36,9 @@ func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinn
 		if lock != nil {
 			e, ok := lock.Entry(a.Name)
 			if !ok {
-				return nil, errcode.New(errcode.RunLock, "%s missing artifact entry for '%s'", LockFile, a.Name).
+				return nil, didYouMean(errcode.New(errcode.RunLock, "%s missing artifact entry for '%s'", LockFile, a.Name).
 					At(lock.Path).
-					WithHint("run `mur install` to pin it, or delete %s to re-pin every artifact", LockFile)
+					WithHint("run `mur install` to pin it, or delete %s to re-pin every artifact", LockFile), a.Name, lock.names(), "pinned in "+LockFile)
 			}
 			p.Version, p.LockSHA256 = e.ResolvedVersion, e.SHA256
 		}
@@ -51,7 +51,7 @@ func ResolveAll(m *Manifest, lock *Lock, reg *Registry, platform string) ([]Pinn
 		res, err := reg.Resolve(pins[i].Name, pins[i].Version, platform)
 		if errcode.Is(err, errcode.RegistryNotFound) {
 			if first == nil {
-				first = notFound(pins[i].Name, pins[i].Version).At(decls[i].Where())
+				first = reg.notInstalledHint(notFound(pins[i].Name, pins[i].Version).At(decls[i].Where()), pins[i].Name, pins[i].Version)
 				first.Msg += " (looked in " + strings.Join(reg.Stores, ", ") + ")"
 			} else {
 				others = append(others, pins[i].Name+"@"+pins[i].Version)
