@@ -33,6 +33,10 @@ type Options struct {
 	// MaxDivergence is the replayed requests that may differ from the
 	// recorded ones; -1 tolerates any (RATIONALE.md: why 0 by default).
 	MaxDivergence int
+	// RequireDetectable fails the baseline gate when its paired cases
+	// cannot detect a drop of MaxDropPP points, or any drop
+	// (reports.Detection); without it that is a warning.
+	RequireDetectable bool
 }
 
 // Validate checks the options, each error a usage error.
@@ -101,9 +105,14 @@ func Evaluate(d *reports.Digest, g Options, diff *reports.DiffReport) Verdict {
 		v.Gates = append(v.Gates, gate)
 	}
 	if diff != nil {
-		gate := reports.GateResult{Gate: "baseline", Passed: len(diff.Regressions) == 0}
+		det := diff.Detection
+		gate := reports.GateResult{Gate: "baseline", Passed: len(diff.Regressions) == 0, Detection: &det, Warning: diff.DetectionWarning()}
 		if gate.Passed {
-			gate.Detail = fmt.Sprintf("no scorer regressed against %s (drop > %g points with p < %g)", diff.Base.Path, g.MaxDropPP, g.Alpha)
+			gate.Detail = fmt.Sprintf("no scorer regressed against %s (drop > %g points with p < %g); %s", diff.Base.Path, g.MaxDropPP, g.Alpha, diff.DetectionText())
+			if g.RequireDetectable && gate.Warning != "" {
+				gate.Passed = false
+				gate.Detail += " (--require-detectable)"
+			}
 		} else {
 			var parts []string
 			for _, s := range diff.Scorers {
@@ -155,6 +164,21 @@ func ParsePoints(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a number of percentage points like 5 or 2.5pp", s)
 	}
 	return v, nil
+}
+
+// DetectionError is the E-EVL-006 of a comparison whose paired cases
+// cannot detect a drop of --max-drop points, or any drop; nil when they
+// can. Its message is the comparison's DetectionWarning.
+func DetectionError(diff *reports.DiffReport, g Options) error {
+	w := diff.DetectionWarning()
+	if w == "" {
+		return nil
+	}
+	err := errcode.New(errcode.GateUndetectable, "%s", w)
+	if g.RequireDetectable {
+		return err.WithHint("add paired cases or epochs, or run without --require-detectable (MURMUR_EVAL_REQUIRE_DETECTABLE) to make this a warning")
+	}
+	return err
 }
 
 // DivergedError is the one error line of a run that exits 5.

@@ -2,10 +2,12 @@ package gates
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
@@ -75,4 +77,52 @@ func TestEvaluateGates(t *testing.T) {
 	if want := "regressed against runs/base: overall -10.0 points (20 pass→fail, p=1.9e-06)"; v.Gates[1].Detail != want {
 		t.Errorf("baseline detail %q, want %q", v.Gates[1].Detail, want)
 	}
+}
+
+// TestBaselineGateDetection: the baseline gate records what it can
+// detect; a gate that cannot fire (or enforce --max-drop) passes with a
+// warning, and fails under --require-detectable with E-EVL-006.
+func TestBaselineGateDetection(t *testing.T) {
+	five := smallDiff(5)
+	hundred := smallDiff(100)
+	tests := []struct {
+		name    string
+		diff    *reports.DiffReport
+		require bool
+		passed  bool
+		warning bool
+	}{
+		{"cannot fire: a warning", five, false, true, true},
+		{"cannot fire, --require-detectable: failed", five, true, false, true},
+		{"can fire", hundred, true, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := Options{FailUnder: -1, Alpha: 0.05, MaxDropPP: 5, RequireDetectable: tt.require}
+			var d reports.Summary
+			dg := d.Digest(0)
+			v := Evaluate(&dg, g, tt.diff)
+			gate := v.Gates[len(v.Gates)-1]
+			if gate.Gate != "baseline" || gate.Passed != tt.passed || v.GateFailed == tt.passed || (gate.Warning != "") != tt.warning {
+				t.Errorf("gate %+v, gate failed %v", gate, v.GateFailed)
+			}
+			if gate.Detection == nil || *gate.Detection != tt.diff.Detection {
+				t.Errorf("gate detection %v, want %+v", gate.Detection, tt.diff.Detection)
+			}
+			err := DetectionError(tt.diff, g)
+			if tt.warning != errcode.Is(err, errcode.GateUndetectable) {
+				t.Errorf("DetectionError = %v, want E-EVL-006: %v", err, tt.warning)
+			}
+		})
+	}
+}
+
+// smallDiff compares two runs of n paired cases where nothing changed.
+func smallDiff(n int) *reports.DiffReport {
+	base := &reports.RunData{Path: "base"}
+	for i := range n {
+		id := strconv.Itoa(i)
+		base.Results = append(base.Results, reports.ResultRow{RunID: "b", CaseID: id, Epoch: 1, Status: reports.StatusPassed})
+	}
+	return reports.Diff(base, base, reports.DiffOptions{Alpha: 0.05, MaxDropPP: 5})
 }

@@ -55,6 +55,9 @@ type DiffReport struct {
 	OnlyBase    []CaseKey `json:"only_base"`
 	OnlyHead    []CaseKey `json:"only_head"`
 	Regressions []string  `json:"regressions"` // scorers that regressed
+	// Detection is what the baseline gate can find: the overall
+	// verdict's (diffdetect.go).
+	Detection Detection `json:"detection"`
 }
 
 // ScorerDiff is one scorer's comparison.
@@ -79,6 +82,8 @@ type ScorerDiff struct {
 	OnlyBase   []CaseKey `json:"only_base"`
 	OnlyHead   []CaseKey `json:"only_head"`
 	Regression bool      `json:"regression"`
+	// Detection is the smallest drop the test can find over Paired.
+	Detection Detection `json:"detection"`
 }
 
 // Diff compares base with head.
@@ -107,6 +112,7 @@ func Diff(base, head *RunData, opt DiffOptions) *DiffReport {
 		}
 		r.Scorers = append(r.Scorers, d)
 	}
+	r.Detection = r.gateDetection()
 	return r
 }
 
@@ -147,6 +153,7 @@ func diffScorer(name string, base, head map[CaseKey]bool, opt DiffOptions) Score
 		d.PairedChangePP = 100 * float64(c-b) / float64(d.Paired)
 	}
 	d.Regression = b > c && -d.PairedChangePP > opt.MaxDropPP && d.PValue < opt.Alpha
+	d.Detection = Detect(d.Paired, opt)
 	return d
 }
 

@@ -30,7 +30,7 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "base: %s (%s, %s)\n", orDash(clean(r.Base.RunID)), clean(r.Base.Path), plural(r.Base.Cases, "case"))
 	fmt.Fprintf(&b, "head: %s (%s, %s)\n", orDash(clean(r.Head.RunID)), clean(r.Head.Path), plural(r.Head.Cases, "case"))
-	fmt.Fprintf(&b, "a regression: on the paired cases, a drop of more than %g points with McNemar p < %g\n\n", r.MaxDropPP, r.Alpha)
+	fmt.Fprintf(&b, "a regression: on the paired cases, a drop of more than %g points with McNemar p < %g; %s\n\n", r.MaxDropPP, r.Alpha, r.DetectionText())
 
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scorer\tbase\thead\tchange\tpaired\tpass→fail\tfail→pass\tp\t")
@@ -59,6 +59,9 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "\nregressed: %s\n", clean(strings.Join(r.Regressions, ", ")))
 	} else {
 		b.WriteString("\nno regression\n")
+	}
+	if w := r.DetectionWarning(); w != "" {
+		fmt.Fprintf(&b, "WARNING: %s\n", clean(w))
 	}
 	if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write diff")

@@ -62,6 +62,10 @@ type Digest struct {
 	// TraceID is the OpenTelemetry trace of the run ("" without
 	// --otel-endpoint); set by the run command.
 	TraceID string `json:"trace_id,omitempty"`
+	// RanDespite are the codes of what refuses a run by default that
+	// --run-anyway let it go on despite (murmur's refusals, a scorer or a
+	// check not applied), in the order warned; set by the run command.
+	RanDespite []string `json:"ran_despite,omitempty"`
 	// MurmurDifferences counts the cases whose verdict differs from the
 	// one murmur's own rules would give, by reason.
 	MurmurDifferences MurmurDifferences `json:"murmur_differences"`
@@ -113,6 +117,11 @@ type GateResult struct {
 	Gate   string `json:"gate"` // fail_under, max_error_rate, max_divergence, baseline
 	Passed bool   `json:"passed"`
 	Detail string `json:"detail"`
+	// Detection is what the baseline gate can find with its paired
+	// cases; Warning says, when it cannot fire or cannot enforce
+	// --max-drop, so (E-EVL-006). Other gates have neither.
+	Detection *Detection `json:"detection,omitempty"`
+	Warning   string     `json:"warning,omitempty"`
 }
 
 // Digest returns the summary's content; wall is the run's wall-clock time

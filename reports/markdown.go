@@ -73,6 +73,11 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s |\n", md(g.Gate), mark, md(g.Detail))
 		}
+		for _, g := range d.Gates {
+			if g.Warning != "" {
+				fmt.Fprintf(&b, "\n> ⚠️ **%s.**\n", md(strings.ToUpper(g.Warning[:1])+g.Warning[1:]))
+			}
+		}
 	}
 	if len(d.Failed) > 0 {
 		fmt.Fprintf(&b, "\n### Failed cases (%d)\n\n| case | why |\n|---|---|\n", d.FailedAll)
@@ -106,7 +111,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 
 func writeMarkdownDiff(b *strings.Builder, r *DiffReport) {
 	fmt.Fprintf(b, "\n### Compared with the baseline `%s`\n\n", strings.ReplaceAll(r.Base.RunID, "`", ""))
-	fmt.Fprintf(b, "A regression is a drop of more than %g points on the paired cases with McNemar p < %g.\n\n", r.MaxDropPP, r.Alpha)
+	fmt.Fprintf(b, "A regression is a drop of more than %g points on the paired cases with McNemar p < %g; %s.\n\n", r.MaxDropPP, r.Alpha, md(r.DetectionText()))
 	b.WriteString("| scorer | base | head | change | paired | pass→fail | fail→pass | p | |\n|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, s := range r.Scorers {
 		verdict := ""

@@ -70,3 +70,18 @@ func lnChoose(n, k int) float64 {
 	c, _ := math.Lgamma(float64(n - k + 1))
 	return a - b - c
 }
+
+// MinFlips is the smallest number k of paired cases that went pass→fail,
+// with none the other way (the most favourable case for the test), for
+// which McNemarExact(k, 0) < alpha, as diff decides a regression; 0 when
+// even all n paired cases going pass→fail would not reach it. With no
+// flip back, p = min(1, 2·½^k), so k does not depend on n: only whether
+// n reaches it does.
+func MinFlips(n int, alpha float64) int {
+	for k := 1; k <= n; k++ {
+		if McNemarExact(k, 0) < alpha {
+			return k
+		}
+	}
+	return 0
+}

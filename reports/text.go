@@ -143,6 +143,11 @@ func (d *Digest) writeSections(b *strings.Builder) {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", g.Gate, passedWord(g.Passed), clean(g.Detail))
 		}
 		tw.Flush()
+		for _, g := range d.Gates {
+			if g.Warning != "" {
+				fmt.Fprintf(b, "  WARNING: %s\n", clean(g.Warning))
+			}
+		}
 	}
 }
 
