@@ -68,7 +68,9 @@ func e2eBinary(t testing.TB) string {
 	}
 	binOnce.Do(func() {
 		binPath = filepath.Join(buildDir, "murmur-eval")
-		binErr = goBuild(".", nil, "-o", binPath, ".")
+		// As `go build` on a default setup: the checkout's revision is
+		// the version (-buildvcs=auto wins over a GOFLAGS=-buildvcs=false).
+		binErr = goBuild(".", nil, "-buildvcs=auto", "-o", binPath, ".")
 	})
 	if binErr != nil {
 		t.Fatalf("build murmur-eval: %v", binErr)

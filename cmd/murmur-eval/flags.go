@@ -18,7 +18,10 @@ import (
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
-const runUsage = `Usage: murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]
+// runUsageLine is the run command's synopsis, the first line of its usage.
+const runUsageLine = "murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]"
+
+const runUsage = `Usage: ` + runUsageLine + `
        murmur-eval show RUN [--json | --markdown]
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
        murmur-eval merge -o OUT SHARD_RUN... [--allow-missing]
@@ -76,6 +79,10 @@ type options struct {
 	// strict refuses the run when its inputs drew a warning (unknown
 	// keys, unread expected values), before any case starts.
 	strict bool
+	// runAnyway runs despite what refuses a run by default (murmur's
+	// refusals, a scorer or check that would not be applied), which are
+	// then warnings.
+	runAnyway bool
 	// hugePages advises transparent huge pages for the heap the run will
 	// build (hugepages.go).
 	hugePages bool
@@ -90,10 +97,9 @@ type options struct {
 // 50,000?").
 const defaultWorkdirMaxFiles = 50_000
 
-// parseRunFlags parses args with env as the source of defaults. It returns
-// ok=false with the exit code when the command should stop (help, errors).
-func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (options, int, bool) {
-	var o options
+// newRunFlags is the run command's flag set, writing into o, with env as
+// the source of defaults, and the environment values that did not parse.
+func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.FlagSet, []error) {
 	var envErrs []error
 	fs := pflag.NewFlagSet("murmur-eval", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -111,17 +117,26 @@ func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (opti
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.BoolVar(&o.allowTaskOutside, "allow-task-outside-dataset", envBool(env, "MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET", false, &envErrs), "let the dataset's task_path name files outside the dataset's folder, symlinks resolved (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET)")
 	fs.BoolVar(&o.strict, "strict", envBool(env, "MURMUR_EVAL_STRICT", false, &envErrs), "refuse the run (exit 2) when murmur.yaml, an artifact manifest or a case's expected drew a warning, such as an unknown key (env MURMUR_EVAL_STRICT)")
+	fs.BoolVar(&o.runAnyway, "run-anyway", envBool(env, "MURMUR_EVAL_RUN_ANYWAY", false, &envErrs), "run despite what refuses a run before any case by default, which is then a warning: what mur eval run refuses or hangs on (E-RUN-006, E-EVL-081, E-EVL-080), a scorer or check the inputs configure that would not be applied (E-EVL-007); summary.json's ran_despite lists them (env MURMUR_EVAL_RUN_ANYWAY)")
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	registerProfileFlags(&o.profile, fs)
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	return fs, envErrs
+}
+
+// parseRunFlags parses args with env as the source of defaults. It returns
+// ok=false with the exit code when the command should stop (help, errors).
+func parseRunFlags(args []string, env map[string]string, stderr io.Writer) (options, int, bool) {
+	var o options
+	fs, envErrs := newRunFlags(&o, env, stderr)
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return o, exitOK, false
 		}
-		return o, usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval --help")), false
+		return o, usageError(stderr, flagError(fs, err, "murmur-eval --help")), false
 	}
 	if o.version {
 		return o, exitOK, true
@@ -151,7 +166,7 @@ func (o *options) validate(env map[string]string) error {
 		// murmur's default: ./eval.jsonl in the working directory.
 		if _, err := os.Stat(defaultDataset); err != nil {
 			return errcode.New(errcode.IONotFound, "no dataset found. Expected ./%s or specify with --dataset <path>", defaultDataset).
-				WithHint("murmur-eval CAPSULE_DIR --dataset cases.jsonl")
+				WithHint("--dataset FILE is required without ./%s: %s (murmur-eval help)", defaultDataset, runUsageLine)
 		}
 		o.dataset = defaultDataset
 	}

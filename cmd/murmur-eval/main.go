@@ -29,16 +29,35 @@ func main() {
 	}
 	enterMountNS() // as root, for workspace overlays: returns only if it did not re-execute
 	ctx, cancel := context.WithCancelCause(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-sigs
-		fmt.Fprintln(os.Stderr, "murmur-eval: interrupted: finishing running cases (press Ctrl-C again to stop at once)")
-		cancel(pipeline.ErrInterrupted)
-		<-sigs
-		os.Exit(exitInterrupted)
-	}()
+	if runsCases(os.Args[1:]) {
+		// The first interrupt cancels the run's context; the run says what
+		// it does about it (interruption.go). The second exits at once.
+		// Other subcommands are short and watch no context: an interrupt
+		// ends them as it would any program.
+		sigs := make(chan os.Signal, 2)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sigs
+			cancel(pipeline.ErrInterrupted)
+			<-sigs
+			fmt.Fprintln(os.Stderr, "murmur-eval: interrupted again: exiting without writing the Parquet files and the summary; the journal keeps every finished case for --resume")
+			os.Exit(exitInterrupted)
+		}()
+	}
 	os.Exit(run(ctx, os.Args[1:], environ(), os.Stdout, os.Stderr))
+}
+
+// runsCases reports whether args (without the program name) are the run
+// command's, the one that watches its context for an interrupt.
+func runsCases(args []string) bool {
+	if len(args) == 0 {
+		return true
+	}
+	switch args[0] {
+	case "pack", "merge", "diff", "show", "report", "help", "version":
+		return false
+	}
+	return true
 }
 
 // environ returns the process environment as a map; only main reads it.
@@ -63,6 +82,9 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 	// escaped here, once, for every subcommand (the progress bar draws
 	// under this, termtext.Raw).
 	stdout, stderr = termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	if len(args) == 0 && !isCapsuleDir(".") {
+		return bareUsage(env, stderr)
+	}
 	if len(args) > 0 {
 		switch args[0] {
 		case "pack":
@@ -78,8 +100,7 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 		case "help":
 			return runHelp(ctx, args[1:], env, stdout, stderr)
 		case "version":
-			fmt.Fprintln(stdout, "murmur-eval", buildVersion())
-			return exitOK
+			return printVersion(stdout, stderr)
 		case "run":
 			args = args[1:]
 		default:

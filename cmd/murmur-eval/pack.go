@@ -34,7 +34,7 @@ func runPack(args []string, stdout, stderr io.Writer) int {
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
-		return exitUsage
+		return usageError(stderr, flagError(fs, err, "murmur-eval pack --help"))
 	}
 	var usage *errcode.Error
 	switch {

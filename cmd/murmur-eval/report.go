@@ -55,7 +55,7 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
-		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval report --help"))
+		return usageError(stderr, flagError(fs, err, "murmur-eval report --help"))
 	}
 	if len(envErrs) > 0 {
 		return usageError(stderr, envErrs[0])

@@ -2,18 +2,75 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/spf13/pflag"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/suggest"
 )
 
+// subcommandSummaries are the subcommands with what each does, as the
+// short usage lists them.
+func subcommandSummaries() [][2]string {
+	return [][2]string{
+		{"run", "run a dataset through a capsule (the command when none is named)"},
+		{"show", "summarise a run"},
+		{"diff", "compare two runs; fails on a regression"},
+		{"merge", "merge the runs of a dataset's shards into one"},
+		{"report", "draw an HTML page over many runs"},
+		{"pack", "pack artifact folders into .mur.zip archives"},
+		{"help", "print a command's usage with every flag"},
+		{"version", "print the version"},
+	}
+}
+
 // subcommands are the command's subcommands, as the top-level usage lists
 // them.
 func subcommands() []string {
-	return []string{"run", "show", "diff", "merge", "report", "pack", "help", "version"}
+	var names []string
+	for _, c := range subcommandSummaries() {
+		names = append(names, c[0])
+	}
+	return names
+}
+
+// mainRunFlags are the run command's flags the short usage shows.
+func mainRunFlags() []string {
+	return []string{"dataset", "out", "replay", "workers", "filter", "baseline", "fail-under", "resume", "strict"}
+}
+
+// bareUsage is `murmur-eval` with no argument outside a capsule folder:
+// not a run of "." (which would fail on a missing dataset or murmur.yaml)
+// but the short usage, exit 2, as a mistyped command line gets.
+func bareUsage(env map[string]string, stderr io.Writer) int {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage: %s\n       murmur-eval COMMAND [ARGS]\n\n", runUsageLine)
+	b.WriteString("Runs every case of a dataset through the murmur capsule in CAPSULE_DIR\n(default \".\", which has no murmur.yaml here).\n\nCommands:\n")
+	for _, c := range subcommandSummaries() {
+		fmt.Fprintf(&b, "  %-8s %s\n", c[0], c[1])
+	}
+	var o options
+	all, _ := newRunFlags(&o, env, io.Discard)
+	main := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	main.SortFlags = false
+	for _, name := range mainRunFlags() {
+		main.AddFlag(all.Lookup(name))
+	}
+	fmt.Fprintf(&b, "\nMain flags of run:\n%s\nmurmur-eval help prints every flag of run, murmur-eval help COMMAND those\nof COMMAND; docs/ has the rest.\n", main.FlagUsagesWrapped(100))
+	fmt.Fprint(stderr, b.String())
+	return exitUsage
+}
+
+// isCapsuleDir reports whether dir holds a murmur.yaml.
+func isCapsuleDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, capsule.ManifestFile))
+	return err == nil
 }
 
 // runHelp is `murmur-eval help [SUBCOMMAND]`: the subcommand's --help, or
