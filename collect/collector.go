@@ -52,6 +52,9 @@ type Collector struct {
 	// is not journaled would be lost to --resume.
 	OnFail     func(error)
 	journalErr error
+	// unfinished counts the cases collected without their final verdict
+	// (finished): --resume runs them again.
+	unfinished int
 	// records are the buffers the batch's journal records are encoded in,
 	// one per place in the batch, reused from batch to batch.
 	records [][]byte
@@ -97,7 +100,11 @@ func (col *Collector) collect(batch []*pipeline.Case) {
 	var entries []journal.Entry
 	for i, c := range batch {
 		recs[i] = Record(c, col.OutDir, col.CaseRun)
-		if col.Journal == nil || col.journalErr != nil || !col.finished(c) {
+		if !col.finished(c) {
+			col.unfinished++
+			continue
+		}
+		if col.Journal == nil || col.journalErr != nil {
 			continue
 		}
 		if len(entries) == len(col.records) {
@@ -134,6 +141,12 @@ func (col *Collector) collect(batch []*pipeline.Case) {
 		}
 	}
 }
+
+// Unfinished is how many of the cases collected did not get their final
+// verdict: cancelled by the interrupt, or in error because it cut their
+// retries short or the model endpoint could not be reached. --resume runs
+// them again. Call it after Run has returned.
+func (col *Collector) Unfinished() int { return col.unfinished }
 
 // Err is the journal's first failure, nil when every case it was given
 // was journaled.

@@ -32,6 +32,10 @@ type Run struct {
 	// Version is the murmur-eval that started the run (not part of the
 	// hash: a run may be resumed by a newer build).
 	Version string `json:"version,omitempty"`
+	// Resume is the command line that finishes the run, its paths
+	// absolute: `show` prints it for a run killed before it wrote its
+	// summary (not part of the hash).
+	Resume []string `json:"resume,omitempty"`
 }
 
 // Fingerprint hashes named parts (each already a digest or a small value)

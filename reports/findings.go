@@ -97,6 +97,11 @@ func (d *Digest) completenessLine() string {
 		why = "stopped (model endpoint unreachable)"
 	case StoppedShardsMissing:
 		why = "incomplete (shards missing)"
+	case StoppedKilled:
+		if d.Planned <= 0 { // its dataset is gone or changed
+			return fmt.Sprintf("killed before it wrote its summary: %d %s finished", d.Ran, pluralWord(d.Ran, "case"))
+		}
+		return fmt.Sprintf("killed before it wrote its summary: %d of %d planned %s finished", d.Ran, d.Planned, pluralWord(d.Planned, "case"))
 	}
 	return fmt.Sprintf("%s: %d of %d planned %s ran", why, d.Ran, d.Planned, pluralWord(d.Planned, "case"))
 }
@@ -107,6 +112,7 @@ const (
 	StoppedEndpoint      = "endpoint_unreachable" // the model endpoint could not be reached (E-EVL-018)
 	StoppedShardsMissing = "shards_missing"       // merge --allow-missing of shards that do not cover the run
 	StoppedFailed        = "failed"               // murmur-eval could not write its outputs
+	StoppedKilled        = "killed"               // show: a run folder with a journal and no summary
 )
 
 func pluralWord(n int, noun string) string {

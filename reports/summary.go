@@ -200,11 +200,14 @@ func (s *Summary) PassRate() Rate {
 	return NewRate(p, p+s.byStatus[StatusFailed])
 }
 
-// Ran is the number of cases that were run: every row but skipped ones.
-func (s *Summary) Ran() int { return s.cases - s.byStatus[StatusSkipped] }
+// Ran is the number of cases that were run: every row but skipped ones and
+// those an interrupt cancelled (they run again on --resume).
+func (s *Summary) Ran() int {
+	return s.cases - s.byStatus[StatusSkipped] - s.byStatus[StatusCancelled]
+}
 
-// PassRateAll is the pass rate over every case that ran, errors, timeouts
-// and cancelled cases included: the second denominator.
+// PassRateAll is the pass rate over every case that ran, errors and
+// timeouts included: the second denominator.
 func (s *Summary) PassRateAll() Rate { return NewRate(s.byStatus[StatusPassed], s.Ran()) }
 
 // Unscored is the number of cases that ran but got no verdict because of

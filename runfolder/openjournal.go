@@ -21,6 +21,8 @@ type RunInfo struct {
 	// dataset's absolute path, epochs, filter and limit.
 	Inputs  map[string]string
 	Version string // murmur-eval's version
+	// Resume is the command line that finishes the run (journal.Run).
+	Resume []string
 }
 
 // OpenJournal checks a resumed run's configuration parts, or records a
@@ -42,7 +44,7 @@ func (f *Folder) OpenJournal(outDir, capsuleDir string, parts map[string]string,
 			}
 		}
 	} else {
-		run := journal.Run{RunID: f.RunID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: info.Inputs, Version: info.Version}
+		run := journal.Run{RunID: f.RunID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: info.Inputs, Version: info.Version, Resume: info.Resume}
 		if err := journal.WriteRun(outDir, run); err != nil {
 			return Journal{}, err
 		}

@@ -135,6 +135,19 @@ func TestKilledRunResumes(t *testing.T) {
 	}
 
 	t.Logf("killed after %d of %d cases were journaled", before, n)
+	// show reads the killed run's journal: how many finished, and the
+	// command that finishes it.
+	shown, _ := runE2E(t, []string{"show", killed})
+	if shown.code != 0 {
+		t.Fatalf("show of the killed run: exit %d\nstderr:\n%s", shown.code, shown.stderr)
+	}
+	if want := fmt.Sprintf("Killed before it wrote its summary: %d of %d planned cases finished", before, n); !strings.Contains(shown.stdout, want) {
+		t.Errorf("show of the killed run lacks %q:\n%s", want, shown.stdout)
+	}
+	wantResume := []string{"murmur-eval", qs, "--dataset", f.dataset, "--replay", f.replay, "--resume", killed}
+	if diff := gocmp.Diff(wantResume, printedResume(t, shown.stdout, "finish it with: ")); diff != "" {
+		t.Errorf("show's resume command (-want +got):\n%s", diff)
+	}
 	res := f.resume(killed)
 	if res.code != 0 {
 		t.Fatalf("resume: exit %d\nstderr:\n%s", res.code, res.stderr)
@@ -202,8 +215,11 @@ func journalLines(dir string) int {
 }
 
 // TestInterruptedRunResumes: after Ctrl-C the run writes its files with the
-// running cases cancelled; --resume runs those cases again and the files
-// end up as an uninterrupted run's.
+// running cases cancelled, says how many cases finished, were cancelled
+// and never started (the finished ones are the journal's lines), and prints
+// the command that resumes it; that command, run as printed, runs the
+// cancelled and unstarted cases and the files end up as an uninterrupted
+// run's.
 func TestInterruptedRunResumes(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
@@ -228,15 +244,63 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if err := cmd.Wait(); err == nil || cmd.ProcessState.ExitCode() != exitInterrupted {
 		t.Fatalf("interrupted run: %v, want exit %d\nstderr:\n%s", err, exitInterrupted, stderr.String())
 	}
-	if n := len(readParquet(t, filepath.Join(stopped, "results.parquet")).Rows); n >= 60 {
-		t.Fatalf("the run finished (%d rows) before the interrupt", n)
+	rows := len(readParquet(t, filepath.Join(stopped, "results.parquet")).Rows)
+	if rows >= 60 {
+		t.Fatalf("the run finished (%d rows) before the interrupt", rows)
 	}
-	if r := f.resume(stopped); r.code != 0 {
-		t.Fatalf("resume: exit %d\nstderr:\n%s", r.code, r.stderr)
+	finished := journalLines(stopped)
+	if want := stoppedLine(60, rows, rows-finished); !strings.Contains(stderr.String(), "run interrupted: "+want+"; their rows are written") {
+		t.Errorf("stderr lacks %q (%d journaled, %d rows):\n%s", want, finished, rows, stderr.String())
+	}
+	resume := printedResume(t, stderr.String(), "murmur-eval: run the rest with: ")
+	want := []string{"murmur-eval", qs, "--dataset", f.dataset, "--replay", f.replay, "--resume", stopped}
+	if diff := gocmp.Diff(want, resume); diff != "" {
+		t.Errorf("printed resume command (-want +got):\n%s", diff)
+	}
+	if r, _ := runE2E(t, resume[1:]); r.code != 0 {
+		t.Fatalf("the printed resume command: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	got := stableRows(readParquet(t, filepath.Join(stopped, "results.parquet")))
 	checkOncePerPair(t, "resumed", got, 60)
 	if diff := gocmp.Diff(stableRows(readParquet(t, filepath.Join(full, "results.parquet"))), got, cmpopts.EquateEmpty()); diff != "" {
 		t.Errorf("resumed results differ from the uninterrupted run (-want +got):\n%s", diff)
 	}
+}
+
+// printedResume is the command line that follows prefix in out, split as a
+// shell would split it (shellLine's quoting: single quotes, '\'' for one).
+func printedResume(t *testing.T, out, prefix string) []string {
+	t.Helper()
+	_, line, ok := strings.Cut(out, prefix)
+	if !ok {
+		t.Fatalf("no %q line in:\n%s", prefix, out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	var words []string
+	var w strings.Builder
+	inWord, quoted, escaped := false, false, false
+	for _, r := range line {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped = false
+		case r == '\\' && !quoted:
+			escaped, inWord = true, true
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, w.String())
+			}
+			w.Reset()
+			inWord = false
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -14,7 +15,11 @@ import (
 
 // TestInterruptKeepsFinishedCases: SIGINT while one case is stuck in a tool
 // (no --timeout) ends the run with exit 130; the three finished cases and
-// the cancelled one are all in results.parquet.
+// the cancelled one are all in results.parquet. What it prints is what
+// happened: the interrupt cancels the one running case, the last line
+// counts 3 finished and 1 cancelled (not 4 finished), the pass rate's "of
+// N run" leaves the cancelled case out, and the command that resumes the
+// run is printed.
 func TestInterruptKeepsFinishedCases(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -26,13 +31,14 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	defer cancel()
 	cmd := newFixture(t, dir).start(ctx, out,
 		"--timeout", "0", "--workers", "2")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the three other cases have written their result.
-	await(t, cmd, &stderr, 90*time.Second, "the three other cases' results", func() bool { return finished(t, out) >= 3 })
+	// Wait until the three other cases are journaled: handed over, so the
+	// hanging one is the only case running.
+	await(t, cmd, &stderr, 90*time.Second, "the three other cases journaled", func() bool { return journalLines(out) >= 3 })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +57,22 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	if got := byCase["hang-forever"]["error_code"]; got != "E-EVL-021" {
 		t.Errorf("cancelled case: error_code %v, want E-EVL-021", got)
 	}
-}
-
-// finished counts the session folders that have out/result.txt.
-func finished(t *testing.T, out string) int {
-	matches, _ := filepath.Glob(filepath.Join(out, "sessions", "*", "out", "result.txt"))
-	return len(matches)
+	f := newFixture(t, dir)
+	for _, want := range []string{
+		"murmur-eval: interrupted: cancelling the 1 running case and starting no more;",
+		"murmur-eval: run interrupted: 3 cases finished, 1 was cancelled; their rows are written\n",
+		"murmur-eval: run the rest with: " + shellLine([]string{"murmur-eval", dir, "--dataset", f.dataset, "--timeout", "0s", "--replay", f.replay, "--resume", out}) + "\n",
+	} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	if strings.Contains(stderr.String(), "finishing running cases") {
+		t.Errorf("stderr says the running cases finish; they are cancelled:\n%s", stderr.String())
+	}
+	if want := "100.0% of 3 run"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("summary lacks %q (the cancelled case did not run):\n%s", want, stdout.String())
+	}
 }
 
 // hangCapsule is testdata/hang with the quickstart's calc tool and the hang

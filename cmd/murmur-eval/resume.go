@@ -52,7 +52,8 @@ func openJournal(o options, env map[string]string, inputs string, folder *runfol
 		return runfolder.Journal{}, err
 	}
 	info := runfolder.RunInfo{Version: buildVersion(), Inputs: map[string]string{"dataset": absPath(o.dataset),
-		"epochs": strconv.Itoa(o.batch.epochs), "filter": o.batch.filter, "limit": strconv.Itoa(o.batch.limit)}}
+		"epochs": strconv.Itoa(o.batch.epochs), "filter": o.batch.filter, "limit": strconv.Itoa(o.batch.limit)},
+		Resume: resumeArgs(o, absPath)}
 	j, err := folder.OpenJournal(outDir, o.capsuleDir, parts, info, bounds)
 	if err != nil {
 		return j, err

@@ -9,12 +9,15 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 const showUsage = `Usage: murmur-eval show RUN [--json | --markdown]
 
 Prints the summary of a finished run, read back from its files: its run
 folder, or its results.parquet (scores.parquet beside it is read too).
+A run folder without results.parquet (its run was killed) is summarised
+from its journal, with the command that finishes it.
 The counts, pass rates and cases come from the Parquet files; the gates the
 run applied come from its summary.json. --markdown prints what summary.md
 holds, e.g. for $GITHUB_STEP_SUMMARY; --json what summary.json holds.
@@ -34,7 +37,7 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
-		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval show --help"))
+		return usageError(stderr, flagError(fs, err, "murmur-eval show --help"))
 	}
 	switch {
 	case fs.NArg() != 1:
@@ -47,7 +50,13 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	d, err := collect.ReadDigest(fs.Arg(0), lim)
+	var resume []string
+	var d reports.Digest
+	if journalOnlyRun(fs.Arg(0)) {
+		d, resume, err = readKilled(fs.Arg(0))
+	} else {
+		d, err = collect.ReadDigest(fs.Arg(0), lim)
+	}
 	if err != nil {
 		return usageError(stderr, err)
 	}
@@ -65,5 +74,23 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
+	if d.Stopped == reports.StoppedKilled {
+		// On stderr beside --json and --markdown: their output is a file's.
+		hint := stderr
+		if !asJSON && !asMarkdown {
+			hint = stdout
+		}
+		writeResumeHint(hint, resume)
+	}
 	return exitOK
+}
+
+// writeResumeHint says how to finish a killed run: its command line, or,
+// from a murmur-eval that did not record it, the run's own with --resume.
+func writeResumeHint(w io.Writer, resume []string) {
+	if len(resume) == 0 {
+		fmt.Fprintln(w, "\nfinish it with the command that started it, --resume RUN in place of --out RUN")
+		return
+	}
+	fmt.Fprintf(w, "\nfinish it with: %s\n", shellLine(resume))
 }
