@@ -22,6 +22,9 @@ type DriverResult struct {
 	Summary  *string
 	Data     *string
 	Metadata [][2]string
+	// Denied are the requests the driver's network.allow denied during
+	// the run, each as its allow-list entry ("https://host:443"), in order.
+	Denied []string
 }
 
 // DriverFailedField marks a recorded turn whose driver returned a status

@@ -156,7 +156,8 @@ func sameTurn(got, want string) bool {
 
 // TestFailuresAsMurmurDriver: an answer of status 400 or more ends the
 // session failed with "HTTP <status>: <body>", the driver's data, once
-// the harness's own retries (none here) are spent.
+// the harness's own retries (none here) are spent; but a 401 or 403 is a
+// harness error (E-EVL-014), whatever murmur's driver makes of it.
 func TestFailuresAsMurmurDriver(t *testing.T) {
 	tests := []struct {
 		status int
@@ -164,8 +165,8 @@ func TestFailuresAsMurmurDriver(t *testing.T) {
 		want   string
 	}{
 		{400, apitest.AnthropicError("invalid_request_error", "max_tokens: must be positive"), `failed: {"error":"HTTP 400: {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"max_tokens: must be positive\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},
-		{401, apitest.AnthropicError("authentication_error", "invalid x-api-key"), `failed: {"error":"HTTP 401: {\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},
-		{403, apitest.AnthropicError("permission_error", "no"), `failed: {"error":"HTTP 403: {\"type\":\"error\",\"error\":{\"type\":\"permission_error\",\"message\":\"no\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},
+		{401, apitest.AnthropicError("authentication_error", "invalid x-api-key"), "error"}, // E-EVL-014: the harness's, not the model's
+		{403, apitest.AnthropicError("permission_error", "no"), "error"},
 		{404, apitest.AnthropicError("not_found_error", "model: claude-9"), `failed: {"error":"HTTP 404: {\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"model: claude-9\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},
 		{413, apitest.AnthropicError("request_too_large", "too big"), `failed: {"error":"HTTP 413: {\"type\":\"error\",\"error\":{\"type\":\"request_too_large\",\"message\":\"too big\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},
 		{429, apitest.AnthropicError("rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit"), `failed: {"error":"HTTP 429: {\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Number of request tokens has exceeded your per-minute rate limit\"},\"request_id\":\"req_011CSHoEeqs5C35K2UUqR7Fy\"}","stop_reason":"error"}`},

@@ -142,6 +142,14 @@ func TestDispatchFailureIsAgentLoopError(t *testing.T) {
 	if _, err := p.Complete(ctx, request("a"), inference.NopObserver{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Complete after the case ended = %v, want context.Canceled", err)
 	}
+	// A run stopped for an unreachable endpoint: its error names the
+	// driver already, and comes back as it is (not "driver: driver: ...").
+	unreachable := errcode.New(errcode.EndpointUnreachable, "driver: the model endpoint http://x cannot be reached")
+	ctx, stop := context.WithCancelCause(context.Background())
+	stop(unreachable)
+	if _, err := p.Complete(ctx, request("a"), inference.NopObserver{}); err != error(unreachable) {
+		t.Errorf("Complete after the run stopped = %v, want %v as it is", err, unreachable)
+	}
 }
 
 // stubSource is a fallback that says which case it served.

@@ -35,6 +35,9 @@ type result struct {
 	// failText is set for a status of 400 or more: murmur's driver's
 	// message for it (Failure.Text).
 	failText string
+	// detail is the provider's message of a status of 400 or more, else
+	// the start of its body.
+	detail string
 	// unreach is set when the request did not reach the endpoint at all
 	// (no connection, or credentials refused).
 	unreach *unreachable
@@ -101,6 +104,10 @@ func (c *Client) failed(api API, resp *http.Response, data []byte) result {
 	}
 	res := result{status: status, err: errors.New(msg)}
 	if status >= 400 {
+		res.detail = f.Message
+		if res.detail == "" {
+			res.detail = Snippet(data)
+		}
 		res.failText = f.Text
 		if res.failText == "" {
 			res.failText = StatusText(status, data)

@@ -19,11 +19,11 @@ type retriesKey struct{}
 
 // WithRetries returns ctx under which GuestClient's requests that fail
 // with 408, 429, a retryable 5xx or no response are retried with the
-// Client's backoff, honouring Retry-After, each retry reported to obs
-// (possibly from another goroutine). The driver's turns run under it;
-// other guests' requests are sent once (RATIONALE.md, "Why does only the
-// driver's wasi:http get retries?").
-func WithRetries(ctx context.Context, obs inference.Observer) context.Context {
+// Client's backoff, honouring Retry-After, each retry and each request's
+// outcome reported to obs (possibly from another goroutine). The driver's
+// turns run under it; other guests' requests are sent once (RATIONALE.md,
+// "Why does only the driver's wasi:http get retries?").
+func WithRetries(ctx context.Context, obs GuestObserver) context.Context {
 	return context.WithValue(ctx, retriesKey{}, obs)
 }
 
@@ -50,12 +50,13 @@ func (g *guestTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Header.Get("traceparent") == "" {
 		propagation.TraceContext{}.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	}
-	obs, retries := ctx.Value(retriesKey{}).(inference.Observer)
+	obs, retries := ctx.Value(retriesKey{}).(GuestObserver)
 	o := g.c.opts
 	ep := guestEndpoint(endpointKey(req.URL.String()))
 	for attempt := 1; ; attempt++ {
 		if retries {
 			if err := g.c.reach.declared(ep.URL()); err != nil {
+				exchanged(obs, ep.URL(), nil, err, nil)
 				return nil, err
 			}
 		}
@@ -68,22 +69,26 @@ func (g *guestTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if rerr := g.reached(ep, resp, err); rerr != nil {
 				discard(resp)
 				release()
+				exchanged(obs, ep.URL(), nil, rerr, nil)
 				return nil, rerr
 			}
 		}
 		r := classify(resp, err, o.Now())
-		if !retries || r.reason == "" || ctx.Err() != nil || o.MaxRetries < 0 || attempt > o.MaxRetries || !rewindable(req) {
-			return held(resp, err, release)
-		}
+		last := !retries || r.reason == "" || ctx.Err() != nil || o.MaxRetries < 0 || attempt > o.MaxRetries || !rewindable(req)
 		wait := backoff(attempt, o.BaseDelay, o.MaxDelay, o.Jitter)
-		if r.retryAfter != nil {
-			if *r.retryAfter > o.MaxRetryAfter {
-				return held(resp, err, release)
-			}
+		if !last && r.retryAfter != nil {
+			last = *r.retryAfter > o.MaxRetryAfter
 			wait = max(wait, *r.retryAfter)
 		}
-		if dl, ok := ctx.Deadline(); ok && wait > dl.Sub(o.Now()) {
-			return held(resp, err, release)
+		if dl, ok := ctx.Deadline(); !last && ok && wait > dl.Sub(o.Now()) {
+			last = true
+		}
+		if last {
+			resp, err = held(resp, err, release)
+			if retries {
+				exchanged(obs, ep.URL(), resp, err, ctx.Err())
+			}
+			return resp, err
 		}
 		discard(resp)
 		release()

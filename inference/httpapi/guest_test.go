@@ -17,8 +17,15 @@ import (
 )
 
 type retryList struct {
-	mu  sync.Mutex
-	got []inference.Retry
+	mu        sync.Mutex
+	got       []inference.Retry
+	exchanges []Exchange
+}
+
+func (r *retryList) Exchanged(x Exchange) {
+	r.mu.Lock()
+	r.exchanges = append(r.exchanges, x)
+	r.mu.Unlock()
 }
 
 func (r *retryList) Retried(x inference.Retry) {
@@ -183,8 +190,8 @@ func TestGuestUnreachableStopsTheRun(t *testing.T) {
 
 // TestGuestRefusedCredentialsStopTheRun: a driver whose first requests
 // all get 401 declares its endpoint unreachable, as the built-in
-// providers' 401s do: the driver gets the first answers (its session ends
-// failed with them), then the run stops. An endpoint that answered once
+// providers' 401s do: the driver gets the first answers (the driver
+// provider makes its failed turns E-EVL-014 errors), then the run stops. An endpoint that answered once
 // is never declared so.
 func TestGuestRefusedCredentialsStopTheRun(t *testing.T) {
 	var status atomic.Int32
@@ -228,5 +235,52 @@ func TestGuestRefusedCredentialsStopTheRun(t *testing.T) {
 				t.Errorf("second 401: %v, told %d times; want the endpoint declared once", err, told.Load())
 			}
 		})
+	}
+}
+
+// TestGuestExchangesAreReported: under WithRetries each request's outcome
+// is reported once the retries ended: a 401's status, a 2xx's body as the
+// guest read it (when it read it to the end), a closed port's error after
+// the retries; a request without WithRetries (a tool's) is not reported.
+func TestGuestExchangesAreReported(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/401" {
+			http.Error(w, "bad key", http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.WriteString(w, `{"usage":{"input_tokens":3,"output_tokens":1}}`)
+	}))
+	defer srv.Close()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closedURL := closed.URL
+	closed.Close()
+	hc := NewClient(Options{MaxRetries: 1, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, UnreachableAfter: -1}).GuestClient()
+	obs := &retryList{}
+	send := func(ctx context.Context, url string) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if resp, err := hc.Do(req); err == nil {
+			_, _ = io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+		}
+	}
+	send(context.Background(), srv.URL+"/401") // a tool's
+	ctx := WithRetries(context.Background(), obs)
+	send(ctx, srv.URL+"/401")
+	send(ctx, srv.URL+"/ok")
+	send(ctx, closedURL)
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	if len(obs.exchanges) != 3 {
+		t.Fatalf("%d exchanges reported, want 3: %+v", len(obs.exchanges), obs.exchanges)
+	}
+	x := obs.exchanges
+	if x[0].Status != http.StatusUnauthorized || x[0].Err != nil || x[0].Endpoint != srv.URL {
+		t.Errorf("401: %+v", x[0])
+	}
+	if x[1].Status != http.StatusOK || string(x[1].Body) != `{"usage":{"input_tokens":3,"output_tokens":1}}` {
+		t.Errorf("200: status %d body %q, want the body the guest read", x[1].Status, x[1].Body)
+	}
+	if x[2].Status != 0 || x[2].Err == nil || len(obs.got) != 1 {
+		t.Errorf("closed port: %+v after %d retries, want the error after one retry", x[2], len(obs.got))
 	}
 }

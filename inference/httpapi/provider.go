@@ -74,13 +74,17 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 }
 
 // giveUp ends a turn whose last attempt failed and will not be retried.
-// An answer of status 400 or more is what murmur's driver would have
-// received: the session ends failed with its text, as the driver would
-// end it (murmur retries nothing; the harness's retries only made that
-// answer the last one). A redirect, or no answer at all, is a harness
-// error; why says why retrying stopped ("" when it was never retried).
+// A 401 or 403 is a harness error (E-EVL-014): the credentials, not the
+// model, failed. Another answer of status 400 or more is what murmur's
+// driver would have received: the session ends failed with its text, as
+// the driver would end it (murmur retries nothing; the harness's retries
+// only made that answer the last one). A redirect, or no answer at all,
+// is a harness error; why says why retrying stopped ("" when it was never
+// retried).
 func giveUp(api API, res result, why string) (*inference.Response, error) {
 	switch {
+	case authStatus(res.status):
+		return nil, AuthError(api.Name(), api.URL(), res.status, res.detail)
 	case res.failText != "":
 		return Failed(res.failText), nil
 	case why == "":

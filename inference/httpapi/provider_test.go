@@ -102,8 +102,9 @@ func TestRetriesEachKindThenSucceeds(t *testing.T) {
 // TestHTTPFailuresEndTheSessionFailed: an answer of status 400 or more
 // that is not retried (or whose retries stop) ends the session failed
 // with the text murmur's driver gives it, "HTTP <status>: <body>" inside
-// the canonical error response, not a harness error; a redirect and an
-// undecodable 2xx body stay harness errors.
+// the canonical error response, not a harness error; a 401 or 403 (the
+// credentials refused, E-EVL-014), a redirect and an undecodable 2xx body
+// are harness errors.
 func TestHTTPFailuresEndTheSessionFailed(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -111,8 +112,8 @@ func TestHTTPFailuresEndTheSessionFailed(t *testing.T) {
 		text  string // murmur's driver's message; "" when code is set
 		code  string
 	}{
-		{"unauthorized fails fast", apitest.Reply{Status: 401, Body: "invalid x-api-key"}, "HTTP 401: invalid x-api-key", ""},
-		{"forbidden fails fast", apitest.Reply{Status: 403, Body: "no"}, "HTTP 403: no", ""},
+		{"unauthorized fails fast", apitest.Reply{Status: 401, Body: "invalid x-api-key"}, "", errcode.ProviderAuth},
+		{"forbidden fails fast", apitest.Reply{Status: 403, Body: "no"}, "", errcode.ProviderAuth},
 		{"bad request", apitest.Reply{Status: 400, Body: `{"error":{"message":"bad <model>"}}`}, `HTTP 400: {"error":{"message":"bad <model>"}}`, ""},
 		{"not found", apitest.Reply{Status: 404, Body: "model"}, "HTTP 404: model", ""},
 		{"not implemented", apitest.Reply{Status: 501, Body: "no"}, "HTTP 501: no", ""},

@@ -52,6 +52,9 @@ type guest struct {
 	name, scope string
 	comp        *component.Component
 	network     []capsule.AllowRule
+	// onDenied, when set, also hears of each request network denied, on
+	// the guest's goroutine.
+	onDenied func(capsule.Target)
 }
 
 // runGuest calls g's murmur:tool/run with the preopen "." over the session
@@ -74,7 +77,12 @@ func (t *toolbox) runGuest(ctx context.Context, g guest, in component.ToolInput,
 		MaxOutputBytes:   t.set.Engine.MaxOutputBytes(),
 		Network:          g.network,
 		HTTP:             t.http,
-		OnHTTPDenied:     func(target capsule.Target) { t.denied.Add(g.name, target) },
+		OnHTTPDenied: func(target capsule.Target) {
+			t.denied.Add(g.name, target)
+			if g.onDenied != nil {
+				g.onDenied(target)
+			}
+		},
 	}, in)
 	logComponent(t.policy.Root, g.name, res.Chunks, res.Stdout, res.Stderr)
 	return res, err

@@ -41,10 +41,14 @@ func driverEnv(env []string, inf *capsule.Inference) []string {
 	return out
 }
 
-// Run runs the driver once with payload.
+// Run runs the driver once with payload. The requests its allow list
+// denied are in the result (Denied), for the driver provider to tell a
+// policy denial from the model's failure.
 func (d *componentDriver) Run(ctx context.Context, payload []byte) (inference.DriverResult, error) {
 	data := string(payload)
-	g := guest{name: d.drv.Name, scope: d.drv.Scope, comp: d.drv.Component, network: d.drv.Network}
+	var denied []string
+	g := guest{name: d.drv.Name, scope: d.drv.Scope, comp: d.drv.Component, network: d.drv.Network,
+		onDenied: func(t capsule.Target) { denied = append(denied, t.Entry()) }}
 	res, err := d.tools.runGuest(ctx, g, component.ToolInput{Data: &data}, d.env)
-	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata}, err
+	return inference.DriverResult{Status: res.Status, Summary: res.Summary, Data: res.Data, Metadata: res.Metadata, Denied: denied}, err
 }

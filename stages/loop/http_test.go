@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
@@ -225,20 +226,20 @@ func TestLoopRetriesAreTraced(t *testing.T) {
 	}
 }
 
-// TestLoopAuthFailureFailsFast: a 401 ends the session failed at once, as murmur's driver
-// ends it (the error JSON in result.txt): one request, no retry, no inference event.
+// TestLoopAuthFailureFailsFast: a 401 is a harness error (E-EVL-014, the
+// case in status error naming HTTP 401 and the provider's message), never
+// a model failure: one request, no retry, no inference event.
 func TestLoopAuthFailureFailsFast(t *testing.T) {
 	srv := apitest.New(t, func(apitest.Request) apitest.Reply {
 		return apitest.Reply{Status: 401, Body: apitest.AnthropicError("authentication_error", "invalid x-api-key")}
 	})
 	c := httpCase(t, quick(httpapi.Options{}), "x", "hi", anthropicConfig(srv))
-	if err := (Stage{}).Run(context.Background(), c); err != nil {
-		t.Fatalf("Run = %v, want the session ended failed (murmur's driver returns status error)", err)
+	err := (Stage{}).Run(context.Background(), c)
+	if !errcode.Is(err, errcode.ProviderAuth) || !strings.Contains(err.Error(), "HTTP 401") || !strings.Contains(err.Error(), "invalid x-api-key") {
+		t.Fatalf("Run = %v (%s), want %s naming HTTP 401 and the provider's message", err, errcode.Code(err), errcode.ProviderAuth)
 	}
-	out := outcomeOf(c)
-	if out.ExitStatus != "failed" || !strings.HasPrefix(out.ResultText, `error: {"error":"HTTP 401: `) ||
-		!strings.Contains(out.ResultText, "invalid x-api-key") {
-		t.Errorf("outcome %+v, want exit failed and result.txt murmur's error JSON naming HTTP 401 and the provider's message", *out)
+	if out := outcomeOf(c); out.ExitStatus == "failed" {
+		t.Errorf("outcome %+v: a 401 ended the session failed", *out)
 	}
 	if n := len(srv.Requests()); n != 1 || sessionOf(c).Trace.EvalCounts().Retries != 0 {
 		t.Errorf("%d requests, %d retries; an auth failure is not retried", n, sessionOf(c).Trace.EvalCounts().Retries)
