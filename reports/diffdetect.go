@@ -86,7 +86,7 @@ func (r *DiffReport) DetectionWarning() string {
 	case d.Paired == 0:
 		return "the baseline gate cannot fire: no case was scored in both runs; " + r.maxDropNote()
 	case !d.CanFire:
-		return fmt.Sprintf("the baseline gate cannot fire: with %s, even all %d going pass→fail gives McNemar p = %s, not below alpha %g (it needs at least %d); %s",
+		return fmt.Sprintf("the baseline gate cannot fire: with %s, even all %d going pass→fail gives McNemar p = %s, not below alpha %g (that takes at least %d pass→fail flips); %s",
 			plural(d.Paired, "paired case"), d.Paired, strconv.FormatFloat(McNemarExact(d.Paired, 0), 'g', 3, 64), r.Alpha,
 			MinFlips(math.MaxInt32, r.Alpha), r.maxDropNote())
 	}

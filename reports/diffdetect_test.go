@@ -20,11 +20,11 @@ func TestDiffDetectionLines(t *testing.T) {
 	}{
 		{"5 cases cannot fire", 5, DiffOptions{Alpha: 0.05, MaxDropPP: 5},
 			"it cannot fire with 5 paired cases",
-			"the baseline gate cannot fire: with 5 paired cases, even all 5 going pass→fail gives McNemar p = 0.0625, not below alpha 0.05 (it needs at least 6); --max-drop 5 is not enforceable: add cases or run epochs (--epochs)",
+			"the baseline gate cannot fire: with 5 paired cases, even all 5 going pass→fail gives McNemar p = 0.0625, not below alpha 0.05 (that takes at least 6 pass→fail flips); --max-drop 5 is not enforceable: add cases or run epochs (--epochs)",
 			false, false},
 		{"5 cases, any drop", 5, DiffOptions{Alpha: 0.05},
 			"it cannot fire with 5 paired cases",
-			"the baseline gate cannot fire: with 5 paired cases, even all 5 going pass→fail gives McNemar p = 0.0625, not below alpha 0.05 (it needs at least 6); no drop can fail it: add cases or run epochs (--epochs)",
+			"the baseline gate cannot fire: with 5 paired cases, even all 5 going pass→fail gives McNemar p = 0.0625, not below alpha 0.05 (that takes at least 6 pass→fail flips); no drop can fail it: add cases or run epochs (--epochs)",
 			false, false},
 		{"10 cases cannot enforce 5 points", 10, DiffOptions{Alpha: 0.05, MaxDropPP: 5},
 			"it can detect a drop of 60.0 points or more (6 of 10 paired cases pass→fail)",

@@ -23,8 +23,14 @@ run only are listed.
 A scorer regressed when, on the paired cases, its pass rate dropped by more
 than --max-drop points and McNemar's p < --alpha.
 
+The comparison says what it can detect: the smallest drop McNemar's test
+can call significant with the paired cases at --alpha. When that is more
+than --max-drop, or no drop can be, it says so on stderr (E-EVL-006), a
+warning unless --require-detectable.
+
 Exit codes: 0 no regression; 2 usage error or a run that cannot be read;
-4 a scorer regressed.
+4 a scorer regressed, or with --require-detectable a comparison that
+cannot detect a drop of --max-drop points.
 
 Flags:
 `
@@ -38,12 +44,13 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, diffUsage); fs.PrintDefaults() }
 	registerDiffGates(&g, fs, env, &envErrs)
+	registerRequireDetectable(&g, fs, env, &envErrs)
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
-		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval diff --help"))
+		return usageError(stderr, flagError(fs, err, "murmur-eval diff --help"))
 	}
 	if len(envErrs) > 0 {
 		return usageError(stderr, envErrs[0])
@@ -77,7 +84,8 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
-	if len(r.Regressions) > 0 {
+	undetectable := detectionNote(r, g, stderr)
+	if len(r.Regressions) > 0 || undetectable {
 		return exitGateFailed
 	}
 	return exitOK

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/spf13/pflag"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/gates"
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 // registerDiffGates adds the flags that define a regression.
@@ -17,10 +20,18 @@ func registerDiffGates(g *gates.Options, fs *pflag.FlagSet, env map[string]strin
 	fs.Var(&floatFlag{&g.MaxDropPP, gates.ParsePoints}, "max-drop", "tolerated drop in pass rate, in percentage points, before a significant drop is a regression (env MURMUR_EVAL_MAX_DROP) (default 0)")
 }
 
+// registerRequireDetectable adds --require-detectable, which run, merge
+// and diff take (report never fails on what it finds).
+func registerRequireDetectable(g *gates.Options, fs *pflag.FlagSet, env map[string]string, errs *[]error) {
+	fs.BoolVar(&g.RequireDetectable, "require-detectable", envBool(env, "MURMUR_EVAL_REQUIRE_DETECTABLE", false, errs),
+		"fail the baseline gate (exit 4, E-EVL-006) when its paired cases are too few to detect a drop of --max-drop points, or any drop; by default a warning (env MURMUR_EVAL_REQUIRE_DETECTABLE)")
+}
+
 // registerRunGates adds the run's gates: the diff's flags, --baseline,
 // --fail-under and --max-error-rate.
 func registerRunGates(g *gates.Options, fs *pflag.FlagSet, env map[string]string, errs *[]error) {
 	registerDiffGates(g, fs, env, errs)
+	registerRequireDetectable(g, fs, env, errs)
 	g.FailUnder = envFloat(env, "MURMUR_EVAL_FAIL_UNDER", -1, gates.ParseRate, errs)
 	g.MaxErrorRate = envFloat(env, "MURMUR_EVAL_MAX_ERROR_RATE", gates.DefaultMaxErrorRate, gates.ParseRate, errs)
 	fs.StringVar(&g.Baseline, "baseline", env["MURMUR_EVAL_BASELINE"], "compare with this earlier run (its folder or a Parquet file) and fail on a regression (env MURMUR_EVAL_BASELINE)")
@@ -66,4 +77,20 @@ func envFloat(env map[string]string, key string, def float64, parse func(string)
 		return def
 	}
 	return f
+}
+
+// detectionNote prints, when the comparison cannot detect a drop of
+// --max-drop points (or any), its E-EVL-006: an error line under
+// --require-detectable, which it reports with true, a warning otherwise.
+func detectionNote(r *reports.DiffReport, g gates.Options, stderr io.Writer) bool {
+	err := gates.DetectionError(r, g)
+	if err == nil {
+		return false
+	}
+	if g.RequireDetectable {
+		fmt.Fprintln(stderr, errcode.Format(err))
+		return true
+	}
+	fmt.Fprintf(stderr, "murmur-eval: warning[%s]: %s\n", errcode.GateUndetectable, err.Error())
+	return false
 }

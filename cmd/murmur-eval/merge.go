@@ -53,7 +53,7 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 		if err == pflag.ErrHelp {
 			return exitOK
 		}
-		return usageError(stderr, errcode.New(errcode.Usage, "%v", err).WithHint("%s", "murmur-eval merge --help"))
+		return usageError(stderr, flagError(fs, err, "murmur-eval merge --help"))
 	}
 	if len(envErrs) > 0 {
 		return usageError(stderr, envErrs[0])
@@ -116,6 +116,9 @@ func runMerge(args []string, env map[string]string, stdout, stderr io.Writer) in
 // gateExit is the exit code of a finished run's verdict (exitcodes.go),
 // printing the replay divergence's error.
 func gateExit(v gates.Verdict, d *reports.Digest, g gates.Options, stderr io.Writer) int {
+	if d.Baseline != nil {
+		detectionNote(d.Baseline, g, stderr)
+	}
 	switch {
 	case v.BudgetExceeded:
 		return exitErrorBudget
