@@ -111,7 +111,7 @@ func lowerBlocks(d *decoder, b rawBlocks, man *Manifest) error {
 		}
 		man.Context.MaxTokens = uint32(b.contextMaxTokens.val)
 	}
-	man.Observability = lowerObservability(b.observability, &man.Warnings)
+	man.Observability = lowerObservability(d, b.observability)
 	man.Trace.IncludeToolOutput = b.includeToolOut.val
 	man.Network.InternalPort = uint16(b.internalPort.val)
 	man.Lifecycle = defaultLifecycle()

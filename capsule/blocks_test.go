@@ -46,8 +46,8 @@ func TestBlockFields(t *testing.T) {
 			b.Observability.Eval = &Eval{Scorers: []Scorer{{Type: ScorerMaxTurns, Name: "max_turns", Max: 1}}}
 		}},
 		{"unknown scorer skipped", "observability: {eval: {scorers: [{type: rouge, name: r}, {type: llm_judge}]}}\n", func(b *blockParts) {
-			b.Observability.Eval = &Eval{Scorers: []Scorer{{Type: ScorerLLMJudge, Name: "llm_judge"}}}
-			b.Warnings = []string{"unknown scorer type 'rouge' — skipping"}
+			b.Observability.Eval = &Eval{Scorers: []Scorer{{Type: ScorerLLMJudge, Name: "llm_judge"}},
+				Skipped: []SkippedScorer{{Where: "murmur.yaml:3:41", Type: "rouge"}}}
 		}},
 		{"trace tool output", "trace: {include_tool_output: true}\n", func(b *blockParts) { b.Trace.IncludeToolOutput = true }},
 		{"internal port", "network: {internal_port: 65535}\n", func(b *blockParts) { b.Network.InternalPort = 65535 }},

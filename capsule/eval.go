@@ -18,6 +18,22 @@ type Observability struct {
 type Eval struct {
 	DatasetID string   // "" when absent
 	Scorers   []Scorer // the known types, in manifest order
+	// Skipped are the entries of a type murmur does not know, which it
+	// drops with a warning (SkippedScorer.String), in manifest order.
+	Skipped []SkippedScorer
+}
+
+// SkippedScorer is an observability.eval.scorers entry of an unknown type:
+// murmur skips it, so the scorer the user wrote is not applied.
+type SkippedScorer struct {
+	Where string // file:line:col of its type
+	Type  string
+}
+
+// String is murmur's warning, after the place: "murmur.yaml:40:15: unknown
+// scorer type 'rouge' — skipping".
+func (s SkippedScorer) String() string {
+	return fmt.Sprintf("%s: unknown scorer type '%s' — skipping", s.Where, s.Type)
 }
 
 // ScorerType names a scorer.
@@ -93,8 +109,8 @@ func decodeObservability(errs *fieldErrs, m *mapping) *rawObservability {
 }
 
 // lowerObservability applies the defaults; an unknown scorer type is not an
-// error in murmur, only a warning, and the scorer is dropped.
-func lowerObservability(r *rawObservability, warnings *[]string) Observability {
+// error in murmur, only a warning, and the scorer is dropped (Eval.Skipped).
+func lowerObservability(d *decoder, r *rawObservability) Observability {
 	var o Observability
 	if r == nil {
 		return o
@@ -121,7 +137,7 @@ func lowerObservability(r *rawObservability, warnings *[]string) Observability {
 				s.Expected = []string{}
 			}
 		default:
-			*warnings = append(*warnings, fmt.Sprintf("unknown scorer type '%s' — skipping", s.Type))
+			o.Eval.Skipped = append(o.Eval.Skipped, SkippedScorer{Where: d.where(rs.typ.node), Type: rs.typ.text})
 			continue
 		}
 		o.Eval.Scorers = append(o.Eval.Scorers, s)

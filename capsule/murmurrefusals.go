@@ -3,9 +3,8 @@ package capsule
 import "github.com/murmur-nexus/murmur-eval/errcode"
 
 // MurmurInferenceRefusals returns why `mur eval run` could not get a model
-// answer for this capsule, though murmur-eval may (a driver that is not
-// installed is served by murmur-eval's built-in provider when it is one of
-// murmur's own): an inference driver no
+// answer for this capsule (murmur-eval's --driver builtin may: its built-in
+// provider serves murmur's own drivers from the host): an inference driver no
 // artifacts: entry declares (murmur's E-RUN-006, its text and hint), and an
 // endpoint capabilities.network.allow does not cover (murmur's driver is
 // denied its first request, and every session ends failed with the
@@ -20,10 +19,10 @@ func (m *Manifest) MurmurInferenceRefusals() []*errcode.Error {
 	var out []*errcode.Error
 	drv := m.artifact(inf.DriverArtifact)
 	if drv == nil {
-		out = append(out, errcode.New(errcode.RunDriverAbsent,
-			"inference driver '%s' is not installed in the local tool registry (%s: inference.driver.artifact names no artifacts: entry; murmur-eval answers with its built-in provider for murmur-driver-anthropic or -openai, and refuses any other driver, where mur eval run fails every case)",
+		out = append(out, didYouMean(errcode.New(errcode.RunDriverAbsent,
+			"inference driver '%s' is not installed in the local tool registry (%s: inference.driver.artifact names no artifacts: entry, so mur eval run fails every case)",
 			inf.DriverArtifact, m.at.driver).At(ManifestFile).
-			WithHint("declare the driver artifact in murmur.yaml artifacts: and run `mur run` to install it"))
+			WithHint("declare the driver artifact in murmur.yaml artifacts: and run `mur run` to install it, or run murmur-eval with --driver builtin to answer with its built-in provider (murmur-driver-anthropic or -openai)"), inf.DriverArtifact, m.artifactNames(), "declared in artifacts:"))
 	}
 	rules, _ := m.NetworkRules(drv)
 	if target, ok := TargetOf(inf.Endpoint); ok && !Allowed(rules, target) {

@@ -43,7 +43,8 @@ func TestMurmur_DriverNotInstalled(t *testing.T) {
 	got := errcode.Format(errs[0])
 	for _, want := range []string{
 		"error[E-RUN-006]: murmur.yaml: inference driver 'murmur-driver-anthropic' is not installed in the local tool registry (murmur.yaml:10:15: ",
-		"\n  hint: declare the driver artifact in murmur.yaml artifacts: and run `mur run` to install it",
+		"so mur eval run fails every case)",
+		"\n  hint: declare the driver artifact in murmur.yaml artifacts: and run `mur run` to install it, or run murmur-eval with --driver builtin to answer with its built-in provider (murmur-driver-anthropic or -openai)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("refusal\n%s\ndoes not hold %q", got, want)

@@ -103,8 +103,7 @@ func TestRealisticManifests(t *testing.T) {
 				{Type: ScorerMaxTokens, Name: "max_tokens", Max: 100000},
 				{Type: ScorerToolSequence, Name: "tool_sequence", Expected: []string{"search", "answer"}},
 				{Type: ScorerLLMJudge, Name: "judge"},
-			}}}
-			m.Warnings = []string{"unknown scorer type 'bleu' — skipping"}
+			}, Skipped: []SkippedScorer{{Where: "testdata/capsules/eval/murmur.yaml:20:16", Type: "bleu"}}}}
 		},
 	}
 	for name, fill := range tests {

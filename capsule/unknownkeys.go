@@ -3,6 +3,7 @@ package capsule
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -26,6 +27,36 @@ func (u UnknownKey) String() string {
 		s += fmt.Sprintf(" (did you mean %q?)", u.Suggest)
 	}
 	return s + "; murmur ignores it"
+}
+
+// evalField is the manifest's scorers' block (murmur-formats.md §1.7).
+const evalField = "observability.eval"
+
+// Scoring says whether the key is in observability.eval, or most likely
+// meant observability or its eval: the scorers it configures are not
+// applied as written (a misspelt block drops them all). Other unknown keys
+// change nothing scored.
+func (u UnknownKey) Scoring() bool {
+	meant := u.Field
+	if u.Suggest != "" {
+		parent, _ := cutLast(u.Field)
+		meant = strings.TrimPrefix(parent+"."+u.Suggest, ".")
+	}
+	return meant == "observability" || within(u.Field, evalField) || within(meant, evalField)
+}
+
+// within says whether field is block or a key inside it.
+func within(field, block string) bool {
+	return field == block || strings.HasPrefix(field, block+".")
+}
+
+// cutLast splits a dotted path at its last dot: "a.b.c" is "a.b" and "c".
+func cutLast(field string) (parent, key string) {
+	i := strings.LastIndex(field, ".")
+	if i < 0 {
+		return "", field
+	}
+	return field[:i], field[i+1:]
 }
 
 // unknownKeys lists the keys of every mapping decoded so far that the

@@ -46,3 +46,34 @@ func TestArtifactManifestUnknownKeys(t *testing.T) {
 		t.Errorf("String() = %s", got)
 	}
 }
+
+// TestUnknownKeyScoring: a key in observability.eval, or one that most
+// likely meant observability or its eval, configures scorers that are not
+// applied; any other unknown key changes nothing scored.
+func TestUnknownKeyScoring(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []bool
+	}{
+		{"observability misspelt", "observabilty:\n  eval:\n    scorers: [{type: exit_ok}]\n", []bool{true}},
+		{"eval misspelt", "observability:\n  evl:\n    scorers: [{type: exit_ok}]\n", []bool{true}},
+		{"scorers misspelt", "observability:\n  eval:\n    scorer: [{type: exit_ok}]\n", []bool{true}},
+		{"in a scorer entry", "observability:\n  eval:\n    scorers: [{type: max_turns, mx: 3}]\n", []bool{true}},
+		{"otel endpoint misspelt", "observability:\n  otel_endpont: http://x\n", []bool{false}},
+		{"elsewhere", "inference:\n  max_turn: 3\n  endpoint: https://x\n  model: m\n  driver:\n    artifact: d\ncolour: red\n", []bool{false, false}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := ParseManifest("m.yaml", []byte("name: a\nversion: '1'\n"+tc.yaml), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []bool
+			for _, u := range m.UnknownKeys {
+				got = append(got, u.Scoring())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Scoring() of %v (-want +got):\n%s", m.UnknownKeys, diff)
+			}
+		})
+	}
+}

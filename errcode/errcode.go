@@ -163,12 +163,25 @@ func Is(err error, code string) bool { return err != nil && Code(err) == code }
 
 // Format renders err for a terminal the way murmur does:
 // "error[CODE]: message" and, when there is one, "  hint: ..." on a second line.
-func Format(err error) string {
+func Format(err error) string { return render("error", err) }
+
+// FormatWarning renders err as a warning, the way murmur prints its own:
+// "warning[CODE]: message" and the hint line, or "warning: message" when
+// err carries no code. A finding is an error or a warning by which of the
+// two prints it, never both ("warning: error[CODE]").
+func FormatWarning(err error) string { return render("warning", err) }
+
+// render is Format and FormatWarning: level is "error" or "warning".
+func render(level string, err error) string {
 	var e *Error
-	if !errors.As(err, &e) {
-		return "error: " + err.Error()
+	if !errors.As(err, &e) || e.Code == "" {
+		s := level + ": " + err.Error()
+		if e != nil && e.Hint != "" {
+			s += "\n  hint: " + e.Hint
+		}
+		return s
 	}
-	s := fmt.Sprintf("error[%s]: %s", e.Code, err.Error())
+	s := fmt.Sprintf("%s[%s]: %s", level, e.Code, err.Error())
 	if e.Hint != "" {
 		s += "\n  hint: " + e.Hint
 	}

@@ -42,3 +42,31 @@ func TestWrapKeep(t *testing.T) {
 		}
 	}
 }
+
+// TestFormat: one formatter prints a finding as an error or as a warning,
+// with its code and hint; without a code only the level leads.
+func TestFormat(t *testing.T) {
+	coded := New(MurmurEndpointDenied, "endpoint denied").At("murmur.yaml:3:5").WithHint("add it")
+	tests := []struct {
+		name      string
+		err       error
+		asError   string
+		asWarning string
+	}{
+		{"code and hint", coded, "error[E-EVL-081]: murmur.yaml:3:5: endpoint denied\n  hint: add it", "warning[E-EVL-081]: murmur.yaml:3:5: endpoint denied\n  hint: add it"},
+		{"code, no hint", New(Usage, "bad flag"), "error[E-EVL-001]: bad flag", "warning[E-EVL-001]: bad flag"},
+		{"no code", New("", "a note").WithHint("h"), "error: a note\n  hint: h", "warning: a note\n  hint: h"},
+		{"plain error", errors.New("plain"), "error: plain", "warning: plain"},
+		{"wrapped", fmt.Errorf("outer: %w", coded), "error[E-EVL-081]: outer: murmur.yaml:3:5: endpoint denied\n  hint: add it", "warning[E-EVL-081]: outer: murmur.yaml:3:5: endpoint denied\n  hint: add it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Format(tt.err); got != tt.asError {
+				t.Errorf("Format = %q, want %q", got, tt.asError)
+			}
+			if got := FormatWarning(tt.err); got != tt.asWarning {
+				t.Errorf("FormatWarning = %q, want %q", got, tt.asWarning)
+			}
+		})
+	}
+}

@@ -27,21 +27,26 @@ const maxExpectedErrors = 20
 // the manifest's warnings (murmur prints them while parsing: unknown
 // scorer types among them) and the plan's own, for the caller to print
 // once the dataset has loaded.
-func NewPlan(capsuleDir string, env map[string]string, checkTimeout time.Duration) (*scoring.Plan, []string) {
+func NewPlan(capsuleDir string, env map[string]string, checkTimeout time.Duration) (*scoring.Plan, []Warning) {
 	path := filepath.Join(capsuleDir, capsule.ManifestFile)
 	var cfg scoring.Config
-	var warnings []string
+	var warnings []Warning
 	if m := ReadManifest(capsuleDir, env); m != nil {
 		cfg = scoring.FromEval(m.Observability.Eval)
 		for _, w := range m.Warnings {
-			warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
+			warnings = append(warnings, Notef("%s: %s", path, w))
+		}
+		if e := m.Observability.Eval; e != nil {
+			for _, s := range e.Skipped {
+				warnings = append(warnings, skipped(s))
+			}
 		}
 		for _, u := range m.UnknownKeys {
-			warnings = append(warnings, u.String())
+			warnings = append(warnings, UnknownKey(u))
 		}
 	}
 	for _, w := range cfg.Warnings {
-		warnings = append(warnings, fmt.Sprintf("%s: %s", path, w))
+		warnings = append(warnings, Notef("%s: %s", path, w))
 	}
 	return &scoring.Plan{Config: cfg, CheckTimeout: checkTimeout, PATH: env["PATH"]}, warnings
 }
@@ -85,8 +90,9 @@ func (s *Survey) Visit(i int, c datasets.Case) {
 }
 
 // CheckExpected is the error of the bad expected fields, if any, and the
-// warnings naming the cases whose expected value murmur-eval does not read.
-func (s *Survey) CheckExpected() (warnings []string, err error) {
+// warnings naming the cases whose expected value murmur-eval does not read
+// (Unapplied: the check it was written for is off).
+func (s *Survey) CheckExpected() (warnings []Warning, err error) {
 	if errs := s.errs; len(errs) > 0 {
 		if len(errs) > maxExpectedErrors {
 			errs = append(errs[:maxExpectedErrors], fmt.Errorf("... and %d more", len(errs)-maxExpectedErrors))
@@ -115,14 +121,14 @@ const unreadShown = 5
 // not read: an object's keys each with the key it most likely meant, then
 // the count. murmur leaves expected unused, so such a value is legal; but
 // "result_equal" for "result_equals" would silently score nothing.
-func warnUnread(unread []unreadExpected) []string {
+func warnUnread(unread []unreadExpected) []Warning {
 	if len(unread) == 0 {
 		return nil
 	}
-	var warn []string
+	var warn []Warning
 	for _, u := range unread[:min(len(unread), unreadShown)] {
 		if len(u.keys) == 0 {
-			warn = append(warn, fmt.Sprintf("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID))
+			warn = append(warn, unapplied("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID))
 			continue
 		}
 		for _, k := range u.keys {
@@ -130,11 +136,11 @@ func warnUnread(unread []unreadExpected) []string {
 			if k.Suggest != "" {
 				hint = fmt.Sprintf(" (did you mean %q?)", k.Suggest)
 			}
-			warn = append(warn, fmt.Sprintf("%s: case %q: unknown key %q in expected%s; murmur-eval reads none of its keys, so the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID, k.Key, hint))
+			warn = append(warn, unapplied("%s: case %q: unknown key %q in expected%s; murmur-eval reads none of its keys, so the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID, k.Key, hint))
 		}
 	}
 	if more := len(unread) - unreadShown; more > 0 {
-		warn = append(warn, fmt.Sprintf("... and %s more with an expected value murmur-eval does not read (%d in all)", plural(more, "case"), len(unread)))
+		warn = append(warn, unapplied("... and %s more with an expected value murmur-eval does not read (%d in all)", plural(more, "case"), len(unread)))
 	}
 	return warn
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func survey(cases ...datasets.Case) *Survey {
 
 // TestSurvey: expected fields are checked (a bad one is an error at its
 // file:line), one murmur-eval does not read is a warning naming the key it
-// most likely meant, the files the lines name are gathered, and a case
+// most likely meant that refuses the run (E-EVL-007: its check is off), the files the lines name are gathered, and a case
 // with a setup or a check runs a command.
 func TestSurvey(t *testing.T) {
 	tests := []struct {
@@ -60,8 +61,13 @@ func TestSurvey(t *testing.T) {
 			if err != nil && !strings.Contains(errcode.Format(err), "cases.jsonl:1") {
 				t.Errorf("error %q does not name cases.jsonl:1", errcode.Format(err))
 			}
-			if (len(warnings) > 0) != (tt.warning != "") || (tt.warning != "" && !strings.Contains(warnings[0], tt.warning)) {
+			if (len(warnings) > 0) != (tt.warning != "") || (tt.warning != "" && !strings.Contains(warnings[0].String(), tt.warning)) {
 				t.Errorf("warnings %q, want %q", warnings, tt.warning)
+			}
+			for _, w := range warnings {
+				if w.Kind != Unapplied || !errcode.Is(w.Err, errcode.UnappliedScoring) {
+					t.Errorf("warning %q: kind %d, want Unapplied with %s", w, w.Kind, errcode.UnappliedScoring)
+				}
 			}
 			if s.Files["/d/task.md"] != "task" {
 				t.Errorf("files %v, want the task file", s.Files)
@@ -86,7 +92,7 @@ func TestWarnUnread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warnings) != 6 || warnings[5] != "... and 2 cases more with an expected value murmur-eval does not read (7 in all)" {
+	if len(warnings) != 6 || warnings[5].Err.Error() != "... and 2 cases more with an expected value murmur-eval does not read (7 in all)" {
 		t.Errorf("warnings %q", warnings)
 	}
 }
@@ -108,7 +114,52 @@ func TestNewPlan(t *testing.T) {
 		t.Skip("the minimal manifest does not parse; the e2e tests cover NewPlan's warnings")
 	}
 	_, warnings = NewPlan(dir, nil, 0)
-	if len(warnings) == 0 || !strings.Contains(strings.Join(warnings, "\n"), "bogus_key") {
-		t.Errorf("warnings %q, want the unknown key", warnings)
+	if len(warnings) != 1 || !strings.Contains(warnings[0].String(), "bogus_key") || warnings[0].Kind != Note {
+		t.Errorf("warnings %q, want the unknown key as a note", warnings)
+	}
+}
+
+// TestNewPlanKinds: what drops a scorer the manifest writes (a misspelt
+// observability, eval or scorers key, a key of a scorer entry, an unknown
+// scorer type) refuses the run with E-EVL-007 and keeps murmur's
+// did-you-mean; what changes nothing scored (another unknown key, an
+// llm_judge murmur never scores either) is a note.
+func TestNewPlanKinds(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       []Kind
+		text       string // a substring of the first warning
+	}{
+		{"observability misspelt", "observabilty:\n  eval:\n    scorers: [{type: exit_ok}]\n", []Kind{Unapplied},
+			`murmur.yaml:3:1: unknown key "observabilty" (did you mean "observability"?); murmur ignores it, so the observability.eval scorers it configures are not applied as written`},
+		{"eval misspelt", "observability:\n  evl:\n    scorers: [{type: exit_ok}]\n", []Kind{Unapplied}, `(did you mean "eval"?)`},
+		{"max misspelt", "observability:\n  eval:\n    scorers: [{type: max_turns, mx: 2}]\n", []Kind{Unapplied}, `"observability.eval.scorers[0].mx"`},
+		{"unknown scorer type", "observability:\n  eval:\n    scorers: [{type: exit_okk}]\n", []Kind{Unapplied},
+			"murmur.yaml:5:22: unknown scorer type 'exit_okk' — skipping: the scorer is not applied"},
+		{"llm_judge", "observability:\n  eval:\n    scorers: [{type: llm_judge}]\n", []Kind{Note}, "(llm_judge) is never scored, as in murmur"},
+		{"other key", "colour: red\n", []Kind{Note}, `unknown key "colour"`},
+		{"none", "observability:\n  eval:\n    scorers: [{type: exit_ok}]\n", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte("name: calc\nversion: 0.1.0\n"+tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, warnings := NewPlan(dir, nil, 0)
+			var kinds []Kind
+			for _, w := range warnings {
+				kinds = append(kinds, w.Kind)
+				if w.Refuses() != (w.Kind == Unapplied) || (w.Kind == Unapplied) != errcode.Is(w.Err, errcode.UnappliedScoring) {
+					t.Errorf("%q: kind %d, refuses %v, code %q", w, w.Kind, w.Refuses(), errcode.Code(w.Err))
+				}
+			}
+			if !slices.Equal(kinds, tt.want) {
+				t.Fatalf("kinds %v, want %v: %q", kinds, tt.want, warnings)
+			}
+			if tt.text != "" && !strings.Contains(warnings[0].String(), tt.text) {
+				t.Errorf("warning %q does not hold %q", warnings[0], tt.text)
+			}
+		})
 	}
 }

@@ -228,9 +228,10 @@ func TestDriverComponentRunsEveryTurn(t *testing.T) {
 	}
 }
 
-// TestUnknownDriverNotInstalledIsRefused: a driver murmur-eval does not
-// speak natively and that is not installed is murmur's E-RUN-006 for
-// every case (warned once before they start), with no request sent.
+// TestUnknownDriverNotInstalledIsRefused: a driver that is not installed
+// is murmur's E-RUN-006, refused before any case starts (exit 2, no row,
+// no request); with --driver builtin and a driver murmur-eval does not
+// speak natively, it is warned about and every case ends in E-RUN-006.
 func TestUnknownDriverNotInstalledIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -239,10 +240,18 @@ func TestUnknownDriverNotInstalledIsRefused(t *testing.T) {
 	editManifest(t, dir, "artifact: murmur-driver-anthropic", "artifact: house-driver")
 	out := filepath.Join(reachableTempDir(t), "run")
 	r := newFixture(t, dir).live().runInto(out, "--filter", "calc-m*")
-	if r.code == 0 {
-		t.Fatalf("exit 0, want the cases refused\nstderr:\n%s", r.stderr)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "\nerror[E-RUN-006]: murmur.yaml: inference driver 'house-driver' is not installed") {
+		t.Fatalf("exit %d, want %d with E-RUN-006 before the cases\nstderr:\n%s", r.code, exitUsage, r.stderr)
 	}
-	if n := strings.Count(r.stderr, "warning: error[E-RUN-006]"); n != 1 {
+	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err == nil {
+		t.Errorf("a refused run wrote results.parquet")
+	}
+	out = filepath.Join(reachableTempDir(t), "run")
+	r = newFixture(t, dir).live().runInto(out, "--filter", "calc-m*", "--driver", "builtin")
+	if r.code == 0 {
+		t.Fatalf("--driver builtin: exit 0, want the cases refused\nstderr:\n%s", r.stderr)
+	}
+	if n := strings.Count(r.stderr, "murmur-eval: warning[E-RUN-006]"); n != 1 {
 		t.Errorf("%d E-RUN-006 warnings, want one before the cases\nstderr:\n%s", n, r.stderr)
 	}
 	rows := resultsByCase(t, out)

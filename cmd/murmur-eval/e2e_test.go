@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -295,6 +296,10 @@ func TestStuckToolTimesOutAlone(t *testing.T) {
 	}
 }
 
+// TestTamperedArtifactFailsEveryCase: an artifact whose bytes do not match
+// refuses the capsule while it is prepared (E-REG-002): no case starts,
+// the error is the last thing printed, nothing is left in the run folder,
+// exit 2 (issue 39, finding 7: it was a row per case and a summary).
 func TestTamperedArtifactFailsEveryCase(t *testing.T) {
 	t.Parallel()
 	qs := quickstart(t)
@@ -312,43 +317,16 @@ func TestTamperedArtifactFailsEveryCase(t *testing.T) {
 	if r.code != exitUsage {
 		t.Fatalf("exit code %d, want %d (a refused capsule)\nstdout:\n%s\nstderr:\n%s", r.code, exitUsage, r.stdout, r.stderr)
 	}
-	if !regexp.MustCompile(`(?m)error\[E-REG-002\]`).MatchString(r.stderr) {
-		t.Errorf("stderr does not name error[E-REG-002]:\n%s", r.stderr)
+	if !regexp.MustCompile(`(?m)^error\[E-REG-002\]`).MatchString(r.stderr) || strings.Count(r.stderr, "error[E-REG-002]") != 1 {
+		t.Errorf("stderr does not name error[E-REG-002] once:\n%s", r.stderr)
 	}
-	results := readParquet(t, filepath.Join(out, "results.parquet"))
-	if got, want := len(results.Rows), len(datasetIDs(t, filepath.Join(qs, "cases.jsonl"))); got != want {
-		t.Errorf("results.parquet has %d rows, want %d", got, want)
+	if r.stdout != "" {
+		t.Errorf("a refused capsule printed a summary:\n%s", r.stdout)
 	}
-	for _, row := range results.Rows {
-		id := row["case_id"]
-		for col, want := range map[string]any{"status": "error", "error_code": "E-REG-002", "error_stage": "verify", "exit_status": nil} {
-			if got := row[col]; got != want {
-				t.Errorf("case %q: %s %v, want %v", id, col, got, want)
-			}
+	for _, name := range []string{"results.parquet", "sessions"} {
+		if _, err := os.Stat(filepath.Join(out, name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want it absent (no case ran)", name, err)
 		}
-		for _, col := range []string{"stage_ms", "contain_ms", "launch_ms", "loop_ms"} {
-			if got := row[col]; got != nil {
-				t.Errorf("case %q: %s %v, want null (stage skipped)", id, col, got)
-			}
-		}
-		for _, col := range []string{"resolve_ms", "verify_ms", "report_ms"} {
-			if _, ok := row[col].(float64); !ok {
-				t.Errorf("case %q: %s %v, want a number (the stage ran)", id, col, row[col])
-			}
-		}
-	}
-	// Nothing was installed in any session.
-	err = filepath.WalkDir(filepath.Join(out, "sessions"), func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "tools") {
-			t.Errorf("%s: a session has tool files, want none after a failed verify", p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Error(err)
 	}
 }
 

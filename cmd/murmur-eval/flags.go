@@ -42,8 +42,10 @@ a flag on the command line wins over the environment, which wins over the
 default.
 
 Exit codes: 0 success (every gate passed); 1 murmur-eval failed to write
-its outputs; 2 usage or configuration error (a selection of no case, a
-warning under --strict), or the capsule was refused; 3 error budget
+its outputs; 2 usage or configuration error (a selection of no case,
+what mur eval run refuses or a scorer or check that would not be applied,
+without --run-anyway, a warning under --strict), or the capsule was
+refused; no case started; 3 error budget
 exceeded (cases in status error or timeout beyond --max-error-rate, by
 default any), or the model endpoint could not be reached; 4 a gate failed
 (--fail-under, or a regression against --baseline); 5 replayed requests
@@ -86,6 +88,10 @@ type options struct {
 	// hugePages advises transparent huge pages for the heap the run will
 	// build (hugepages.go).
 	hugePages bool
+	// murmurDifferences prints, after the summary, why cases' verdicts
+	// differ from the ones mur eval run would give (summary.md always
+	// has it).
+	murmurDifferences bool
 	// workdirMaxFiles bounds the entries a case's session may hold (a
 	// murmur-eval extension to workdir_max_bytes; 0: no bound).
 	workdirMaxFiles int
@@ -117,6 +123,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.BoolVar(&o.allowTaskOutside, "allow-task-outside-dataset", envBool(env, "MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET", false, &envErrs), "let the dataset's task_path name files outside the dataset's folder, symlinks resolved (env MURMUR_EVAL_ALLOW_TASK_OUTSIDE_DATASET)")
 	fs.BoolVar(&o.strict, "strict", envBool(env, "MURMUR_EVAL_STRICT", false, &envErrs), "refuse the run (exit 2) when murmur.yaml, an artifact manifest or a case's expected drew a warning, such as an unknown key (env MURMUR_EVAL_STRICT)")
+	fs.BoolVar(&o.murmurDifferences, "murmur-differences", envBool(env, "MURMUR_EVAL_MURMUR_DIFFERENCES", false, &envErrs), "after the summary, say which cases mur eval run would give another verdict, and why (summary.md always says; env MURMUR_EVAL_MURMUR_DIFFERENCES)")
 	fs.BoolVar(&o.runAnyway, "run-anyway", envBool(env, "MURMUR_EVAL_RUN_ANYWAY", false, &envErrs), "run despite what refuses a run before any case by default, which is then a warning: what mur eval run refuses or hangs on (E-RUN-006, E-EVL-081, E-EVL-080), a scorer or check the inputs configure that would not be applied (E-EVL-007); summary.json's ran_despite lists them (env MURMUR_EVAL_RUN_ANYWAY)")
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")

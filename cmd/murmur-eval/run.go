@@ -25,6 +25,8 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if !ok {
 		return code
 	}
+	intr := &interruption{stderr: stderr}
+	defer intr.watch(ctx)()
 	if o.version {
 		fmt.Fprintln(stdout, "murmur-eval", buildVersion())
 		return exitOK
@@ -84,7 +86,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return code
 	}
 	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
-		stopRun: stopRun, heapProfile: heapProfile}
+		stopRun: stopRun, heapProfile: heapProfile, intr: intr}
 	return r.run(ctx, stdout, stderr)
 }
 
@@ -101,12 +103,19 @@ type runEnd struct {
 	prepErr    error // the capsule was refused
 	sinkErr    error // a Parquet file could not be written
 	traceID    string
+	// ranDespite are the codes of the refusals --run-anyway let through.
+	ranDespite []string
 	// planned is the (case, epoch) pairs of the whole run; resumed how
 	// many came from the journal of an earlier invocation, which ran for
 	// earlierWall.
 	planned     int
 	resumed     int
 	earlierWall time.Duration
+	// unfinished is how many of the cases that ran did not get their
+	// final verdict (collect.Collector.Unfinished); resume the command
+	// line that runs them and the rest (resumeArgs).
+	unfinished int
+	resume     []string
 }
 
 // finish compares with the baseline, applies the gates, writes the report
@@ -114,6 +123,7 @@ type runEnd struct {
 func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	d := col.Summary.Digest(e.wall + e.earlierWall)
 	d.TraceID = e.traceID
+	d.RanDespite = e.ranDespite
 	d.Version = buildVersion()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil
@@ -148,16 +158,23 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	if err := d.WriteText(stdout, files); err != nil {
 		e.sinkErr = errors.Join(e.sinkErr, err)
 	}
+	if e.opts.murmurDifferences {
+		if err := d.WriteMurmurDifferences(stdout); err != nil {
+			e.sinkErr = errors.Join(e.sinkErr, err)
+		}
+	}
 	switch {
 	case e.sinkErr != nil: // first: a failed sink also stops the run
 		fmt.Fprintln(stderr, errcode.Format(e.sinkErr))
 		return exitFailure
 	case errcode.Is(e.runErr, errcode.EndpointUnreachable):
 		fmt.Fprintln(stderr, errcode.Format(e.runErr))
-		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %d of %d planned ran (rows written; --resume %s runs the rest once the endpoint answers)\n", d.Ran, d.Planned, e.opts.out)
+		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %s; their rows are written\n", stoppedLine(d.Planned, d.Cases, e.unfinished))
+		fmt.Fprintf(stderr, "murmur-eval: once the endpoint answers, run the rest with: %s\n", shellLine(e.resume))
 		return exitErrorBudget
 	case e.runErr != nil:
-		fmt.Fprintf(stderr, "murmur-eval: %v: wrote the rows of the %s that finished\n", e.runErr, plural(col.Summary.Total(), "case"))
+		fmt.Fprintf(stderr, "murmur-eval: %v: %s; their rows are written\n", e.runErr, stoppedLine(d.Planned, d.Cases, e.unfinished))
+		fmt.Fprintf(stderr, "murmur-eval: run the rest with: %s\n", shellLine(e.resume))
 		return exitInterrupted
 	case e.prepErr != nil:
 		return exitUsage

@@ -61,23 +61,26 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 	if warning != "" {
 		fmt.Fprintf(stderr, "murmur-eval: warning: %s\n", warning)
 	}
-	in.warn = &configWarnings{w: stderr}
+	in.warn = &configWarnings{w: stderr, runAnyway: o.runAnyway}
 	if ids := ds.FromWorkingDir(); len(ids) > 0 {
-		in.warn.add("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
-			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", "))
+		in.warn.add(survey.Notef("%s: task_path of %s found relative to the working directory, as murmur reads it, not to the dataset's folder (%s); the dataset runs differently from elsewhere",
+			o.dataset, plural(len(ids), "case"), strings.Join(ids[:min(len(ids), 3)], ", ")))
 	}
 	for _, w := range planWarnings {
-		in.warn.add("%s", w)
+		in.warn.add(w)
 	}
 	unread, err := sv.CheckExpected()
 	if err != nil {
 		return in, err
 	}
 	for _, w := range unread {
-		in.warn.add("%s", w)
+		in.warn.add(w)
 	}
 	in.plan, in.commands = plan, sv.RunsCommands(in.cases)
 	warnMurmurRefusals(o, env, in.warn)
+	if err := in.warn.refuse(); err != nil {
+		return in, err // before the run folder is made: nothing to clear
+	}
 	if err := in.warn.strict(); err != nil && o.strict {
 		return in, err
 	}
@@ -104,10 +107,12 @@ type preparation struct {
 
 // prepare does the run-wide work (manifest, lock, artifact hashes, WASM
 // compilation) before the first case, so no case's --timeout pays for it.
-// A failure refuses the capsule: it is printed once, every case records it
-// in its row (no case does any work of its own), and the run exits with
-// the configuration code. ok is false, with the exit code, when the run
-// must stop here (--strict and a warning).
+// A failure refuses the capsule: no case starts, the run folder is
+// cleared as nothing ran (a resumed run's is left as it was), and the
+// error is the last thing printed, after one line saying so; the run exits
+// with the configuration code. ok is false, with the exit code, when the
+// run must stop here (a refused capsule, or --strict and a warning); an
+// interrupt during preparation goes on to be reported as one.
 func prepare(ctx context.Context, st runStages, o options, folder *runfolder.Folder, warn *configWarnings, stderr io.Writer) (p preparation, code int, ok bool) {
 	var warm sync.WaitGroup
 	if st.warm != nil {
@@ -118,17 +123,20 @@ func prepare(ctx context.Context, st runStages, o options, folder *runfolder.Fol
 	// An unreachable endpoint is printed once, at the end, for the run.
 	p = preparation{err: prepErr, printed: map[string]bool{errcode.EndpointUnreachable: true}}
 	if prepErr != nil {
-		if ctx.Err() == nil {
-			fmt.Fprintln(stderr, errcode.Format(prepErr))
-			p.printed[errcode.Code(prepErr)] = true
+		if ctx.Err() != nil {
+			return p, 0, true
 		}
-		return p, 0, true
+		if folder.Prev == nil {
+			runfolder.Clear(o.out) // nothing ran: the same --out can be used again
+		}
+		fmt.Fprintln(stderr, "murmur-eval: the capsule was refused while it was prepared; no case was started")
+		return p, usageError(stderr, prepErr), false
 	}
 	for _, w := range st.verifier.Warnings() {
 		fmt.Fprintln(stderr, w)
 	}
 	for _, u := range st.verifier.UnknownKeys() {
-		warn.add("%s", u)
+		warn.add(survey.UnknownKey(u))
 	}
 	if err := warn.strict(); err != nil && o.strict {
 		if folder.Prev == nil {
@@ -151,6 +159,7 @@ type preparedRun struct {
 	prep        preparation
 	stopRun     context.CancelCauseFunc
 	heapProfile func() error
+	intr        *interruption
 }
 
 // run opens the journal, the telemetry and the sinks, runs the cases not
@@ -164,6 +173,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer jn.Close()
 	records := jn.Records
 	njobs, jobs := runfolder.PlanJobs(r.in.ds, r.in.cases, o.batch.epochs, jn.Done)
+	jobs = r.intr.jobs(jobs)
 	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
 		return usageError(stderr, err)
@@ -182,7 +192,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 		return exitFailure
 	}
 	scores.Start(r.stopRun)
-	runner := r.runner(tel)
+	runner := r.runner(tel, stderr)
 	start := time.Now()
 	verb := "case"
 	if r.folder.Prev != nil {
@@ -201,10 +211,12 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	// A worker hands its finished case over and goes on to the next while
 	// the collector waits on the journal's fsync.
 	doneCh := make(chan *pipeline.Case, o.workers)
+	ranCh := make(chan *pipeline.Case)
 	var collectWG sync.WaitGroup
+	collectWG.Go(func() { r.intr.relay(ranCh, doneCh) })
 	collectWG.Go(func() { col.Run(doneCh) })
-	runErr := runner.Run(ctx, jobs, doneCh)
-	close(doneCh)
+	runErr := runner.Run(ctx, jobs, ranCh)
+	close(ranCh)
 	collectWG.Wait()
 	if err := r.heapProfile(); err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
@@ -213,8 +225,9 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	sinkErr := errors.Join(sinks.Close(), scores.Close(), col.Err())
 	telemetry.EndRun(runSpan, col.Summary.Count(reports.StatusPassed), col.Summary.Count(reports.StatusFailed), col.Summary.Unscored())
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
-		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan),
-		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs)}
+		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan), ranDespite: r.in.warn.ranDespite,
+		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
+		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p })}
 	return end.finish(col, stdout, stderr)
 }
 
@@ -228,9 +241,12 @@ func newPacer(kind string, workers int) pipeline.Pacer {
 }
 
 // runner is the run's case runner: each case gets a fresh session id and
-// folder, and a span when telemetry is on.
-func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
+// folder, linked from cases/ by its case id (runfolder.LinkCase), and a
+// span when telemetry is on. A link that cannot be made fails no case: the
+// first failure is printed.
+func (r preparedRun) runner(tel *telemetry.Telemetry, stderr io.Writer) *pipeline.Runner {
 	o := r.o
+	var linkWarn sync.Once
 	runner := &pipeline.Runner{
 		Graph: r.graph, Workers: o.workers, Timeout: o.timeout,
 		Retries: o.batch.retries, Backoff: pipeline.ExpBackoff(o.batch.retryBackoff, time.Minute),
@@ -238,8 +254,12 @@ func (r preparedRun) runner(tel *telemetry.Telemetry) *pipeline.Runner {
 		Pacer:  newPacer(o.pacing, o.workers),
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := trace.NewID("ses_")
+			dir := filepath.Join(r.outAbs, "sessions", sid)
+			if err := runfolder.LinkCase(r.outAbs, j.ID, j.Epoch, j.Attempt, dir); err != nil {
+				linkWarn.Do(func() { fmt.Fprintf(stderr, "murmur-eval: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err) })
+			}
 			return &pipeline.Case{RunID: r.folder.RunID, ID: j.ID, Input: runfolder.CaseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
-				SessionDir: filepath.Join(r.outAbs, "sessions", sid)}
+				SessionDir: dir}
 		},
 	}
 	if !tel.Enabled() {
