@@ -34,3 +34,10 @@ type DriverResult struct {
 // canonical response carries it; a replayer that does not know it still
 // ends the session failed with the same result.txt.
 const DriverFailedField = "murmur_eval_driver_failed"
+
+// ProviderUsageField holds, in a recorded turn, the provider's usage the
+// response's own bytes do not carry: a driver component's turn, whose
+// usage the host read from the provider's answer (murmur's drivers drop
+// it). It is murmur-eval's own field, written before request_sha256 and
+// taken off with it on replay, so the replayed bytes are the driver's.
+const ProviderUsageField = "murmur_eval_provider_usage"

@@ -157,7 +157,9 @@ func TestWrongKeyNightIsNotFlaky(t *testing.T) {
 // TestDriverProviderTokens: through the installed driver (which, as
 // murmur's, drops the provider's usage from its canonical response), the
 // provider_*_tokens columns of results.parquet and the inference events of
-// events.parquet hold the usage the provider sent (17 in, 4 out per turn).
+// events.parquet hold the usage the provider sent (17 in, 4 out per turn),
+// live (recorded) and replayed from that recording, with murmur's own
+// token counts unchanged by the replay.
 func TestDriverProviderTokens(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -166,12 +168,23 @@ func TestDriverProviderTokens(t *testing.T) {
 	srv := keyServer(t, &refuse)
 	dir, dataset := helloCapsule(t, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
-	if r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "2"); r.code != 0 {
+	rec := filepath.Join(t.TempDir(), "recordings")
+	if r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "2", "--record", rec); r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	for id, row := range resultsByCase(t, out) {
+	replayed := filepath.Join(reachableTempDir(t), "replayed")
+	if r := runBinary(t, dir, "--dataset", dataset, "--out", replayed, "--replay", rec); r.code != 0 {
+		t.Fatalf("replay: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	live, again := resultsByCase(t, out), resultsByCase(t, replayed)
+	for id, row := range live {
 		if row["provider_input_tokens"] != int64(17) || row["provider_output_tokens"] != int64(4) {
 			t.Errorf("%s: provider tokens %v/%v, want 17/4 (the provider's usage)", id, row["provider_input_tokens"], row["provider_output_tokens"])
+		}
+		for _, col := range []string{"provider_input_tokens", "provider_output_tokens", "input_tokens", "output_tokens", "status"} {
+			if again[id][col] != row[col] {
+				t.Errorf("%s: %s live %v, replayed %v", id, col, row[col], again[id][col])
+			}
 		}
 	}
 	inferences := 0

@@ -99,12 +99,13 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 	if err != nil {
 		return nil, err
 	}
-	line, err := replay.Line(resp.Raw, sum)
+	usage := outsideUsage(resp)
+	line, err := replay.UsageLine(resp.Raw, usage, sum)
 	var compact bytes.Buffer
 	if err != nil && json.Compact(&compact, resp.Raw) == nil {
 		// A driver may return its JSON on several lines: the recording
 		// keeps it on one (its token estimate may differ on replay).
-		line, err = replay.Line(compact.Bytes(), sum)
+		line, err = replay.UsageLine(compact.Bytes(), usage, sum)
 	}
 	if err != nil {
 		return nil, errcode.Wrap(errcode.Internal, err, "record a turn into %s", p.path)
@@ -113,6 +114,19 @@ func (p *provider) Complete(ctx context.Context, req *inference.Request, obs inf
 		return nil, errcode.Wrap(errcode.IO, err, "record a turn into %s", p.path)
 	}
 	return resp, nil
+}
+
+// outsideUsage is resp's provider usage when its bytes do not carry it (a
+// driver component's turn, whose usage the host read from the provider's
+// answer), so the recording keeps it; nil otherwise.
+func outsideUsage(resp *inference.Response) *inference.Usage {
+	if resp.Usage == nil {
+		return nil
+	}
+	if own, err := inference.ParseResponse(resp.Raw); err == nil && own.Usage != nil && *own.Usage == *resp.Usage {
+		return nil
+	}
+	return resp.Usage
 }
 
 func appendLine(path string, line []byte) error {

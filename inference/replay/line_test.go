@@ -31,6 +31,49 @@ func TestLineRoundTripKeepsRawBytes(t *testing.T) {
 	}
 }
 
+// TestUsageLineKeepsTheProviderUsage: a driver's turn whose usage the
+// host read from the provider's answer is recorded with it
+// (murmur_eval_provider_usage) and replays with that usage and the
+// driver's very bytes; the usage in the canonical bytes, a line without
+// the field and a negative count keep the canonical reading.
+func TestUsageLineKeepsTheProviderUsage(t *testing.T) {
+	raw := []byte(`{"content":[{"text":"hi","type":"text"}],"stop_reason":"end_turn"}`)
+	own := []byte(`{"content":[],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}`)
+	u := &inference.Usage{InputTokens: 17, OutputTokens: 4}
+	tests := []struct {
+		name  string
+		line  func() ([]byte, error)
+		raw   []byte
+		usage *inference.Usage
+	}{
+		{"usage outside the bytes", func() ([]byte, error) { return UsageLine(raw, u, "ab") }, raw, u},
+		{"no usage", func() ([]byte, error) { return UsageLine(raw, nil, "ab") }, raw, nil},
+		{"canonical usage", func() ([]byte, error) { return Line(own, "ab") }, own, &inference.Usage{InputTokens: 1, OutputTokens: 2}},
+		{"negative count ignored", func() ([]byte, error) {
+			return []byte(`{"stop_reason":"end_turn","murmur_eval_provider_usage":{"input_tokens":-1,"output_tokens":4},"request_sha256":"ab"}`), nil
+		}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line, err := tt.line()
+			if err != nil {
+				t.Fatal(err)
+			}
+			turn, err := ParseLine(line)
+			if err != nil {
+				t.Fatalf("ParseLine(%s) = %v", line, err)
+			}
+			got := turn.Response.Usage
+			if (got == nil) != (tt.usage == nil) || got != nil && *got != *tt.usage {
+				t.Errorf("%s: usage %+v, want %+v", line, got, tt.usage)
+			}
+			if tt.raw != nil && string(turn.Response.Raw) != string(tt.raw) {
+				t.Errorf("%s: Raw %s, want the recorded bytes %s", line, turn.Response.Raw, tt.raw)
+			}
+		})
+	}
+}
+
 func TestOldAndForeignLinesStillReplay(t *testing.T) {
 	for _, line := range []string{
 		`{"stop_reason":"end_turn","content":[]}`,
