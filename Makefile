@@ -14,7 +14,7 @@ TEST_FUZZTIME ?= 3s
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)/golangci-lint
 
-.PHONY: all build quickstart demo workspace-demo test ci fuzz-smoke lint lint-install vet cross fuzz bench bench-smoke clean
+.PHONY: all build quickstart demo workspace-demo test test-deps check ci fuzz-smoke lint lint-install vet cross fuzz bench bench-smoke clean
 
 all: build
 
@@ -84,8 +84,23 @@ cross:
 # on processes, timeouts and model servers more than they compute, so four
 # run at once per package rather than one per core.
 TEST_PARALLEL ?= 4
-test: lint vet cross
+test: test-deps lint vet cross
 	$(GO) test -race -count=1 -parallel $(TEST_PARALLEL) ./...
+
+# The programs the tests need beyond Go (xmllint, chromium, wat2wasm, node
+# and jco, python3): installed when this runs as root with apt-get, else
+# listed with how to install them, and make test stops; a test whose
+# program is missing fails rather than skips. MURMUR_EVAL_TEST_SKIP_MISSING=1
+# lets the run go on, those tests skipping, each saying so.
+test-deps:
+	./scripts/test-deps.sh
+
+# A contributor's quick loop: the linter, go vet and the tests under -short
+# (the end-to-end tests, which build and run the binary, skip; no race
+# detector, no cross-builds, no fuzzing), those needing a missing program
+# skipped. make test before a pull request.
+check: lint vet
+	MURMUR_EVAL_TEST_SKIP_MISSING=1 $(GO) test -short ./...
 
 # What CI runs (.ci/run): make test, then every fuzz target briefly
 # (TEST_FUZZTIME each, two at a time: scripts/fuzz.sh) and the benchmark

@@ -8,17 +8,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 )
 
 // xmllintSchema validates the XML file at path against testdata/junit.xsd
-// with xmllint (libxml2-utils, installed by .ci/run). It skips only when
-// xmllint is not installed on this machine.
+// with xmllint (libxml2-utils, installed by scripts/test-deps.sh): without
+// it the test fails, unless the run opted out (internal/tooltest).
 func xmllintSchema(t *testing.T, path string) (string, error) {
 	t.Helper()
-	bin, err := exec.LookPath("xmllint")
-	if err != nil {
-		t.Skip("xmllint not installed (apt-get install libxml2-utils; .ci/run does)")
-	}
+	bin := tooltest.Require(t, "xmllint")
 	xsd, err := filepath.Abs(filepath.Join("testdata", "junit.xsd"))
 	if err != nil {
 		t.Fatal(err)

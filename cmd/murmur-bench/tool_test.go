@@ -8,18 +8,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 )
 
 // TestOKWasmMatchesWat assembles tool/ok.wat with WABT's wat2wasm and
-// compares it with the committed tool/ok.wasm byte for byte. Without
-// wat2wasm on PATH (Debian: apt-get install wabt) it is skipped;
-// TestOKToolAnswers still checks what the module does.
+// compares it with the committed tool/ok.wasm byte for byte. It needs
+// wat2wasm (Debian: apt-get install wabt; internal/tooltest).
 func TestOKWasmMatchesWat(t *testing.T) {
-	wat2wasm, err := exec.LookPath("wat2wasm")
-	if err != nil {
-		t.Skip("wat2wasm not installed (apt-get install wabt)")
-	}
+	wat2wasm := tooltest.Require(t, "wat2wasm")
 	out := filepath.Join(t.TempDir(), "ok.wasm")
 	if b, err := exec.Command(wat2wasm, filepath.Join("tool", "ok.wat"), "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("wat2wasm: %v\n%s", err, b)

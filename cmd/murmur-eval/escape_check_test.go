@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
@@ -36,13 +37,7 @@ func TestCheckCannotEscapeTheSession(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	python := "/usr/bin/python3"
-	if _, err := os.Stat(python); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is missing, and CI is set: .ci/run installs it (apt-get install python3-minimal)", python)
-		}
-		t.Skip("no /usr/bin/python3")
-	}
+	python := tooltest.RequirePython(t)
 	t.Parallel()
 	e2eBinary(t)
 

@@ -5,10 +5,11 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 )
 
 // murmur's escape-conformance suite (crates/capsule-runtime/escape-conformance)
@@ -111,13 +112,7 @@ func TestEscapeConformance(t *testing.T) {
 	if len(escapeConformanceCases) != 28 {
 		t.Fatalf("%d cases, murmur's suite has 28", len(escapeConformanceCases))
 	}
-	python := "/usr/bin/python3"
-	if out, err := exec.Command(python, "-c", "import ctypes, fcntl, socket, resource").CombinedOutput(); err != nil {
-		if ci {
-			t.Fatalf("%s with ctypes is needed, and CI is set (.ci/run installs python3): %v\n%s", python, err, out)
-		}
-		t.Skipf("no %s with ctypes: %v", python, err)
-	}
+	python := tooltest.RequirePython(t, "ctypes", "fcntl", "socket", "resource")
 	e2eBinary(t)
 	t.Parallel()
 	runtimeDirs := pythonRuntimeDirs(t, python)

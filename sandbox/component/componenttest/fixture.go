@@ -4,17 +4,18 @@
 // sandbox/component/testdata/wasm (Fixture), and runs a component on Node
 // through jco, the reference the differential tests compare the Go host
 // with (RunNode, Reference: they need node and the npm packages .ci/run
-// installs; without them a test skips, except under CI=1 where it fails).
+// installs; without them a test fails unless the run opted out: internal/tooltest).
 package componenttest
 
 //go:generate bash ../../../scripts/component-fixtures.sh
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 )
 
 // testdata is sandbox/component/testdata, found from this file's path.
@@ -39,21 +40,15 @@ func Fixture(t testing.TB, name string) []byte {
 	return b
 }
 
-// Available reports whether node and jco are installed (for RunNode and
-// Reference), and otherwise skips t (fails it under CI=1).
+// Available requires node and jco (for RunNode and Reference): without
+// them it fails t, saying how to install them, unless the run opted out
+// (internal/tooltest), when it skips t.
 func Available(t testing.TB) {
 	t.Helper()
-	var missing string
-	if _, err := exec.LookPath("node"); err != nil {
-		missing = "node"
-	} else if _, err := os.Stat(filepath.Join(testdata(t), "node_modules", "@bytecodealliance", "jco")); err != nil {
-		missing = "jco (npm ci in sandbox/component/testdata)"
-	}
-	if missing == "" {
+	if tooltest.Require(t, "node") == "" {
 		return
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is missing (CI installs it: .ci/run)", missing)
+	if _, err := os.Stat(filepath.Join(testdata(t), "node_modules", "@bytecodealliance", "jco")); err != nil {
+		tooltest.Missing(t, "jco", "npm ci --no-audit --no-fund in sandbox/component/testdata")
 	}
-	t.Skipf("%s is missing", missing)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 )
 
 // TestFixturesUpToDate rebuilds every fixture with
@@ -21,12 +23,7 @@ func TestFixturesUpToDate(t *testing.T) {
 	}
 	Available(t)
 	for _, tool := range []string{"wat2wasm", "go"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("%s is missing (CI installs it: .ci/run)", tool)
-			}
-			t.Skipf("%s is missing", tool)
-		}
+		tooltest.Require(t, tool)
 	}
 	td := testdata(t)
 	out := t.TempDir()

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The programs the tests need beyond Go, checked and installed: make test
+# and .ci/run run this first, so that a local run covers what CI's does
+# (a test whose program is missing fails, saying how to install it:
+# internal/tooltest).
+#
+#   xmllint (libxml2-utils)  validates junit.xml against the JUnit schema
+#   chromium (+ a font)      opens the HTML report in the report test
+#   wat2wasm (wabt)          checks the benchmark's hand-assembled ok.wasm and
+#                            rebuilds the component fixtures (with jco)
+#   node, npm and jco        the differential tests against jco and the check
+#                            that the committed fixtures are up to date; jco is
+#                            pinned in sandbox/component/testdata/package-lock.json
+#   /usr/bin/python3         the check-escape test's dataset check and the
+#                            escape-conformance probes (ctypes included, which
+#                            python3-minimal lacks)
+#
+# Missing Debian packages are installed with apt-get when this runs as root
+# and apt-get exists; jco with `npm ci` in sandbox/component/testdata when
+# npm exists and its node_modules is missing or older than the lock.
+# --check installs nothing. What is still missing is listed with how to
+# install it, and the script fails, unless MURMUR_EVAL_TEST_SKIP_MISSING=1
+# (then the tests that need it skip, each saying so).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+install=1
+[[ "${1:-}" == "--check" ]] && install=0
+jco_dir=sandbox/component/testdata
+
+# missing_pkgs prints the Debian packages of the programs that are missing.
+missing_pkgs() {
+	command -v xmllint >/dev/null 2>&1 || echo libxml2-utils
+	command -v chromium >/dev/null 2>&1 || echo chromium fonts-liberation
+	command -v wat2wasm >/dev/null 2>&1 || echo wabt
+	{ command -v node && command -v npm; } >/dev/null 2>&1 || echo nodejs npm
+	/usr/bin/python3 -c 'import ctypes, fcntl, socket, resource' >/dev/null 2>&1 || echo python3
+	return 0
+}
+
+# jco_current: jco is installed from the current lock.
+jco_current() {
+	local stamp=$jco_dir/node_modules/.package-lock.json
+	[[ -d $jco_dir/node_modules/@bytecodealliance/jco && -f $stamp && ! $jco_dir/package-lock.json -nt $stamp ]]
+}
+
+read -r -a pkgs <<<"$(missing_pkgs | tr '\n' ' ')"
+if ((install)) && ((${#pkgs[@]})); then
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		echo "test-deps: installing ${pkgs[*]} (apt-get)"
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkgs[@]}"
+		read -r -a pkgs <<<"$(missing_pkgs | tr '\n' ' ')"
+	fi
+fi
+if ((install)) && ! jco_current && command -v npm >/dev/null 2>&1; then
+	echo "test-deps: installing jco (npm ci in $jco_dir)"
+	(cd "$jco_dir" && npm ci --no-audit --no-fund)
+fi
+
+missing=()
+((${#pkgs[@]})) && missing+=("the Debian packages ${pkgs[*]}: apt-get install ${pkgs[*]} (as root)")
+jco_current || missing+=("jco: npm ci --no-audit --no-fund in $jco_dir (needs npm)")
+if ((${#missing[@]} == 0)); then
+	echo "test-deps: every program the tests need is installed"
+	exit 0
+fi
+echo "test-deps: missing what some tests need:" >&2
+printf '  %s\n' "${missing[@]}" >&2
+if [[ "${MURMUR_EVAL_TEST_SKIP_MISSING:-}" == 1 ]]; then
+	echo "test-deps: MURMUR_EVAL_TEST_SKIP_MISSING=1: the tests that need them will be skipped, each saying so" >&2
+	exit 0
+fi
+echo "test-deps: install them (run this script as root to install them), or set MURMUR_EVAL_TEST_SKIP_MISSING=1 to skip the tests that need them" >&2
+exit 1
