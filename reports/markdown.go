@@ -14,8 +14,9 @@ const mdListed = 20
 // WriteMarkdown writes the summary as GitHub-flavoured Markdown, fit for
 // $GITHUB_STEP_SUMMARY or a merge-request comment: the headline, the pass
 // rate over both denominators, a table of scorers with their intervals, the
-// gates, the failed cases and why, errors, the slowest cases and, when the
-// run had a baseline, the comparison.
+// gates, the failed cases and why, errors, the slowest cases, when the
+// run had a baseline, the comparison and, when a case's verdict differs
+// from the one `mur eval run` would give, why, in plain words.
 func (d *Digest) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
 	title := "murmur-eval"
@@ -44,9 +45,6 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	}
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(&b, "> **%s.**\n\n", md(strings.ToUpper(line[:1])+line[1:]))
-	}
-	if line := d.murmurLine(); line != "" {
-		fmt.Fprintf(&b, "%s.\n\n", md(strings.ToUpper(line[:1])+line[1:]))
 	}
 	if d.PassRate.Total > 0 {
 		fmt.Fprintf(&b, "**Pass rate %s** (95%% CI %s) of %d scored cases; ", percent(d.PassRate.Rate), ciText(d.PassRate), d.PassRate.Total)
@@ -103,6 +101,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	if d.Baseline != nil {
 		writeMarkdownDiff(&b, d.Baseline)
 	}
+	d.writeMarkdownMurmur(&b)
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write Markdown summary")
 	}

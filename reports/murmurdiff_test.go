@@ -63,20 +63,35 @@ func TestSummaryMurmurDifferences(t *testing.T) {
 	if diff := cmp.Diff(want, d.MurmurDifferences); diff != "" {
 		t.Errorf("murmur_differences (-want +got):\n%s", diff)
 	}
+	// The terminal summary says nothing of murmur's rules (issue 39,
+	// finding 8): --murmur-differences asks for WriteMurmurDifferences.
 	var b bytes.Buffer
 	if err := d.WriteText(&b, nil); err != nil {
 		t.Fatal(err)
 	}
-	line := "murmur's rules would give 4 cases another verdict: no_scores 2, exit_ok_session_status 1, model_turn_error 1"
-	if !strings.Contains(b.String(), line) {
-		t.Errorf("summary text lacks %q:\n%s", line, b.String())
+	if strings.Contains(b.String(), "murmur") {
+		t.Errorf("the summary text mentions murmur:\n%s", b.String())
+	}
+	want3 := []string{
+		"compared with mur eval run: murmur's own mur eval run would give 4 of these cases another verdict; results.parquet's murmur_difference column names each",
+		"  mur eval run would give 2 of these cases no verdict (no_scores): murmur.yaml configures no scorer and murmur ignores the dataset line's expected; murmur-eval scored them by expected, or by whether the session ended ok (first: b-noscores)",
+		"  mur eval run would mark 1 of these cases passed: its exit_ok scorer passes a case even when the session ended failed or ran out of turns, and murmur-eval's fails it (first: d-turns)",
+		"  mur eval run would score 1 of these cases, errors here: a model turn failed (no usable answer from the provider), which murmur ends as a failed session and scores, while murmur-eval keeps them out of the pass rate as harness errors (first: e-outage)",
+	}
+	b.Reset()
+	if err := d.WriteMurmurDifferences(&b); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff("\n"+strings.Join(want3, "\n")+"\n", b.String()); diff != "" {
+		t.Errorf("WriteMurmurDifferences (-want +got):\n%s", diff)
 	}
 	b.Reset()
 	if err := d.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), md("M"+line[1:])) {
-		t.Errorf("summary.md lacks %q:\n%s", line, b.String())
+	section := "\n### Compared with `mur eval run`\n\n" + md("Murmur's own mur eval run would give 4 of these cases another verdict; results.parquet's murmur_difference column names each") + ".\n\n- " + md(strings.TrimPrefix(want3[1], "  ")) + ".\n"
+	if !strings.Contains(b.String(), section) || !strings.HasSuffix(b.String(), md(strings.TrimPrefix(want3[3], "  "))+".\n") || strings.Contains(b.String(), "murmur-compatibility.md") {
+		t.Errorf("summary.md lacks the section at its end, or links the docs:\n%s", b.String())
 	}
 
 	var none Summary

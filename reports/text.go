@@ -70,9 +70,6 @@ func (d *Digest) writeHeadline(b *strings.Builder) {
 	if line := d.divergenceLine(); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
-	if line := d.murmurLine(); line != "" {
-		fmt.Fprintf(b, "%s\n", line)
-	}
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(b, "%s\n", line)
 	}

@@ -21,18 +21,22 @@ from its journal, with the command that finishes it.
 The counts, pass rates and cases come from the Parquet files; the gates the
 run applied come from its summary.json. --markdown prints what summary.md
 holds, e.g. for $GITHUB_STEP_SUMMARY; --json what summary.json holds.
+--murmur-differences adds, after the text, why cases' verdicts differ
+from the ones murmur's mur eval run would give (summary.md's last
+section).
 
 Flags:
 `
 
 // runShow is the show command.
 func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int {
-	var asJSON, asMarkdown bool
+	var asJSON, asMarkdown, murmurDiffs bool
 	fs := pflag.NewFlagSet("murmur-eval show", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, showUsage); fs.PrintDefaults() }
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.BoolVar(&asMarkdown, "markdown", false, "print the summary as Markdown")
+	fs.BoolVar(&murmurDiffs, "murmur-differences", false, "after the summary, say which cases mur eval run would give another verdict, and why (--markdown always says)")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK
@@ -69,6 +73,9 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		err = d.WriteMarkdown(stdout)
 	default:
 		err = d.WriteText(stdout, nil)
+		if err == nil && murmurDiffs {
+			err = d.WriteMurmurDifferences(stdout)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
