@@ -205,3 +205,42 @@ func TestDriverProviderTokens(t *testing.T) {
 		t.Errorf("%d inference events, want 4", inferences)
 	}
 }
+
+// TestDeniedDriverRequestIsAHarnessError: the driver's endpoint outside
+// the capsule's network.allow, run anyway (--run-anyway): the network
+// policy denies the installed driver every request, and each case is an
+// error row with E-EVL-081 naming the denied target and the fix, not a
+// failed case; no request reaches the server.
+func TestDeniedDriverRequestIsAHarnessError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	var refuse atomic.Bool
+	var requests atomic.Int32
+	srv := keyServer(t, &refuse)
+	counted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		srv.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(counted.Close)
+	dir, dataset := helloCapsule(t, counted.URL)
+	editManifest(t, dir, `allow: ["`+counted.URL+`"]`, `allow: ["https://elsewhere.example"]`)
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "2", "--run-anyway")
+	if r.code != 3 {
+		t.Errorf("exit %d, want 3 (every case in error)\nstderr:\n%s", r.code, r.stderr)
+	}
+	rows := resultsByCase(t, out)
+	if len(rows) != 4 {
+		t.Errorf("%d rows, want 4", len(rows))
+	}
+	for id, row := range rows {
+		msg, _ := row["error_message"].(string)
+		if row["status"] != "error" || row["error_code"] != errcode.MurmurEndpointDenied || !strings.Contains(msg, strings.TrimPrefix(counted.URL, "http://")) {
+			t.Errorf("%s: %v %v %q, want status error with %s naming the endpoint", id, row["status"], row["error_code"], msg, errcode.MurmurEndpointDenied)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d requests reached the server, want none", n)
+	}
+}
