@@ -6,8 +6,10 @@ package collect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +20,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/progress"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -139,6 +142,7 @@ func (col *Collector) collect(batch []*pipeline.Case) {
 		if journaled[i] && col.journalErr == nil {
 			col.prune(rec)
 		}
+		col.unlinkMissing(rec)
 	}
 }
 
@@ -221,6 +225,18 @@ func (col *Collector) prune(rec journal.Record) {
 	for _, a := range rec.Attempts {
 		if col.Keep == KeepNone || a.Result.Status == reports.StatusPassed {
 			_ = os.RemoveAll(filepath.Join(col.OutDir, filepath.FromSlash(a.Result.SessionDir)))
+		}
+	}
+}
+
+// unlinkMissing removes the case links (runfolder.CasesDir) of the
+// attempts that have no session folder: pruned, or never made (a case
+// refused before it staged).
+func (col *Collector) unlinkMissing(rec journal.Record) {
+	for _, a := range rec.Attempts {
+		r := a.Result
+		if _, err := os.Lstat(filepath.Join(col.OutDir, filepath.FromSlash(r.SessionDir))); errors.Is(err, fs.ErrNotExist) {
+			runfolder.UnlinkCase(col.OutDir, r.CaseID, int(r.Epoch), int(r.Attempt))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -89,10 +90,17 @@ func TestRetriesAreBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Runner{Graph: g, Workers: 1, Retries: 3, NewCase: func(j Job) *Case { return &Case{ID: j.ID, Input: j.Input} }}
+	var asked []int // the attempts NewCase was asked for (it names their session folders' links)
+	r := &Runner{Graph: g, Workers: 1, Retries: 3, NewCase: func(j Job) *Case {
+		asked = append(asked, j.Attempt)
+		return &Case{ID: j.ID, Input: j.Input}
+	}}
 	got, _ := collect(t, r, context.Background(), jobs(1))
 	if c := got[0]; c.Attempt != 4 || len(c.Earlier) != 3 || Judge(c).Status != StatusError {
 		t.Errorf("attempt %d, earlier %d, status %s; want 4, 3, error", c.Attempt, len(c.Earlier), Judge(c).Status)
+	}
+	if want := []int{1, 2, 3, 4}; !slices.Equal(asked, want) {
+		t.Errorf("NewCase was asked for attempts %v, want %v", asked, want)
 	}
 }
 

@@ -18,6 +18,9 @@ type Job struct {
 	ID    string
 	Input any
 	Epoch int
+	// Attempt is the attempt NewCase is asked for (1-based), set by the
+	// runner.
+	Attempt int
 }
 
 // Runner runs a Graph across jobs. Workers goroutines run the cases, one
@@ -204,6 +207,7 @@ func (r *Runner) runOne(ctx context.Context, job Job, attempt int, s Seat) *Case
 		caseCtx = context.WithValue(caseCtx, seatKey{}, s)
 		defer s.Release(TurnFinish)
 	}
+	job.Attempt = attempt
 	c := r.NewCase(job)
 	c.Attempt = attempt
 	c.StartedAt = time.Now()

@@ -94,7 +94,8 @@ func RemoveTemps(dir string) {
 }
 
 // PruneUnjournaled removes the session folders of cases that never reached
-// the journal (running when the run was killed): they are run again.
+// the journal (running when the run was killed): they are run again. The
+// case links to removed folders go too (CasesDir).
 func PruneUnjournaled(outDir string, records []journal.Record) {
 	keep := map[string]bool{}
 	for _, r := range records {
@@ -108,4 +109,5 @@ func PruneUnjournaled(outDir string, records []journal.Record) {
 			_ = os.RemoveAll(filepath.Join(outDir, "sessions", e.Name()))
 		}
 	}
+	pruneLinks(outDir)
 }

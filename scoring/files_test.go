@@ -51,7 +51,7 @@ func TestFileScorers(t *testing.T) {
 		{"absent as wanted", `"outside.txt": false`, Score{"file:outside.txt", TypeFile, true, 1, "outside.txt does not exist, as wanted", false, false}},
 		{"present but should be absent", `"hello.txt": false`, Score{"file:hello.txt", TypeFile, false, 0, "hello.txt exists, want it absent", false, false}},
 		{"lacks text", `"notes/shopping.md": {"contains": ["milk", "eggs", "bread"]}`,
-			Score{"file:notes/shopping.md", TypeFile, false, 0.5, `notes/shopping.md lacks "eggs", "bread" (1 of 3 found)`, false, false}},
+			Score{"file:notes/shopping.md", TypeFile, false, 0.5, `notes/shopping.md lacks "eggs", "bread" (1 of 3 found) in "remember the milk\n"`, false, false}},
 		{"wrong sha256", `"hello.txt": {"contains": "hell", "sha256": "` + zeroSum + `"}`,
 			Score{"file:hello.txt", TypeFile, false, 2.0 / 3, "hello.txt has sha256 " + helloSum + ", want " + zeroSum, false, false}},
 		{"a directory is not a file", `"adir": true`, Score{"file:adir", TypeFile, false, 0, "adir is not a regular file", false, false}},

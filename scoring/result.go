@@ -10,8 +10,13 @@ import (
 	"unicode/utf8"
 )
 
-// quoteWidth caps quoted text in reasons, in runes.
-const quoteWidth = 80
+// quoteWidth caps quoted text in reasons, in runes; answerWidth the
+// answer (or file) a failed check quotes, so the reason shows what it
+// looked at without holding a whole page of it.
+const (
+	quoteWidth  = 80
+	answerWidth = 120
+)
 
 // resultScores scores the final answer (out/result.txt) against e's result_*
 // expectations, in the order Names lists them.
@@ -24,7 +29,7 @@ func (e *Expected) resultScores(result string) []Score {
 			out = append(out, passFail(TypeResultEquals, TypeResultEquals, true, "result equals "+quote(want)))
 		} else {
 			out = append(out, passFail(TypeResultEquals, TypeResultEquals, false,
-				fmt.Sprintf("result %s, want %s", quote(got), quote(want))))
+				fmt.Sprintf("result %s, want %s", quoteAnswer(got), quote(want))))
 		}
 	}
 	if e.ResultContains != nil {
@@ -35,7 +40,7 @@ func (e *Expected) resultScores(result string) []Score {
 			out = append(out, passFail(TypeResultMatches, TypeResultMatches, true, "result matches /"+re.String()+"/"))
 		} else {
 			out = append(out, passFail(TypeResultMatches, TypeResultMatches, false,
-				fmt.Sprintf("result %s does not match /%s/", quote(got), re.String())))
+				fmt.Sprintf("result %s does not match /%s/", quoteAnswer(got), re.String())))
 		}
 	}
 	if e.ResultJSON != nil {
@@ -45,7 +50,8 @@ func (e *Expected) resultScores(result string) []Score {
 }
 
 // containsScore checks that text holds every wanted string; the value is
-// the fraction found.
+// the fraction found. A failure's reason quotes the text it looked in
+// (quoteAnswer).
 func containsScore(name, typ, what, text string, wanted []string) Score {
 	var missing []string
 	for _, w := range wanted {
@@ -61,7 +67,7 @@ func containsScore(name, typ, what, text string, wanted []string) Score {
 		}
 		s.Reason = what + " contains " + strings.Join(quoted, ", ")
 	} else {
-		s.Reason = fmt.Sprintf("%s lacks %s (%d of %d found)", what, strings.Join(missing, ", "), len(wanted)-len(missing), len(wanted))
+		s.Reason = fmt.Sprintf("%s lacks %s (%d of %d found) in %s", what, strings.Join(missing, ", "), len(wanted)-len(missing), len(wanted), quoteAnswer(text))
 	}
 	return s
 }
@@ -75,7 +81,7 @@ func jsonScore(result string, want map[string]json.RawMessage) Score {
 	dec := json.NewDecoder(strings.NewReader(result))
 	dec.UseNumber()
 	if err := dec.Decode(&got); err != nil || got == nil || dec.More() {
-		return passFail(TypeResultJSON, TypeResultJSON, false, "result is not a JSON object: "+quote(result))
+		return passFail(TypeResultJSON, TypeResultJSON, false, "result is not a JSON object: "+quoteAnswer(result))
 	}
 	keys := make([]string, 0, len(want))
 	for k := range want {
@@ -180,8 +186,24 @@ func compactJSON(v any) string {
 	return truncate(string(b), quoteWidth)
 }
 
-// quote quotes s for a reason, cut to quoteWidth runes.
-func quote(s string) string { return strconv.Quote(truncate(s, quoteWidth)) }
+// quote quotes s for a reason, cut to quoteWidth runes (quoteCut).
+func quote(s string) string { return quoteCut(s, quoteWidth) }
+
+// quoteAnswer quotes the answer, or a file's text, a reason is about, cut
+// to answerWidth runes (quoteCut).
+func quoteAnswer(s string) string { return quoteCut(s, answerWidth) }
+
+// quoteCut quotes s as Go does (strconv.Quote: newlines, control
+// characters, bidi overrides and bytes that are not UTF-8 escaped, so the
+// reason stays one line that reads as it is wherever it is shown), cut to
+// its first n runes with an ellipsis and its whole length when longer:
+// "The answer is…" (2048 runes).
+func quoteCut(s string, n int) string {
+	if l := utf8.RuneCountInString(s); l > n {
+		return fmt.Sprintf("%s (%d runes)", strconv.Quote(truncate(s, n)), l)
+	}
+	return strconv.Quote(s)
+}
 
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

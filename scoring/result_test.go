@@ -2,6 +2,7 @@ package scoring
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,9 +18,19 @@ func TestResultScorers(t *testing.T) {
 		{"contains", `{"result_contains": "42"}`, "6 times 7 is 42.",
 			[]Score{{"result_contains", "result_contains", true, 1, `result contains "42"`, false, false}}},
 		{"contains misses", `{"result_contains": "42"}`, "6 times 7 is 41.",
-			[]Score{{"result_contains", "result_contains", false, 0, `result lacks "42" (0 of 1 found)`, false, false}}},
+			[]Score{{"result_contains", "result_contains", false, 0, `result lacks "42" (0 of 1 found) in "6 times 7 is 41."`, false, false}}},
 		{"contains a list, partly", `{"result_contains": ["30 euros", "15"]}`, "It is 30 euros.",
-			[]Score{{"result_contains", "result_contains", false, 0.5, `result lacks "15" (1 of 2 found)`, false, false}}},
+			[]Score{{"result_contains", "result_contains", false, 0.5, `result lacks "15" (1 of 2 found) in "It is 30 euros."`, false, false}}},
+		{"contains misses in an empty answer", `{"result_contains": "Echoed"}`, "",
+			[]Score{{"result_contains", "result_contains", false, 0, `result lacks "Echoed" (0 of 1 found) in ""`, false, false}}},
+		{"contains quotes a long answer cut, with its length", `{"result_contains": "Echoed"}`, strings.Repeat("ab", 100),
+			[]Score{{"result_contains", "result_contains", false, 0,
+				`result lacks "Echoed" (0 of 1 found) in "` + strings.Repeat("ab", 59) + `a…" (200 runes)`, false, false}}},
+		{"contains escapes newlines, controls and bidi overrides", `{"result_contains": "ok"}`, "line 1\nline\t2\x1b[31m\u202egnp.exe\xff",
+			[]Score{{"result_contains", "result_contains", false, 0,
+				`result lacks "ok" (0 of 1 found) in "line 1\nline\t2\x1b[31m\u202egnp.exe\xff"`, false, false}}},
+		{"equals quotes a long answer cut, with its length", `{"result_equals": "42"}`, strings.Repeat("é", 300),
+			[]Score{{"result_equals", "result_equals", false, 0, `result "` + strings.Repeat("é", 119) + `…" (300 runes), want "42"`, false, false}}},
 		{"equals trims whitespace", `{"result_equals": "42"}`, "  42\n",
 			[]Score{{"result_equals", "result_equals", true, 1, `result equals "42"`, false, false}}},
 		{"equals differs", `{"result_equals": "42"}`, "42.0",
