@@ -191,8 +191,8 @@ func TestGuestUnreachableStopsTheRun(t *testing.T) {
 // TestGuestRefusedCredentialsStopTheRun: a driver whose first requests
 // all get 401 declares its endpoint unreachable, as the built-in
 // providers' 401s do: the driver gets the first answers (the driver
-// provider makes its failed turns E-EVL-014 errors), then the run stops. An endpoint that answered once
-// is never declared so.
+// provider makes its failed turns E-EVL-014 errors), then the run stops.
+// An endpoint that answered once is never declared so.
 func TestGuestRefusedCredentialsStopTheRun(t *testing.T) {
 	var status atomic.Int32
 	status.Store(http.StatusUnauthorized)
