@@ -1,4 +1,5 @@
-# murmur-eval: `make demo` runs the bundled example, `make test` runs the tests.
+# murmur-eval: `make demo` runs the bundled example, `make test` runs the tests
+# (`make check`: the quick loop).
 GO      ?= go
 BIN     := bin/murmur-eval
 QS      := examples/quickstart
