@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +41,31 @@ func TestUnknownFlagSuggests(t *testing.T) {
 		if !strings.Contains(r.stderr, hint) {
 			t.Errorf("%s: want a hint %q:\n%s", name, hint, r.stderr)
 		}
+	}
+}
+
+// TestArtifactNameSuggests: an artifacts: entry that names nothing
+// installed is refused with its code (E-REG-001, exit 2) and the closest
+// installed name in the hint; one the lock does not pin (E-RUN-003), the
+// closest pinned name (issue 39, finding 9).
+func TestArtifactNameSuggests(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	f := newFixture(t, qs).withFlags("--filter", "direct-answer")
+	manifest := filepath.Join(qs, "murmur.yaml")
+	editFile(t, manifest, "  - name: calc\n", "  - name: calk\n")
+	_, r := f.run()
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.RegistryNotFound) || !strings.Contains(r.stderr, `hint: did you mean "calc" (installed)?`) {
+		t.Errorf("calk: exit %d, want %d with %s suggesting calc:\n%s", r.code, exitUsage, errcode.RegistryNotFound, r.stderr)
+	}
+	// With a lock that pins calc, the lock is read first.
+	editFile(t, manifest, "  - name: calk\n", "  - name: calc\n")
+	if _, r := f.run(); r.code != 0 {
+		t.Fatalf("the run that writes the lock: exit %d\n%s", r.code, r.stderr)
+	}
+	editFile(t, manifest, "  - name: calc\n", "  - name: calk\n")
+	_, r = f.run()
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.RunLock) || !strings.Contains(r.stderr, `hint: did you mean "calc" (pinned in murmur.lock)?`) {
+		t.Errorf("calk with a lock: exit %d, want %d with %s suggesting calc:\n%s", r.code, exitUsage, errcode.RunLock, r.stderr)
 	}
 }
