@@ -268,7 +268,8 @@ func TestInterruptedRunResumes(t *testing.T) {
 }
 
 // printedResume is the command line that follows prefix in out, split as a
-// shell would split it (shellLine's quoting: single quotes, '\'' for one).
+// shell would split it (shellLine's quoting: single quotes, and a quote
+// within them closed, escaped and opened again).
 func printedResume(t *testing.T, out, prefix string) []string {
 	t.Helper()
 	_, line, ok := strings.Cut(out, prefix)
