@@ -51,8 +51,8 @@ observability:
 	if diff := cmp.Diff(want, FromEval(m.Observability.Eval)); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"unknown scorer type 'vibes' — skipping"}, m.Warnings); diff != "" {
-		t.Errorf("capsule's warnings (-want +got):\n%s", diff)
+	if s := m.Observability.Eval.Skipped; len(s) != 1 || s[0].Type != "vibes" || len(m.Warnings) != 0 {
+		t.Errorf("capsule's skipped scorers %v and warnings %q, want vibes skipped", s, m.Warnings)
 	}
 	if cfg := FromEval(nil); cfg.DatasetID != nil || cfg.Scorers != nil {
 		t.Errorf("FromEval(nil) = %+v, want empty", cfg)

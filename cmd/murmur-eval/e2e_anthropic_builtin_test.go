@@ -196,7 +196,11 @@ func checkAnthropicVerdicts(t *testing.T, driver []byte) {
 	srv := anthropicScript(t)
 	dir := anthropicCapsule(t, srv.URL, driver)
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "anthropic-cases.jsonl"), "--out", out, "--workers", "2")
+	args := []string{dir, "--dataset", filepath.Join(dir, "anthropic-cases.jsonl"), "--out", out, "--workers", "2"}
+	if driver == nil {
+		args = append(args, "--driver", "builtin") // else the undeclared driver refuses the run (E-RUN-006)
+	}
+	r := runBinary(t, args...)
 	if r.code != 0 && r.code != 1 {
 		t.Fatalf("exit %d, want 0 or 1 (scored failures, no harness error)\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -45,7 +45,7 @@ func TestDatasetEditedDuringTheRun(t *testing.T) {
 	})
 	useEndpoint(t, dir, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "1", "--progress", "none")
+	r := runBinary(t, dir, "--dataset", dataset, "--out", out, "--workers", "1", "--progress", "none", "--driver", "builtin")
 	expected := readExpectedStatuses(t, filepath.Join(dir, "expected-statuses.json"))
 	rows := resultsByCase(t, out)
 	if len(rows) != len(ids) {

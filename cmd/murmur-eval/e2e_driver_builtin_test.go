@@ -183,7 +183,11 @@ func TestDriverAndBuiltinVerdicts(t *testing.T) {
 	for _, installed := range []bool{true, false} {
 		dir := openAICapsule(t, srv.URL, installed)
 		out := filepath.Join(reachableTempDir(t), "run")
-		r := runBinary(t, dir, "--dataset", filepath.Join(dir, "openai-cases.jsonl"), "--out", out, "--workers", "2")
+		args := []string{dir, "--dataset", filepath.Join(dir, "openai-cases.jsonl"), "--out", out, "--workers", "2"}
+		if !installed {
+			args = append(args, "--driver", "builtin") // else the undeclared driver refuses the run (E-RUN-006)
+		}
+		r := runBinary(t, args...)
 		if r.code != 0 && r.code != 1 {
 			t.Fatalf("installed=%v: exit %d\nstderr:\n%s", installed, r.code, r.stderr)
 		}

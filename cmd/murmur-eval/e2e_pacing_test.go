@@ -59,7 +59,7 @@ func runPaced(t *testing.T, workers, cases int, latency time.Duration, flags ...
 	}
 	dataset := filepath.Join(dir, "paced.jsonl")
 	writeFile(t, dataset, lines.String())
-	r := runBinary(t, append([]string{dir, "--dataset", dataset, "--out", out, "--workers", fmt.Sprint(workers)}, flags...)...)
+	r := runBinary(t, append([]string{dir, "--dataset", dataset, "--out", out, "--workers", fmt.Sprint(workers), "--driver", "builtin"}, flags...)...)
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

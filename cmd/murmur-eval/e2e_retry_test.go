@@ -36,7 +36,7 @@ func TestRetriesOfHarnessErrors(t *testing.T) {
 	})
 	useEndpoint(t, dir, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := newFixture(t, dir).live().runInto(out, "--retries", "2", "--retry-backoff", "10ms", "--progress", "none", "--keep-sessions", "failed")
+	r := newFixture(t, dir).live().runInto(out, "--retries", "2", "--retry-backoff", "10ms", "--progress", "none", "--keep-sessions", "failed", "--driver", "builtin")
 	if r.code != 0 {
 		t.Fatalf("exit %d, want 0: the retried errors do not count\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -157,7 +157,7 @@ func TestCredentialsNeverFollowARedirect(t *testing.T) {
 	}
 	out := filepath.Join(reachableTempDir(t), "run")
 	cmd := command(t.Context(), t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", out,
-		"--progress", "none", "--otel-endpoint", "http://"+cl.Addr().String())
+		"--progress", "none", "--otel-endpoint", "http://"+cl.Addr().String(), "--driver", "builtin")
 	cmd.Env = append(cmd.Env, "ANTHROPIC_API_KEY=sk-redirect-secret", "OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer otel-secret")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -37,7 +37,7 @@ func TestGreenClosedPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, qs, "--dataset", dataset, "--out", out)
+	r := runBinary(t, qs, "--dataset", dataset, "--out", out, "--driver", "builtin")
 	t.Logf("500 cases against a closed port: exit %d in %s", r.code, r.elapsed.Round(time.Millisecond))
 	if r.code != exitErrorBudget || r.elapsed > 30*time.Second {
 		t.Fatalf("exit %d after %s, want %d within 30s\nstderr:\n%s", r.code, r.elapsed, exitErrorBudget, r.stderr)

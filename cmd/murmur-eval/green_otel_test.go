@@ -64,7 +64,7 @@ func TestTraceStatusAtAGlance(t *testing.T) {
 	dead := "http://" + l.Addr().String()
 	l.Close()
 	_, r = newFixture(t, qs).run("--filter", "direct-answer", "--otel-endpoint", dead)
-	if n := strings.Count(r.stderr, "murmur-eval: warning: error["+errcode.IO+"]: the OTLP collector at "+dead+"/v1/traces did not take"); n != 1 {
+	if n := strings.Count(r.stderr, "murmur-eval: warning["+errcode.IO+"]: the OTLP collector at "+dead+"/v1/traces did not take"); n != 1 {
 		t.Errorf("an unreachable collector warned %d times, want once\nstderr:\n%s", n, r.stderr)
 	}
 	if strings.Count(r.stderr, "traces export") != 1 { // once, quoted in murmur-eval's warning

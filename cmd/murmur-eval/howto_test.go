@@ -527,7 +527,7 @@ func TestMurmurHowTo_quickstart(t *testing.T) {
 	srv := anthropicFromRecordings(t, dir, nil)
 	editManifest(t, dir, "endpoint: https://api.anthropic.com", "endpoint: "+srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := newFixture(t, dir).live().runInto(out, "--progress", "none")
+	r := newFixture(t, dir).live().runInto(out, "--progress", "none", "--driver", "builtin")
 	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err != nil {
 		t.Fatalf("exit %d, no results\n%s", r.code, r.stderr)
 	}
@@ -829,20 +829,26 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 }
 
 // checkComponentRefusal asserts the answer to a project with a component murmur-eval does
-// not run (an empty one, as a tool or a hook): the case is an
-// error E-RUN-001 at verify naming the artifact (what, e.g. "tool 'x'") and the reason.
+// not run (an empty one, as a tool or a hook): the capsule is refused while it is prepared
+// (issue 39, finding 7: it was an error row per case), exit 2, no case row, and its
+// E-RUN-001 naming the artifact (what, e.g. "tool 'x'") and the reason is the last thing
+// printed.
 func checkComponentRefusal(t *testing.T, run howtoRun, caseID, what, reason string) {
 	t.Helper()
-	row := run.rows[caseID]
-	if row == nil {
-		t.Fatalf("no results row for %q (exit %d)\n%s", caseID, run.r.code, run.r.stderr)
+	if run.r.code != exitUsage {
+		t.Fatalf("exit %d, want %d (a refused capsule)\n%s", run.r.code, exitUsage, run.r.stderr)
 	}
-	if row["status"] != "error" || row["error_code"] != errcode.RunCapsule || row["error_stage"] != "verify" {
-		t.Errorf("case %q: %v %v at %v, want error %s at verify", caseID, row["status"], row["error_code"], row["error_stage"], errcode.RunCapsule)
+	if run.rows[caseID] != nil {
+		t.Errorf("case %q: a row %v, want none (no case starts)", caseID, run.rows[caseID])
 	}
-	msg, _ := row["error_message"].(string)
-	if !strings.Contains(msg, what) || !strings.Contains(msg, reason) {
-		t.Errorf("case %q: error %q, want the refusal naming %s: %s", caseID, msg, what, reason)
+	i := strings.LastIndex(run.r.stderr, "error["+errcode.RunCapsule+"]: ")
+	if i < 0 {
+		t.Fatalf("no %s error:\n%s", errcode.RunCapsule, run.r.stderr)
+	}
+	last := strings.Split(strings.TrimRight(run.r.stderr[i:], "\n"), "\n")
+	if !strings.Contains(last[0], what) || !strings.Contains(last[0], reason) ||
+		len(last) > 2 || (len(last) == 2 && !strings.HasPrefix(last[1], "  hint: ")) {
+		t.Errorf("the last thing printed is not the refusal naming %s: %s:\n%s", what, reason, run.r.stderr)
 	}
 }
 

@@ -20,7 +20,7 @@ func shutdownTelemetry(tel *telemetry.Telemetry, stderr io.Writer) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := tel.Shutdown(ctx); err != nil {
-		fmt.Fprintf(stderr, "murmur-eval: warning: %s\n", errcode.Format(err))
+		fmt.Fprintln(stderr, "murmur-eval: "+errcode.FormatWarning(err))
 	}
 }
 

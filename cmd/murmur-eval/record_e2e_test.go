@@ -32,7 +32,7 @@ func TestRecordThenReplayRowForRow(t *testing.T) {
 	cases := filepath.Join(dir, "cases.jsonl")
 	rec := filepath.Join(t.TempDir(), "recordings")
 	live := filepath.Join(reachableTempDir(t), "live")
-	r := runBinary(t, dir, "--dataset", cases, "--record", rec, "--out", live, "--workers", "6", "--max-connections", "2")
+	r := runBinary(t, dir, "--dataset", cases, "--record", rec, "--out", live, "--workers", "6", "--max-connections", "2", "--driver", "builtin")
 	if r.code != 0 {
 		t.Fatalf("recording run exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -71,6 +71,7 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 	}
 	unread, err := sv.CheckExpected()
 	if err != nil {
+		in.warn.printHeld() // what would refuse the run too, before the error
 		return in, err
 	}
 	for _, w := range unread {
@@ -256,7 +257,9 @@ func (r preparedRun) runner(tel *telemetry.Telemetry, stderr io.Writer) *pipelin
 			sid := trace.NewID("ses_")
 			dir := filepath.Join(r.outAbs, "sessions", sid)
 			if err := runfolder.LinkCase(r.outAbs, j.ID, j.Epoch, j.Attempt, dir); err != nil {
-				linkWarn.Do(func() { fmt.Fprintf(stderr, "murmur-eval: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err) })
+				linkWarn.Do(func() {
+					fmt.Fprintf(stderr, "murmur-eval: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err)
+				})
 			}
 			return &pipeline.Case{RunID: r.folder.RunID, ID: j.ID, Input: runfolder.CaseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
 				SessionDir: dir}

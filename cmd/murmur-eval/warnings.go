@@ -61,6 +61,15 @@ func (c *configWarnings) refuse() error {
 	return c.held[last].Err
 }
 
+// printHeld prints the refusals held as errors, when another error stops
+// the run first.
+func (c *configWarnings) printHeld() {
+	for _, w := range c.held {
+		fmt.Fprintln(c.w, errcode.Format(w.Err))
+	}
+	c.held = nil
+}
+
 // strict returns the refusal --strict makes of the warnings printed, nil
 // when there were none.
 func (c *configWarnings) strict() error {
