@@ -29,7 +29,12 @@ Parquet files, so a page can be rebuilt from archived runs:
   - the latest run's wall time per stage and tokens per case.
 
 The findings are printed on stdout too. A report never fails on what it
-finds: use diff or run --baseline to gate.
+finds: use diff or run --baseline to gate. A run of another dataset or
+capsule than the run before it (run.json's fingerprint: the dataset's
+lines, the task files they name, murmur.yaml, murmur.lock, the artifacts;
+or the capsule's name and version) is named in a warning on stderr and a
+finding at the top of the page: the page is still written, for a dataset
+changed on purpose is a dashboard's ordinary life.
 
 Exit codes: 0 written; 1 the page could not be written; 2 usage error or a
 run that cannot be read.
@@ -82,6 +87,9 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 		return usageError(stderr, err)
 	}
 	r := trend.Build(runs, opt)
+	for _, c := range r.InputChanges {
+		fmt.Fprintf(stderr, "murmur-eval report: warning: %s\n", c.Text())
+	}
 	size, err := trend.WriteFile(out, r, title)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))

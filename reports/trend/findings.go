@@ -18,6 +18,7 @@ const (
 	KindFlaky       = "flaky"       // a case flipped verdict often
 	KindIncomplete  = "incomplete"  // a run did not run its whole plan (interrupted, endpoint unreachable, shards missing)
 	KindDiverged    = "diverged"    // a replayed run's requests differed from its recordings
+	KindInputs      = "inputs"      // a run is of another dataset or capsule than the run before it
 	KindSteady      = "steady"      // none of the above
 )
 
@@ -34,6 +35,9 @@ type Finding struct {
 // against the previous one, harness outages, flaky cases.
 func findings(r *Report) []Finding {
 	var out []Finding
+	for _, c := range r.InputChanges {
+		out = append(out, Finding{KindInputs, c.Text()})
+	}
 	if r.Diff != nil {
 		out = append(out, latestFinding(r))
 	}

@@ -29,6 +29,9 @@ type Run struct {
 	Results []reports.ResultRow
 	Scores  []reports.ScoreRow
 	Digest  reports.Digest
+	// config is run.json's fingerprint parts (what the run ran: its
+	// dataset, its capsule); nil without a run.json.
+	config map[string]string
 }
 
 // Data is the run as reports.Diff reads it.
@@ -87,6 +90,7 @@ func newRun(path string, data *reports.RunData) *Run {
 	}
 	r.Digest = r.Data().Summary().Digest(0)
 	recordedCompleteness(path, &r.Digest)
+	r.config = recordedConfig(path)
 	return r
 }
 

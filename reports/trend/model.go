@@ -39,10 +39,13 @@ type Report struct {
 	// Diff is the latest run against the previous one; nil with one run.
 	Diff *reports.DiffReport
 	// Grid has a row per case (and epoch) seen in any run, most flips first.
-	Grid     []GridRow
-	Stages   []StageDist // the latest run's, Resolve to Report
-	Tokens   []CaseTokens
-	Findings []Finding
+	Grid   []GridRow
+	Stages []StageDist // the latest run's, Resolve to Report
+	Tokens []CaseTokens
+	// InputChanges are the runs of another dataset or capsule than the
+	// run before them.
+	InputChanges []InputChange
+	Findings     []Finding
 }
 
 // Latest is the newest run; Previous the one before it (nil with one run).
@@ -108,6 +111,7 @@ func Build(runs []*Run, opt Options) *Report {
 	r.Grid = grid(runs)
 	r.Stages = stages(r.Latest().Results)
 	r.Tokens = tokens(r.Latest().Results)
+	r.InputChanges = inputChanges(runs)
 	r.Findings = findings(r)
 	return r
 }
