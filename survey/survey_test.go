@@ -163,3 +163,43 @@ func TestNewPlanKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestMurmurRefusalsKinds: what mur eval run refuses refuses the run; a
+// replay run has no driver or endpoint to refuse; under the built-in
+// provider those two are notes, and the lifecycle hang still refuses.
+func TestMurmurRefusalsKinds(t *testing.T) {
+	dir := t.TempDir()
+	manifest := "name: q\nversion: 0.1.0\ninference:\n  transport: http\n  endpoint: https://api.anthropic.com\n  model: m\n  driver:\n    artifact: murmur-driver-anthropic\n" +
+		"lifecycle:\n  task_acceptance: queue\n  after_task: sleep\n"
+	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := ReadManifest(dir, nil)
+	if m == nil {
+		t.Fatal("the manifest does not parse")
+	}
+	type found struct {
+		code string
+		kind Kind
+	}
+	tests := []struct {
+		name            string
+		replay, builtin bool
+		want            []found
+	}{
+		{"live", false, false, []found{{errcode.RunDriverAbsent, Refusal}, {errcode.MurmurEndpointDenied, Refusal}, {errcode.MurmurWouldHang, Refusal}}},
+		{"builtin", false, true, []found{{errcode.RunDriverAbsent, Note}, {errcode.MurmurEndpointDenied, Note}, {errcode.MurmurWouldHang, Refusal}}},
+		{"replay", true, false, []found{{errcode.MurmurWouldHang, Refusal}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []found
+			for _, w := range MurmurRefusals(m, tt.replay, tt.builtin) {
+				got = append(got, found{errcode.Code(w.Err), w.Kind})
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("refusals %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

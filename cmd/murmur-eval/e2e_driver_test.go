@@ -230,26 +230,29 @@ func TestDriverComponentRunsEveryTurn(t *testing.T) {
 
 // TestUnknownDriverNotInstalledIsRefused: a driver that is not installed
 // is murmur's E-RUN-006, refused before any case starts (exit 2, no row,
-// no request); with --driver builtin and a driver murmur-eval does not
-// speak natively, it is warned about and every case ends in E-RUN-006.
+// no request); so it is under --driver builtin when murmur-eval does not
+// speak the driver's API either (every case would end in E-RUN-006);
+// --run-anyway runs it, every case an E-RUN-006 error.
 func TestUnknownDriverNotInstalledIsRefused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
 	dir := quickstart(t)
 	editManifest(t, dir, "artifact: murmur-driver-anthropic", "artifact: house-driver")
+	for _, flags := range [][]string{nil, {"--driver", "builtin"}} {
+		out := filepath.Join(reachableTempDir(t), "run")
+		r := newFixture(t, dir).live().runInto(out, append([]string{"--filter", "calc-m*"}, flags...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "\nerror[E-RUN-006]: murmur.yaml: inference driver 'house-driver' is not installed") {
+			t.Fatalf("%v: exit %d, want %d with E-RUN-006 before the cases\nstderr:\n%s", flags, r.code, exitUsage, r.stderr)
+		}
+		if _, err := os.Stat(filepath.Join(out, "results.parquet")); err == nil {
+			t.Errorf("%v: a refused run wrote results.parquet", flags)
+		}
+	}
 	out := filepath.Join(reachableTempDir(t), "run")
-	r := newFixture(t, dir).live().runInto(out, "--filter", "calc-m*")
-	if r.code != exitUsage || !strings.Contains(r.stderr, "\nerror[E-RUN-006]: murmur.yaml: inference driver 'house-driver' is not installed") {
-		t.Fatalf("exit %d, want %d with E-RUN-006 before the cases\nstderr:\n%s", r.code, exitUsage, r.stderr)
-	}
-	if _, err := os.Stat(filepath.Join(out, "results.parquet")); err == nil {
-		t.Errorf("a refused run wrote results.parquet")
-	}
-	out = filepath.Join(reachableTempDir(t), "run")
-	r = newFixture(t, dir).live().runInto(out, "--filter", "calc-m*", "--driver", "builtin")
+	r := newFixture(t, dir).live().runInto(out, "--filter", "calc-m*", "--run-anyway")
 	if r.code == 0 {
-		t.Fatalf("--driver builtin: exit 0, want the cases refused\nstderr:\n%s", r.stderr)
+		t.Fatalf("--run-anyway: exit 0, want the cases refused\nstderr:\n%s", r.stderr)
 	}
 	if n := strings.Count(r.stderr, "murmur-eval: warning[E-RUN-006]"); n != 1 {
 		t.Errorf("%d E-RUN-006 warnings, want one before the cases\nstderr:\n%s", n, r.stderr)

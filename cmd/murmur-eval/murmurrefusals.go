@@ -1,6 +1,9 @@
 package main
 
 import (
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/survey"
 )
 
@@ -9,14 +12,27 @@ import (
 // E-RUN-006, E-EVL-081, E-EVL-080). They refuse the run unless --run-anyway;
 // the inference ones are left out of a --replay run, which reaches no
 // endpoint and runs no driver, and are only warned about under --driver
-// builtin, which runs neither the driver component nor its network grant
-// (RATIONALE.md, "Why are murmur's refusals refusals in murmur-eval?").
+// builtin when the built-in provider speaks the driver's API, for it runs
+// neither the driver component nor its network grant (RATIONALE.md, "Why
+// are murmur's refusals refusals in murmur-eval?").
 func warnMurmurRefusals(o options, env map[string]string, warn *configWarnings) {
 	m := survey.ReadManifest(o.capsuleDir, env)
 	if m == nil {
 		return // the capsule's own error is printed when it is prepared
 	}
-	for _, w := range survey.MurmurRefusals(m, o.replay != "", o.driver == driverBuiltin) {
+	builtin := o.driver == driverBuiltin && builtinSpeaks(m.Inference)
+	for _, w := range survey.MurmurRefusals(m, o.replay != "", builtin) {
 		warn.add(w)
 	}
+}
+
+// builtinSpeaks says whether the built-in provider answers for inf's
+// driver (murmur's own, or driver.config.api set): for any other, --driver
+// builtin still ends every case in E-RUN-006, so the refusal stands.
+func builtinSpeaks(inf *capsule.Inference) bool {
+	if inf == nil {
+		return true
+	}
+	_, err := live.APIName(inference.Config{DriverArtifact: inf.DriverArtifact, DriverConfig: inf.DriverConfig})
+	return err == nil
 }
