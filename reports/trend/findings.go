@@ -117,6 +117,22 @@ func latestFinding(r *Report) Finding {
 	if len(scorers) > 0 {
 		f.Text += "; regressed scorers: " + strings.Join(scorers, ", ")
 	}
+	return f.withDetection(r.Diff)
+}
+
+// withDetection adds to the comparison's finding, when its paired cases
+// are too few to find a drop of --max-drop points or any drop, what it
+// could find (reports.Detection): a steady line over 5 cases is no news.
+func (f Finding) withDetection(d *reports.DiffReport) Finding {
+	det := d.Detection
+	alpha := strconv.FormatFloat(d.Alpha, 'g', -1, 64)
+	switch {
+	case !det.CanFire:
+		f.Text += fmt.Sprintf("; with %d paired cases no drop could be significant at α=%s", det.Paired, alpha)
+	case !det.Enforceable:
+		f.Text += fmt.Sprintf("; with %d paired cases only a drop of %.1f points or more could be significant at α=%s, not one of --max-drop %g",
+			det.Paired, *det.MinDetectableDropPP, alpha, d.MaxDropPP)
+	}
 	return f
 }
 
