@@ -102,6 +102,11 @@ func (d *Digest) completenessLine() string {
 			return fmt.Sprintf("killed before it wrote its summary: %d %s finished", d.Ran, pluralWord(d.Ran, "case"))
 		}
 		return fmt.Sprintf("killed before it wrote its summary: %d of %d planned %s finished", d.Ran, d.Planned, pluralWord(d.Planned, "case"))
+	case StoppedRunning:
+		if d.Planned <= 0 {
+			return fmt.Sprintf("still running: %d %s finished so far", d.Ran, pluralWord(d.Ran, "case"))
+		}
+		return fmt.Sprintf("still running: %d of %d planned %s finished so far", d.Ran, d.Planned, pluralWord(d.Planned, "case"))
 	}
 	return fmt.Sprintf("%s: %d of %d planned %s ran", why, d.Ran, d.Planned, pluralWord(d.Planned, "case"))
 }
@@ -113,6 +118,7 @@ const (
 	StoppedShardsMissing = "shards_missing"       // merge --allow-missing of shards that do not cover the run
 	StoppedFailed        = "failed"               // murmur-eval could not write its outputs
 	StoppedKilled        = "killed"               // show: a run folder with a journal and no summary
+	StoppedRunning       = "running"              // show: the same, its run still going (it holds the folder's lock)
 )
 
 func pluralWord(n int, noun string) string {

@@ -38,17 +38,21 @@ func TestCancelledCasesDidNotRun(t *testing.T) {
 }
 
 // TestKilledCompleteness: a run summarised from its journal says it was
-// killed and how many cases finished, of how many when that is known.
+// killed (or is still running) and how many cases finished, of how many
+// when that is known.
 func TestKilledCompleteness(t *testing.T) {
 	for _, tc := range []struct {
+		stopped      string
 		ran, planned int
 		want         string
 	}{
-		{40, 120, "Killed before it wrote its summary: 40 of 120 planned cases finished"},
-		{1, 0, "Killed before it wrote its summary: 1 case finished"},
-		{0, 0, "Killed before it wrote its summary: 0 cases finished"},
+		{StoppedKilled, 40, 120, "Killed before it wrote its summary: 40 of 120 planned cases finished"},
+		{StoppedKilled, 1, 0, "Killed before it wrote its summary: 1 case finished"},
+		{StoppedKilled, 0, 0, "Killed before it wrote its summary: 0 cases finished"},
+		{StoppedRunning, 3, 4, "Still running: 3 of 4 planned cases finished so far"},
+		{StoppedRunning, 3, 0, "Still running: 3 cases finished so far"},
 	} {
-		d := Digest{Ran: tc.ran, Planned: tc.planned, Stopped: StoppedKilled, Statuses: map[string]int{}}
+		d := Digest{Ran: tc.ran, Planned: tc.planned, Stopped: tc.stopped, Statuses: map[string]int{}}
 		var b strings.Builder
 		if err := d.WriteText(&b, nil); err != nil {
 			t.Fatal(err)

@@ -39,6 +39,11 @@ func TestInterruptKeepsFinishedCases(t *testing.T) {
 	// Wait until the three other cases are journaled: handed over, so the
 	// hanging one is the only case running.
 	await(t, cmd, &stderr, 90*time.Second, "the three other cases journaled", func() bool { return journalLines(out) >= 3 })
+	// show, while the run hangs, reads its journal and says it is running.
+	shown, _ := runE2E(t, []string{"show", out})
+	if want := "Still running: 3 of 4 planned cases finished so far"; shown.code != 0 || !strings.Contains(shown.stdout, want) {
+		t.Errorf("show of the running run: exit %d, want 0 and %q:\n%s%s", shown.code, want, shown.stdout, shown.stderr)
+	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -81,21 +81,26 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
-	if d.Stopped == reports.StoppedKilled {
+	if d.Stopped == reports.StoppedKilled || d.Stopped == reports.StoppedRunning {
 		// On stderr beside --json and --markdown: their output is a file's.
 		hint := stderr
 		if !asJSON && !asMarkdown {
 			hint = stdout
 		}
-		writeResumeHint(hint, resume)
+		writeResumeHint(hint, d, resume)
 	}
 	return exitOK
 }
 
 // writeResumeHint says how to finish a killed run: its command line, or,
-// from a murmur-eval that did not record it, the run's own with --resume.
-func writeResumeHint(w io.Writer, resume []string) {
-	if len(resume) == 0 {
+// from a murmur-eval that did not record it, the run's own with --resume;
+// of a running run, that it is running.
+func writeResumeHint(w io.Writer, d reports.Digest, resume []string) {
+	switch {
+	case d.Stopped == reports.StoppedRunning:
+		fmt.Fprintln(w, "\nits run is still going (it holds run.lock): show it again when it ends")
+		return
+	case len(resume) == 0:
 		fmt.Fprintln(w, "\nfinish it with the command that started it, --resume RUN in place of --out RUN")
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/murmur-nexus/murmur-eval/datasets"
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/runfolder"
@@ -29,11 +30,19 @@ func journalOnlyRun(path string) bool {
 // finished before it was killed, how many it planned (when its dataset is
 // there unchanged; 0 otherwise) and the command line that finishes it
 // (none from a murmur-eval that did not record it). A torn last line or a
-// line that cannot be read is left out, as --resume leaves it out.
+// line that cannot be read is left out, as --resume leaves it out. A run
+// still going (its folder's lock is held) is summarised alike, as running
+// (reports.StoppedRunning), with no command.
 func readKilled(dir string) (reports.Digest, []string, error) {
 	run, err := journal.ReadRun(dir)
 	if err != nil {
 		return reports.Digest{}, nil, err
+	}
+	stopped := reports.StoppedKilled
+	if lock, err := journal.Share(dir); errcode.Is(err, errcode.RunFolderLocked) {
+		stopped, run.Resume = reports.StoppedRunning, nil
+	} else if err == nil {
+		defer lock.Unlock()
 	}
 	contents, err := journal.Read(filepath.Join(dir, runfolder.JournalFile), journal.CheckRecord)
 	if err != nil {
@@ -52,7 +61,7 @@ func readKilled(dir string) (reports.Digest, []string, error) {
 	}
 	d := s.Digest(0)
 	d.RunID, d.Version = run.RunID, run.Version
-	d.Complete, d.Stopped, d.Planned = false, reports.StoppedKilled, planned(run)
+	d.Complete, d.Stopped, d.Planned = false, stopped, planned(run)
 	d.Ran = d.Cases - d.Statuses[reports.StatusCancelled]
 	d.Gates = []reports.GateResult{}
 	return d, run.Resume, nil
