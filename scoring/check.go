@@ -186,11 +186,15 @@ func describeEnd(r CheckResult) string {
 	return fmt.Sprintf("exited with status %d", r.ExitCode)
 }
 
+// withOutput is reason with the check's last line of output, cut to 200
+// runes and escaped (escapeLine): a check may print colours, a carriage
+// return or a bidi override, which must not reach a terminal, summary.md
+// or junit.xml as they are.
 func withOutput(reason, last string) string {
 	if last == "" {
 		return reason
 	}
-	return reason + ": " + truncate(last, 200)
+	return reason + ": " + escapeLine(truncate(last, 200))
 }
 
 // within reports whether p is dir or beneath it.

@@ -205,6 +205,28 @@ func quoteCut(s string, n int) string {
 	return strconv.Quote(s)
 }
 
+// escapeLine is s with what a line should not hold as it is escaped as Go
+// writes it in a quoted string (control characters, bidi overrides and
+// other invisible format characters, bytes that are not UTF-8); the rest,
+// quotes and backslashes included, is left as it is.
+func escapeLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == ' ' || strconv.IsPrint(r):
+			b.WriteRune(r)
+		default:
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
+}
+
 func truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s

@@ -67,3 +67,22 @@ func TestResultScorers(t *testing.T) {
 		})
 	}
 }
+
+// TestWithOutput: a check's last line of output joins its reason escaped
+// (colours, a carriage return, a bidi override, a byte that is not UTF-8)
+// and cut; quotes and backslashes stay as they are.
+func TestWithOutput(t *testing.T) {
+	for _, tc := range []struct {
+		last, want string
+	}{
+		{"", "exit status 1"},
+		{"expected 42, got 41", "exit status 1: expected 42, got 41"},
+		{`"quoted" \ path`, `exit status 1: "quoted" \ path`},
+		{"\x1b[31mred\x1b[0m\rover\u202eevil\xffé", `exit status 1: \x1b[31mred\x1b[0m\rover\u202eevil\xffé`},
+		{strings.Repeat("x", 300), "exit status 1: " + strings.Repeat("x", 199) + "…"},
+	} {
+		if got := withOutput("exit status 1", tc.last); got != tc.want {
+			t.Errorf("withOutput(%q) = %q, want %q", tc.last, got, tc.want)
+		}
+	}
+}
