@@ -47,29 +47,26 @@ func Detect(paired int, opt DiffOptions) Detection {
 
 // gateDetection is the overall verdict's Detection: what the baseline
 // gate can find. A diff with no overall row (a scores file alone) uses the
-// scorer with the most paired cases.
+// scorer with the most paired cases. It is computed from the paired
+// counts, so a diff recorded before Detection existed (an older
+// summary.json's baseline) reads right too.
 func (r *DiffReport) gateDetection() Detection {
-	var best *ScorerDiff
-	for i := range r.Scorers {
-		s := &r.Scorers[i]
+	paired := -1
+	for _, s := range r.Scorers {
 		if s.Scorer == OverallScorer {
-			return s.Detection
+			paired = s.Paired
+			break
 		}
-		if best == nil || s.Paired > best.Paired {
-			best = s
-		}
+		paired = max(paired, s.Paired)
 	}
-	if best == nil {
-		return Detect(0, DiffOptions{Alpha: r.Alpha, MaxDropPP: r.MaxDropPP})
-	}
-	return best.Detection
+	return Detect(max(paired, 0), DiffOptions{Alpha: r.Alpha, MaxDropPP: r.MaxDropPP})
 }
 
 // DetectionText says what the gate can find, for its detail: "it can
 // detect a drop of 30.0 points or more (6 of 20 paired cases
 // pass→fail)".
 func (r *DiffReport) DetectionText() string {
-	d := r.Detection
+	d := r.gateDetection()
 	if !d.CanFire {
 		return fmt.Sprintf("it cannot fire with %s", plural(d.Paired, "paired case"))
 	}
@@ -79,7 +76,7 @@ func (r *DiffReport) DetectionText() string {
 // DetectionWarning is the line a CI reader must not miss when the gate
 // cannot fire or cannot enforce --max-drop; "" when it can.
 func (r *DiffReport) DetectionWarning() string {
-	d := r.Detection
+	d := r.gateDetection()
 	switch {
 	case d.CanFire && d.Enforceable:
 		return ""

@@ -69,3 +69,21 @@ func TestDiffDetectionLines(t *testing.T) {
 		t.Errorf("no paired case: %q, want %q", r.DetectionWarning(), want)
 	}
 }
+
+// TestDetectionOfARecordedDiff: a baseline diff read back from a
+// summary.json written before detection existed says what it could
+// detect from its paired counts, not "0 paired cases".
+func TestDetectionOfARecordedDiff(t *testing.T) {
+	base, head := engineeredRuns(20, 0, 0)
+	r := Diff(base, head, DiffOptions{Alpha: 0.05})
+	r.Detection = Detection{}
+	for i := range r.Scorers {
+		r.Scorers[i].Detection = Detection{}
+	}
+	if got, want := r.DetectionText(), "it can detect a drop of 30.0 points or more (6 of 20 paired cases pass→fail)"; got != want {
+		t.Errorf("DetectionText() = %q, want %q", got, want)
+	}
+	if w := r.DetectionWarning(); w != "" {
+		t.Errorf("DetectionWarning() = %q, want none", w)
+	}
+}
