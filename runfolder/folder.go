@@ -1,8 +1,9 @@
 // Package runfolder is a run's folder: creating it or reopening it for
 // --resume under its lock, the configuration fingerprint in its run.json
 // (and the digest of the files a dataset names), its journal opened with
-// the lines checked against the run, and the (case, epoch) pairs the run
-// has left to do.
+// the lines checked against the run, the (case, epoch) pairs the run has
+// left to do, and the links that find a session folder by its case
+// (CasesDir).
 package runfolder
 
 import (
