@@ -35,7 +35,9 @@ const (
 	exitDiverged = 5
 	// exitGateFailed: the run finished within its error budget, but a gate
 	// failed: the pass rate is under --fail-under, or a scorer regressed
-	// against --baseline (diff exits with it too on a regression).
+	// against --baseline (diff exits with it too on a regression), or with
+	// --require-detectable the baseline gate could not detect a drop of
+	// --max-drop points (E-EVL-006).
 	exitGateFailed = 4
 	// exitInterrupted: the run was interrupted (SIGINT/SIGTERM); the rows of
 	// every case that finished were written.
