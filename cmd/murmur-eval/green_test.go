@@ -109,19 +109,25 @@ func TestGreenEmptySelection(t *testing.T) {
 	}
 }
 
-// TestGreenUnreadExpected: a misspelled key in expected is warned about
-// with the case, its line and the key it meant; --strict refuses the run.
+// TestGreenUnreadExpected: a misspelled key in expected turns the case's
+// check off, so it refuses the run before any case (E-EVL-007, issue 39
+// finding 4: it was a warning and exit 0), naming the case, its line and
+// the key it meant; --run-anyway runs it with that warning, which --strict
+// still refuses.
 func TestGreenUnreadExpected(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
 	editFile(t, filepath.Join(qs, "cases.jsonl"), `"expected": {"result_equals": "The result is -3.75."}`, `"expected": {"result_equal": "The result is -3.75."}`)
 	_, r := newFixture(t, qs).run("--filter", "calc.unary_minus")
 	want := `cases.jsonl:3: case "calc.unary_minus": unknown key "result_equal" in expected (did you mean "result_equals"?)`
-	if r.code != exitOK || strings.Count(r.stderr, want) != 1 {
-		t.Errorf("exit %d, want 0 with one warning %q\nstderr:\n%s", r.code, want, r.stderr)
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.UnappliedScoring) || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("exit %d, want %d with %s %q\nstderr:\n%s", r.code, exitUsage, errcode.UnappliedScoring, want, r.stderr)
 	}
-	if _, r := newFixture(t, qs).run("--filter", "calc.unary_minus", "--strict"); r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
-		t.Errorf("--strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
+	if _, r := newFixture(t, qs).run("--filter", "calc.unary_minus", "--run-anyway"); r.code != exitOK || strings.Count(r.stderr, want) != 1 {
+		t.Errorf("--run-anyway: exit %d, want 0 with one warning %q\nstderr:\n%s", r.code, want, r.stderr)
+	}
+	if _, r := newFixture(t, qs).run("--filter", "calc.unary_minus", "--run-anyway", "--strict"); r.code != exitUsage || !hasCode(r.stderr, errcode.StrictWarning) {
+		t.Errorf("--run-anyway --strict: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.StrictWarning, r.stderr)
 	}
 }
 
