@@ -122,6 +122,7 @@ func TestResumeArgs(t *testing.T) {
 		}, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--epochs", "3", "--retries", "2", "--filter", "calc-*",
 			"--limit", "5", "--shard", "1/4", "--timeout", "0s", "--check-timeout", "1m0s", "--replay", "rec", "--record", "new-rec",
 			"--driver", "builtin", "--workdir-max-files", "10", "--allow-task-outside-dataset", "--resume", "runs/r1"}},
+		{"run anyway", func(o *options) { o.runAnyway = true }, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--run-anyway", "--resume", "runs/r1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base

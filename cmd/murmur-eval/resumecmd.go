@@ -58,6 +58,9 @@ func resumeArgs(o options, path func(string) string) []string {
 	if o.allowTaskOutside {
 		args = append(args, "--allow-task-outside-dataset")
 	}
+	if o.runAnyway { // else the resume is refused for what the run went on despite
+		args = append(args, "--run-anyway")
+	}
 	return append(args, "--resume", path(o.out))
 }
 
