@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // findingsKept is how many diverged cases a summary names (the first by
@@ -169,6 +170,17 @@ func (s *Summary) missingToolList() []MissingTool {
 		return 1
 	})
 	return out
+}
+
+// ranDespiteLine reads `ran despite E-EVL-081 (--run-anyway): what would
+// have refused the run was let through; its verdicts may not measure the
+// model`, or "" when nothing was.
+func (d *Digest) ranDespiteLine() string {
+	if len(d.RanDespite) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ran despite %s (--run-anyway): what would have refused the run was let through; its verdicts may not measure the model",
+		strings.Join(slices.Compact(slices.Clone(d.RanDespite)), ", "))
 }
 
 // missingToolLines read `tool not provided: the model called "calc" 3

@@ -43,6 +43,9 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	if line := d.divergenceLine(); line != "" {
 		fmt.Fprintf(&b, "> **%s.** Their verdicts measure the recordings, not the capsule.\n\n", md(strings.ToUpper(line[:1])+line[1:]))
 	}
+	if line := d.ranDespiteLine(); line != "" {
+		fmt.Fprintf(&b, "> **%s.**\n\n", md(strings.ToUpper(line[:1])+line[1:]))
+	}
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(&b, "> **%s.**\n\n", md(strings.ToUpper(line[:1])+line[1:]))
 	}

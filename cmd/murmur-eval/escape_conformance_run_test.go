@@ -107,7 +107,7 @@ capabilities:
 	out := filepath.Join(spec.base, "run-"+spec.name)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := newFixture(t, capsule).live().start(ctx, out, "--workers", "4", "--timeout", "90s", "--max-error-rate", "1")
+	cmd := newFixture(t, capsule).live().start(ctx, out, "--workers", "4", "--timeout", "90s", "--max-error-rate", "1", "--driver", "builtin")
 	for i, kv := range cmd.Env {
 		if strings.HasPrefix(kv, "PATH=") {
 			cmd.Env[i] = "PATH=/usr/bin:/bin" // python3 is the system's, not a version manager's shim

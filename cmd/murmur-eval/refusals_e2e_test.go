@@ -169,6 +169,9 @@ func TestRefusals_scoring_typos(t *testing.T) {
 			if got := ranDespite(t, out); len(got) != 1 || got[0] != errcode.UnappliedScoring {
 				t.Errorf("summary.json ran_despite = %q, want [%s]", got, errcode.UnappliedScoring)
 			}
+			if want := "ran despite E-EVL-007 (--run-anyway)"; !strings.Contains(r.stdout, want) || !strings.Contains(readFile(t, filepath.Join(out, "summary.md")), "Ran despite E-EVL-007") {
+				t.Errorf("the summary and summary.md do not say %q:\n%s", want, r.stdout)
+			}
 		})
 	}
 }
