@@ -13,7 +13,7 @@ const (
 	// DiffNoScores: the manifest configures no scorer. murmur writes no
 	// eval.jsonl and reports no_scores; murmur-eval scores the case by the
 	// dataset line's expected value, or by exit_ok alone when it has none
-	// (RATIONALE.md, "Why is a case with no scorer scored by exit_ok?").
+	// (RATIONALE.md, "Why is a case with no scorer scored by `exit_ok`?").
 	DiffNoScores = "no_scores"
 	// DiffExitOK: exit_ok failed a session that ended failed or
 	// max_turns_reached, and that decided the verdict. murmur's hook sees
