@@ -11,6 +11,7 @@
 #   node, npm and jco        the differential tests against jco and the check
 #                            that the committed fixtures are up to date; jco is
 #                            pinned in sandbox/component/testdata/package-lock.json
+#   jq and git               the how-to's shell.allow of named binaries
 #   /usr/bin/python3         the check-escape test's dataset check and the
 #                            escape-conformance probes (ctypes included, which
 #                            python3-minimal lacks)
@@ -32,6 +33,8 @@ missing_pkgs() {
 	command -v xmllint >/dev/null 2>&1 || echo libxml2-utils
 	command -v chromium >/dev/null 2>&1 || echo chromium fonts-liberation
 	command -v wat2wasm >/dev/null 2>&1 || echo wabt
+	command -v jq >/dev/null 2>&1 || echo jq
+	command -v git >/dev/null 2>&1 || echo git
 	{ command -v node && command -v npm; } >/dev/null 2>&1 || echo nodejs npm
 	/usr/bin/python3 -c 'import ctypes, fcntl, socket, resource' >/dev/null 2>&1 || echo python3
 	return 0

@@ -6,13 +6,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 	"gopkg.in/yaml.v3"
 )
 
@@ -730,10 +730,9 @@ func TestMurmurHowTo_lock_down_capsule(t *testing.T) {
 	t.Run("specific binaries", func(t *testing.T) {
 		t.Parallel()
 		// Step 1's narrower grant: named binaries instead of a shell, each its own tool.
+		// murmur refuses a shell.allow binary it cannot find.
 		for _, bin := range []string{"git", "jq"} {
-			if _, err := exec.LookPath(bin); err != nil {
-				t.Skipf("%s is not on this host's PATH (murmur refuses a shell.allow binary it cannot find)", bin)
-			}
+			tooltest.Require(t, bin)
 		}
 		dir := howtoProject(t, page)
 		editManifest(t, dir, "    allow:\n      - bash\n", "    allow:\n      - git\n      - jq\n")

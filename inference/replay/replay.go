@@ -50,14 +50,20 @@ func Open(dir string) (*Source, error) {
 // digits, '.', '_' and '-' (and not "." or "..") names its file directly:
 // "<id>.jsonl". Any other id, which may hold '/', spaces or anything else,
 // uses "sha256-<lowercase hex of the id's SHA-256>.jsonl", so every id maps
-// to one safe file name inside the directory.
+// to one safe file name inside the directory; so does a safe id too long
+// for one file name (over 249 bytes: 255, Linux's and macOS's NAME_MAX,
+// less ".jsonl"), which recorded nothing before.
 func FileName(caseID string) string {
-	if safeID(caseID) {
+	if safeID(caseID) && len(caseID)+len(".jsonl") <= maxNameBytes {
 		return caseID + ".jsonl"
 	}
 	sum := sha256.Sum256([]byte(caseID))
 	return "sha256-" + hex.EncodeToString(sum[:]) + ".jsonl"
 }
+
+// maxNameBytes is the longest file name the file systems murmur-eval runs
+// on accept.
+const maxNameBytes = 255
 
 func safeID(id string) bool {
 	if id == "" || id == "." || id == ".." {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -23,6 +24,10 @@ func TestFileName(t *testing.T) {
 		{".", "sha256-" + sha(".") + ".jsonl"},
 		{"日本", "sha256-" + sha("日本") + ".jsonl"},
 		{"", "sha256-" + sha("") + ".jsonl"},
+		// A safe id is its name up to NAME_MAX with ".jsonl"; a longer one
+		// could not be written ("file name too long") and is hashed.
+		{strings.Repeat("a", 249), strings.Repeat("a", 249) + ".jsonl"},
+		{strings.Repeat("a", 250), "sha256-" + sha(strings.Repeat("a", 250)) + ".jsonl"},
 	}
 	for _, tt := range tests {
 		if got := FileName(tt.id); got != tt.want {

@@ -27,6 +27,8 @@ func installs() map[string]string {
 	return map[string]string{
 		"wat2wasm": "apt-get install wabt",
 		"xmllint":  "apt-get install libxml2-utils",
+		"jq":       "apt-get install jq",
+		"git":      "apt-get install git",
 		"chromium": "apt-get install chromium fonts-liberation",
 		"node":     "apt-get install nodejs npm",
 		"npm":      "apt-get install nodejs npm",
