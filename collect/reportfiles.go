@@ -106,6 +106,7 @@ func ReadDigest(path string, lim reports.ReadLimits) (reports.Digest, error) {
 			d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = recorded.Complete, recorded.Planned, recorded.Ran, recorded.Stopped, recorded.Resumed
 			d.Version = recorded.Version
 			d.MissingTools = recorded.MissingTools // from events.parquet, which show does not read
+			d.ResumeCommand = recorded.ResumeCommand
 		}
 	}
 	if d.Gates == nil {

@@ -66,6 +66,10 @@ type Digest struct {
 	// --run-anyway let it go on despite (murmur's refusals, a scorer or a
 	// check not applied), in the order warned; set by the run command.
 	RanDespite []string `json:"ran_despite,omitempty"`
+	// ResumeCommand is the shell command line that runs what an
+	// interrupted run (or one stopped by a dead endpoint) left, its paths
+	// absolute; set by the run command.
+	ResumeCommand string `json:"resume_command,omitempty"`
 	// MurmurDifferences counts the cases whose verdict differs from the
 	// one murmur's own rules would give, by reason.
 	MurmurDifferences MurmurDifferences `json:"murmur_differences"`

@@ -32,7 +32,10 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 		formatDuration(msDuration(d.WallMS)), strings.Join(counts, ", "))
 	if line := d.completenessLine(); line != "" {
 		fmt.Fprintf(&b, "> **%s.**", md(strings.ToUpper(line[:1])+line[1:]))
-		if d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint {
+		switch {
+		case (d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint) && d.ResumeCommand != "":
+			fmt.Fprintf(&b, " Run the rest with:\n\n```sh\n%s\n```", strings.ReplaceAll(d.ResumeCommand, "```", ""))
+		case d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint:
 			b.WriteString(" `murmur-eval --resume` runs the rest.")
 		}
 		b.WriteString("\n\n")

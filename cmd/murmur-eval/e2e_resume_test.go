@@ -257,6 +257,13 @@ func TestInterruptedRunResumes(t *testing.T) {
 	if diff := gocmp.Diff(want, resume); diff != "" {
 		t.Errorf("printed resume command (-want +got):\n%s", diff)
 	}
+	// summary.md and show say it too, its paths absolute (they are here).
+	if md := readFile(t, filepath.Join(stopped, "summary.md")); !strings.Contains(md, "```sh\n"+shellLine(want)+"\n```") {
+		t.Errorf("summary.md lacks the resume command %q:\n%s", shellLine(want), md)
+	}
+	if r := runBinary(t, "show", stopped); !strings.Contains(r.stdout, "finish it with: "+shellLine(want)+"\n") {
+		t.Errorf("show lacks the resume command %q:\n%s", shellLine(want), r.stdout)
+	}
 	if r, _ := runE2E(t, resume[1:]); r.code != 0 {
 		t.Fatalf("the printed resume command: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}

@@ -124,6 +124,9 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	d := col.Summary.Digest(e.wall + e.earlierWall)
 	d.TraceID = e.traceID
 	d.RanDespite = e.ranDespite
+	if e.runErr != nil {
+		d.ResumeCommand = shellLine(resumeArgs(e.opts, absPath))
+	}
 	d.Version = buildVersion()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil

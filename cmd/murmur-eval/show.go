@@ -81,6 +81,9 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
+	if d.ResumeCommand != "" && !asJSON && !asMarkdown { // an interrupted run: --markdown and --json hold it
+		fmt.Fprintf(stdout, "\nfinish it with: %s\n", d.ResumeCommand)
+	}
 	if d.Stopped == reports.StoppedKilled || d.Stopped == reports.StoppedRunning {
 		// On stderr beside --json and --markdown: their output is a file's.
 		hint := stderr
