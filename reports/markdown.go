@@ -30,16 +30,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "Run `%s`: **%s** in %s: %s.\n\n", strings.ReplaceAll(d.RunID, "`", ""), plural(d.Cases, "case"),
 		formatDuration(msDuration(d.WallMS)), strings.Join(counts, ", "))
-	if line := d.completenessLine(); line != "" {
-		fmt.Fprintf(&b, "> **%s.**", md(strings.ToUpper(line[:1])+line[1:]))
-		switch {
-		case (d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint) && d.ResumeCommand != "":
-			fmt.Fprintf(&b, " Run the rest with:\n\n```sh\n%s\n```", strings.ReplaceAll(d.ResumeCommand, "```", ""))
-		case d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint:
-			b.WriteString(" `murmur-eval --resume` runs the rest.")
-		}
-		b.WriteString("\n\n")
-	}
+	d.writeCompleteness(&b)
 	if d.Resumed > 0 {
 		fmt.Fprintf(&b, "Resumed: %d of the %s came from the journal of an earlier invocation.\n\n", d.Resumed, plural(d.Cases, "case"))
 	}
@@ -151,3 +142,20 @@ var mdReplacer = strings.NewReplacer( //nolint:gochecknoglobals // a read-only r
 )
 
 func md(s string) string { return mdReplacer.Replace(clean(s)) }
+
+// writeCompleteness writes why the run did not run every case it
+// planned, and the command that runs the rest; nothing for a complete run.
+func (d *Digest) writeCompleteness(b *strings.Builder) {
+	line := d.completenessLine()
+	if line == "" {
+		return
+	}
+	fmt.Fprintf(b, "> **%s.**", md(strings.ToUpper(line[:1])+line[1:]))
+	switch {
+	case (d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint) && d.ResumeCommand != "":
+		fmt.Fprintf(b, " Run the rest with:\n\n```sh\n%s\n```", strings.ReplaceAll(d.ResumeCommand, "```", ""))
+	case d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint:
+		b.WriteString(" `murmur-eval --resume` runs the rest.")
+	}
+	b.WriteString("\n\n")
+}
