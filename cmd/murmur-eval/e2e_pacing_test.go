@@ -32,20 +32,22 @@ func runPaced(t *testing.T, workers, cases int, latency time.Duration, flags ...
 	out := filepath.Join(reachableTempDir(t), "run")
 	var mu sync.Mutex
 	var seen pacedRun
-	inFlight, requests := 0, 0
+	inFlight, answered := 0, 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		mu.Lock()
 		inFlight++
-		requests++
 		seen.peak = max(seen.peak, inFlight)
 		mu.Unlock()
 		time.Sleep(latency) // the model's latency: what the pacer paces around
 		mu.Lock()
-		if requests <= workers {
+		// Counted only before any answer: once one is sent its case ends and
+		// the worker starts the next, whatever the pacer.
+		if answered == 0 {
 			es, _ := os.ReadDir(filepath.Join(out, "sessions"))
 			seen.firstWave = max(seen.firstWave, len(es))
 		}
+		answered++
 		inFlight--
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
