@@ -53,13 +53,13 @@ func ranDespite(t *testing.T, out string) []string {
 	return s.RanDespite
 }
 
-// TestRefusals_endpoint_outside_network_allow: a capsule whose installed
+// TestRefusalEndpointOutsideNetworkAllow: a capsule whose installed
 // driver's endpoint network.allow does not cover (murmur's driver is
 // denied every request) is refused before any case, exit 2, with murmur's
 // text as an error and its hint, and no request sent; --run-anyway runs
 // it with the refusal as a warning, recorded in summary.json, and no
 // message doubles murmur's "driver: " prefix.
-func TestRefusals_endpoint_outside_network_allow(t *testing.T) {
+func TestRefusalEndpointOutsideNetworkAllow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -111,12 +111,12 @@ func TestRefusals_endpoint_outside_network_allow(t *testing.T) {
 	}
 }
 
-// TestRefusals_scoring_typos: a misspelt observability key drops the
+// TestRefusalScoringTypos: a misspelt observability key drops the
 // manifest's scorers and a misspelt expected key turns a case's check off;
 // each refuses the run before any case (E-EVL-007) with the did-you-mean,
 // and --run-anyway runs it with a warning. A note that changes nothing
 // scored (an unknown key elsewhere) still lets the run go on.
-func TestRefusals_scoring_typos(t *testing.T) {
+func TestRefusalScoringTypos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -176,12 +176,12 @@ func TestRefusals_scoring_typos(t *testing.T) {
 	}
 }
 
-// TestRefusals_refused_capsule_error_is_last: a capsule refused while it
+// TestRefusedCapsuleErrorIsLast: a capsule refused while it
 // is prepared (a folder that is not a capsule, a manifest that does not
 // parse, an artifact not installed) starts no case: the error, with its
 // code, place and hint, is the last thing printed, after one line saying
 // no case was started; no summary, no rows, no run folder left; exit 2.
-func TestRefusals_refused_capsule_error_is_last(t *testing.T) {
+func TestRefusedCapsuleErrorIsLast(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
