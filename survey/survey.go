@@ -128,7 +128,9 @@ func warnUnread(unread []unreadExpected) []Warning {
 	var warn []Warning
 	for _, u := range unread[:min(len(unread), unreadShown)] {
 		if len(u.keys) == 0 {
-			warn = append(warn, unapplied("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID))
+			w := unapplied("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID)
+			w.Err = w.Err.WithHint(`to check the answer, write expected as an object, e.g. {"result_contains": "..."} or {"result_equals": "..."}; --run-anyway runs the dataset as mur eval run does, scored by the manifest's scorers alone`)
+			warn = append(warn, w)
 			continue
 		}
 		for _, k := range u.keys {

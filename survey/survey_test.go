@@ -45,6 +45,7 @@ func TestSurvey(t *testing.T) {
 		{"setup", ``, true, "", "", true},
 		{"typo", `{"result_equal": "42"}`, false, "", `unknown key "result_equal" in expected (did you mean "result_equals"?)`, false},
 		{"not an object", `"42"`, false, "", "expected is not an object murmur-eval reads", false},
+		{"not an object: the hint", `"42"`, false, "", `hint: to check the answer, write expected as an object, e.g. {"result_contains": "..."}`, false},
 		{"bad", `{"result_equals": 42}`, false, errcode.EvalDataset, "", false},
 	}
 	for _, tt := range tests {
