@@ -27,7 +27,7 @@ requires_files: [ok.wasm]
 
 // capsuleManifest is the bench capsule's murmur.yaml: one WASM tool and,
 // for the latency suite, an OpenAI-compatible endpoint (the replay suites
-// never reach it).
+// never reach it), which network.allow covers, as murmur requires.
 const capsuleManifest = `name: bench
 version: 0.1.0
 artifacts:
@@ -36,7 +36,7 @@ artifacts:
     version: 0.1.0
 inference:
   transport: http
-  endpoint: %s
+  endpoint: %[1]s
   model: bench-model
   driver:
     artifact: murmur-driver-openai
@@ -44,6 +44,8 @@ inference:
   max_turns: 8
   system_prompt: Use the ok tool.
 capabilities:
+  network:
+    allow: ["%[1]s"]
   limits:
     memory_bytes: 16777216
     deadline_seconds: 10
@@ -105,3 +107,9 @@ func makeRecordings(dir string, n int) error {
 	}
 	return nil
 }
+
+// builtinDriverFlags are the flags of the suites that reach the model server:
+// the bench capsule installs no driver component, so they measure
+// murmur-eval's built-in provider, and say so (without it murmur-eval
+// refuses the capsule, as mur eval run would: E-RUN-006).
+func builtinDriverFlags() []string { return []string{"--driver", "builtin"} }

@@ -123,7 +123,7 @@ func (h *harness) scaling(ctx context.Context, sz sizes) ([]scalingResult, error
 	if err := firstErr(h.makeCapsule(capsule, srv.url), makeDataset(ds, n)); err != nil {
 		return nil, err
 	}
-	if _, err := h.evalRun(ctx, "warm", capsule, ds, n, 64, false); err != nil {
+	if _, err := h.evalRun(ctx, "warm", capsule, ds, n, 64, false, builtinDriverFlags()...); err != nil {
 		return nil, err
 	}
 	var out []scalingResult
@@ -137,7 +137,7 @@ func (h *harness) scaling(ctx context.Context, sz sizes) ([]scalingResult, error
 		for range repeat {
 			srv.resetStats()
 			r, err := h.evalRun(ctx, "scaling", capsule, ds, n, w, false,
-				"--max-connections", fmt.Sprint(max(sz.MaxConnections, w)))
+				append(builtinDriverFlags(), "--max-connections", fmt.Sprint(max(sz.MaxConnections, w)))...)
 			if err != nil {
 				return nil, err
 			}

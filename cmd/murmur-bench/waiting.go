@@ -74,7 +74,7 @@ func (h *harness) waiting(ctx context.Context, sz sizes) ([]waitResult, error) {
 		for range sz.Repeat {
 			srv.resetStats()
 			r, err := h.evalRun(ctx, "waiting", capsule, ds, p.Cases, p.Workers, false,
-				"--max-connections", fmt.Sprint(p.Workers), "--timeout", "10m")
+				append(builtinDriverFlags(), "--max-connections", fmt.Sprint(p.Workers), "--timeout", "10m")...)
 			if err != nil {
 				return nil, err
 			}
