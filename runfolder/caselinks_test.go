@@ -99,3 +99,25 @@ func TestLinkCase(t *testing.T) {
 		t.Errorf("something was made beside the run folder: %v", entries)
 	}
 }
+
+// FuzzCaseLinkName: a dataset's case ids are anyone's. Each names one path
+// element of at most 255 bytes (no '/', no NUL, not "." or ".."), and two
+// different ids name two links.
+func FuzzCaseLinkName(f *testing.F) {
+	f.Add("calc-multiply", "calc_multiply")
+	f.Add("../escape", "..%2Fescape")
+	f.Add(".hidden", "%2Ehidden")
+	f.Add(strings.Repeat("é", 200), strings.Repeat("é", 201))
+	f.Add("a\x00b", "a\u202eb")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, id := range []string{a, b} {
+			name := CaseLinkName(id, 1, 1)
+			if len(name) > 255 || name == "." || name == ".." || strings.ContainsAny(name, "/\x00") || filepath.Base(name) != name {
+				t.Fatalf("CaseLinkName(%q) = %q: not one path element of at most 255 bytes", id, name)
+			}
+		}
+		if a != b && CaseLinkName(a, 1, 1) == CaseLinkName(b, 1, 1) {
+			t.Fatalf("ids %q and %q share the link name %q", a, b, CaseLinkName(a, 1, 1))
+		}
+	})
+}

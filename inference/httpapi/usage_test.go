@@ -38,3 +38,28 @@ func TestReportedUsage(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReportedUsage: a 2xx body is the provider's (or anything a hostile
+// endpoint sends): reading its usage never panics, never yields a negative
+// count, and reads the same twice.
+func FuzzReportedUsage(f *testing.F) {
+	for _, seed := range []string{
+		`{"usage":{"input_tokens":10,"cache_read_input_tokens":5,"output_tokens":3}}`,
+		`{"usage":{"prompt_tokens":9223372036854775807,"completion_tokens":9223372036854775807,"input_tokens":1}}`,
+		"event: message_start\ndata: {\"message\":{\"usage\":{\"input_tokens\":12}}}\n\ndata: {\"usage\":{\"output_tokens\":9}}\n",
+		"data: {\"usage\":{\"prompt_tokens\":-1}}\n\ndata: [DONE]\n",
+		`{"usage":{"input_tokens":1e3,"output_tokens":null}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		u := ReportedUsage(body)
+		if u != nil && (u.InputTokens < 0 || u.OutputTokens < 0) {
+			t.Fatalf("ReportedUsage(%q) = %+v: a negative count", body, u)
+		}
+		again := ReportedUsage(body)
+		if (u == nil) != (again == nil) || u != nil && *u != *again {
+			t.Fatalf("ReportedUsage(%q) = %+v, then %+v", body, u, again)
+		}
+	})
+}
