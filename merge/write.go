@@ -85,6 +85,7 @@ func (w *Writer) Write(records []journal.Record, stderr io.Writer) (reports.Dige
 		}
 		col.Emit(r)
 	}
+	linkCases(m.Dir, records, stderr)
 	err := errors.Join(w.sinks.Close(), w.scores.Close(), jerr, w.failed,
 		journal.WriteRun(m.Dir, journal.Run{RunID: m.RunID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: m.First.Inputs, Version: m.Version}))
 	d := summary.Digest(0)

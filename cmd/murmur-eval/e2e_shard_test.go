@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 )
 
 // TestShardsMergeIntoTheUnshardedRun runs the quickstart with two epochs
@@ -49,6 +51,24 @@ func TestShardsMergeIntoTheUnshardedRun(t *testing.T) {
 	m := runBinary(t, append([]string{"merge", "-o", merged, "--pass-at", "1,2"}, shards...)...)
 	if m.code != 0 || strings.Contains(m.stderr, "missing") {
 		t.Fatalf("merge: exit %d\nstderr:\n%s", m.code, m.stderr)
+	}
+	// Each kept session folder, in its shard's folder, is found by case id
+	// in the merged run too.
+	linked := 0
+	for _, row := range readParquet(t, filepath.Join(merged, "results.parquet")).Rows {
+		session := filepath.Join(merged, filepath.FromSlash(row["session_dir"].(string)))
+		want, err := os.Stat(session)
+		if err != nil {
+			continue // not kept
+		}
+		name := runfolder.CaseLinkName(row["case_id"].(string), int(row["epoch"].(int32)), int(row["attempt"].(int32)))
+		if got, err := os.Stat(filepath.Join(merged, runfolder.CasesDir, name)); err != nil || !os.SameFile(want, got) {
+			t.Errorf("merged run: cases/%s does not lead to %s (%v)", name, session, err)
+		}
+		linked++
+	}
+	if linked == 0 {
+		t.Errorf("merged run: no kept session folder to link")
 	}
 	want := stableRows(readParquet(t, filepath.Join(whole, "results.parquet")))
 	got := stableRows(readParquet(t, filepath.Join(merged, "results.parquet")))
