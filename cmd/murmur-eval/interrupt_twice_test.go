@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -33,7 +32,7 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := newFixture(t, dir).start(ctx, out, "--workers", "2", "--check-timeout", "90s")
-	var stderr bytes.Buffer
+	var stderr syncBuffer // read while the run writes it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
