@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -95,7 +96,10 @@ func WriteRun(dir string, r Run) error {
 // ReadRun reads dir/run.json.
 func ReadRun(dir string) (Run, error) {
 	var r Run
-	b, err := os.ReadFile(filepath.Join(dir, RunFile))
+	b, err := readBounded(filepath.Join(dir, RunFile), MaxRunFileBytes)
+	if errors.Is(err, errTooLong) {
+		return r, errcode.New(errcode.IO, "%s: %s is over %d bytes, which no murmur-eval writes", dir, RunFile, MaxRunFileBytes)
+	}
 	if err != nil {
 		return r, errcode.Wrap(errcode.IONotFound, err, "%s is not a murmur-eval run folder", dir).
 			WithHint("--resume takes the --out folder of an earlier run")
@@ -123,4 +127,26 @@ func Changed(old, cur map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// MaxRunFileBytes bounds reading run.json: a run folder may come from
+// anywhere (report, show, merge read folders they did not write), and the
+// file holds a few kilobytes.
+const MaxRunFileBytes = 1 << 20
+
+var errTooLong = errors.New("file too long")
+
+// readBounded reads the file at path, errTooLong when it holds more than
+// limit bytes.
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = errTooLong
+	}
+	return b, err
 }

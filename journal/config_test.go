@@ -1,9 +1,14 @@
 package journal
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
 func TestFingerprintAndChanged(t *testing.T) {
@@ -40,5 +45,15 @@ func TestRunFileRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadRun(t.TempDir()); err == nil {
 		t.Error("ReadRun of an empty folder succeeded")
+	}
+	// A run.json past MaxRunFileBytes (a folder from elsewhere) is refused
+	// before it is decoded.
+	big := t.TempDir()
+	pad := `{"run_id": "run_1", "pad": "` + strings.Repeat("x", MaxRunFileBytes) + `"}`
+	if err := os.WriteFile(filepath.Join(big, RunFile), []byte(pad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRun(big); !errcode.Is(err, errcode.IO) || !strings.Contains(err.Error(), "over 1048576 bytes") {
+		t.Errorf("ReadRun of an oversized run.json: %v, want E-IO naming the bound", err)
 	}
 }

@@ -1,9 +1,7 @@
 package trend
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,9 +94,6 @@ func capsuleLabel(r *Run) string {
 	return strings.TrimSpace(r.Digest.Capsule.Name + " " + r.Digest.Capsule.Version)
 }
 
-// maxRunJSON bounds the run.json read beside a run's Parquet files.
-const maxRunJSON = 1 << 20
-
 // recordedConfig reads the fingerprint parts of the run's run.json, nil
 // when it has none that can be read.
 func recordedConfig(path string) map[string]string {
@@ -106,13 +101,8 @@ func recordedConfig(path string) map[string]string {
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	f, err := os.Open(filepath.Join(dir, journal.RunFile))
+	run, err := journal.ReadRun(dir)
 	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var run journal.Run
-	if json.NewDecoder(io.LimitReader(f, maxRunJSON)).Decode(&run) != nil {
 		return nil
 	}
 	return run.Config
