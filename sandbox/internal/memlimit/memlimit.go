@@ -92,7 +92,15 @@ type memory struct {
 	mu      sync.Mutex
 	buf     []byte
 	started bool
+	// region is the mapping buf lies in, when reserve made one: the
+	// memory's whole reach (its maximum, bounded by the limit), so growing
+	// never moves it. nil when buf is on the Go heap.
+	region []byte
 }
+
+// mapAtLeast is the smallest reach worth a mapping of its own: below it a
+// memory stays on the Go heap.
+const mapAtLeast = 1 << 20
 
 // Reallocate implements experimental.LinearMemory: nil refuses size.
 func (m *memory) Reallocate(size uint64) []byte {
@@ -103,6 +111,14 @@ func (m *memory) Reallocate(size uint64) []byte {
 		return nil
 	}
 	m.started = true
+	if m.buf == nil && m.region == nil {
+		if reach := pageUp(min(m.max, m.owner.limit)); reach >= max(size, mapAtLeast) {
+			if region, ok := reserve(reach); ok {
+				m.region = region
+				m.buf = region[:0:reach]
+			}
+		}
+	}
 	if size <= uint64(cap(m.buf)) {
 		m.buf = m.buf[:size] // memory never shrinks, so the tail is still zero
 		return m.buf
@@ -120,5 +136,16 @@ func (m *memory) Reallocate(size uint64) []byte {
 func (m *memory) Free() {
 	m.mu.Lock()
 	m.buf = nil
+	if m.region != nil {
+		release(m.region)
+		m.region = nil
+	}
 	m.mu.Unlock()
+}
+
+// pageUp rounds n up to the 64 KiB WebAssembly page (a multiple of every
+// host's page size).
+func pageUp(n uint64) uint64 {
+	const page = 1 << 16
+	return (n + page - 1) &^ (page - 1)
 }
