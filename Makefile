@@ -115,17 +115,23 @@ fuzz-smoke:
 	FUZZTIME=$(TEST_FUZZTIME) ./scripts/fuzz.sh
 
 # The benchmark harness (cmd/murmur-bench): builds murmur-eval, generates
-# its datasets, runs the overhead, latency-bound scaling, memory and Parquet
-# suites, prints a table and writes out/bench-full.json (about 10 minutes
-# on 2 cores). BENCH_FLAGS passes more, e.g. -profile out/pprof or
-# -suites overhead. See BENCHMARKS.md.
+# its datasets, runs the overhead, latency-bound scaling, waiting, memory
+# and Parquet suites, prints a table and writes out/bench-full.json (about
+# 15 minutes on 2 cores). The scaling and waiting suites run every point on
+# both paths, the capsule's driver component (murmur's default) and
+# --driver builtin, side by side. BENCH_DRIVER is the driver component:
+# an OpenAI-format driver such as murmur's murmur-driver-openai.wasm (never
+# committed here); without it, the tests' relay fixture, a lower bound.
+# BENCH_FLAGS passes more, e.g. -profile out/pprof or -suites overhead.
+# See BENCHMARKS.md.
 BENCH_FLAGS ?=
+BENCH_DRIVER ?=
 bench:
-	$(GO) run ./cmd/murmur-bench -size full $(BENCH_FLAGS)
+	$(GO) run ./cmd/murmur-bench -size full $(if $(BENCH_DRIVER),-driver "$(BENCH_DRIVER)") $(BENCH_FLAGS)
 
 # The same at a reduced size, in well under a minute: out/bench-smoke.json.
 bench-smoke:
-	$(GO) run ./cmd/murmur-bench -size smoke $(BENCH_FLAGS)
+	$(GO) run ./cmd/murmur-bench -size smoke $(if $(BENCH_DRIVER),-driver "$(BENCH_DRIVER)") $(BENCH_FLAGS)
 
 # Every fuzz target for FUZZTIME with all cores, one after another (make
 # test runs them shorter, two at a time).

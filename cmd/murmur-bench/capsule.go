@@ -26,20 +26,23 @@ requires_files: [ok.wasm]
 `
 
 // capsuleManifest is the bench capsule's murmur.yaml: one WASM tool and,
-// for the latency suite, an OpenAI-compatible endpoint (the replay suites
-// never reach it), which network.allow covers, as murmur requires.
+// for the latency suites, an OpenAI-compatible endpoint (the replay suites
+// never reach it), which network.allow covers, as murmur requires. Its
+// driver (%[2]s) is installed, and declared under artifacts (%[3]s), in
+// the capsules of the suites that measure the driver path; config.api
+// lets --driver builtin answer for any driver name.
 const capsuleManifest = `name: bench
 version: 0.1.0
 artifacts:
   - name: ok
     runtime: tool
     version: 0.1.0
-inference:
+%[3]sinference:
   transport: http
   endpoint: %[1]s
   model: bench-model
   driver:
-    artifact: murmur-driver-openai
+    artifact: %[2]s
     config: {api: openai}
   max_turns: 8
   system_prompt: Use the ok tool.
@@ -57,24 +60,50 @@ observability:
 `
 
 // makeCapsule writes a capsule with the ok tool packed into its project
-// store (by the binary under test, as `mur build` + `mur install` would).
-func (h *harness) makeCapsule(dir, endpoint string) error {
-	tool := filepath.Join(dir, "tools", "ok")
-	if err := os.MkdirAll(tool, 0o755); err != nil {
+// store (by the binary under test, as `mur build` + `mur install` would)
+// and, when drv is set, drv packed beside it as the capsule's driver.
+// Without drv the capsule declares murmur-driver-openai and installs no
+// driver, as before the driver path was measured: the replay suites never
+// run a driver, and their figures stay comparable.
+func (h *harness) makeCapsule(dir, endpoint string, drv *benchDriver) error {
+	if err := h.packArtifact(dir, filepath.Join("tools", "ok"), "ok", toolManifest, okWasm); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tool, "ok.wasm"), okWasm, 0o644); err != nil {
+	if drv != nil {
+		if err := h.packArtifact(dir, filepath.Join("drivers", drv.Name), drv.Name, drv.manifest(), drv.wasm); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(capsuleText(endpoint, drv)), 0o644)
+}
+
+// capsuleText is the capsule's murmur.yaml: capsuleManifest with drv
+// declared, or murmur-driver-openai named and not declared.
+func capsuleText(endpoint string, drv *benchDriver) string {
+	name, entry := "murmur-driver-openai", ""
+	if drv != nil {
+		name = drv.Name
+		entry = fmt.Sprintf("  - name: %s\n    runtime: driver\n    version: 0.1.0\n", drv.Name)
+	}
+	return fmt.Sprintf(capsuleManifest, endpoint, name, entry)
+}
+
+// packArtifact writes an artifact's source folder, dir/folder (<name>.wasm
+// and its murmur.yaml), and packs it into the capsule's store.
+func (h *harness) packArtifact(dir, folder, name, manifest string, wasm []byte) error {
+	src := filepath.Join(dir, folder)
+	if err := os.MkdirAll(src, 0o755); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tool, "murmur.yaml"), []byte(toolManifest), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, name+".wasm"), wasm, 0o644); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "murmur.yaml"), []byte(fmt.Sprintf(capsuleManifest, endpoint)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, "murmur.yaml"), []byte(manifest), 0o644); err != nil {
 		return err
 	}
-	out, err := h.command("pack", tool, "--store", filepath.Join(dir, ".murmur", "artifacts")).CombinedOutput()
+	out, err := h.command("pack", src, "--store", filepath.Join(dir, ".murmur", "artifacts")).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("murmur-eval pack: %v: %s", err, out)
+		return fmt.Errorf("murmur-eval pack %s: %v: %s", name, err, out)
 	}
 	return nil
 }
@@ -107,9 +136,3 @@ func makeRecordings(dir string, n int) error {
 	}
 	return nil
 }
-
-// builtinDriverFlags are the flags of the suites that reach the model server:
-// the bench capsule installs no driver component, so they measure
-// murmur-eval's built-in provider, and say so (without it murmur-eval
-// refuses the capsule, as mur eval run would: E-RUN-006).
-func builtinDriverFlags() []string { return []string{"--driver", "builtin"} }

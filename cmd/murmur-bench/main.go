@@ -1,9 +1,11 @@
 // Command murmur-bench measures murmur-eval's own cost, running the real
 // binary as a child process on datasets it generates: per-case overhead
-// with a replayed model and a minimal WASM tool, scaling against a local
-// model server with a fixed latency, peak memory as the dataset grows, and
-// the events.parquet write rate. It prints a table and writes the figures
-// as JSON. `make bench` runs it at full size, `make bench-smoke` (and
+// with a replayed model and a minimal WASM tool, scaling and waiting
+// sessions against a local model server with a fixed latency, on both
+// paths a model turn can take (the capsule's driver component, murmur's
+// default, and the built-in provider, side by side: paths.go), peak
+// memory as the dataset grows, and the events.parquet write rate. It
+// prints a table and writes the figures as JSON. `make bench` runs it at full size, `make bench-smoke` (and
 // `make test`) at a reduced size that only proves it works. See
 // BENCHMARKS.md.
 package main
@@ -20,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,7 +50,7 @@ var presets = map[string]sizes{ //nolint:gochecknoglobals // read-only table of 
 		Waiting: []waitPoint{
 			{2048, 64, 50 * time.Millisecond, 1}, {4096, 256, 50 * time.Millisecond, 1}, {4096, 1024, 50 * time.Millisecond, 1},
 			{8192, 1024, time.Second, 1}, // issue 19's "done when": 8,192 cases within 1.1x of the latency bound
-			{1024, 64, 50 * time.Millisecond, 3}, {2048, 1024, 50 * time.Millisecond, 3},
+			{1024, 64, 50 * time.Millisecond, 3}, {2048, 256, 50 * time.Millisecond, 3}, {2048, 1024, 50 * time.Millisecond, 3},
 		}},
 	"smoke": {Name: "smoke", OverheadCases: 40, Repeat: 1, ScalingCases: 16, ScalingWorkers: []int{1, 8},
 		Delay: 10 * time.Millisecond, Turns: 3, MemoryCases: []int{20, 80}, ParquetEvents: 50_000, MaxConnections: 64,
@@ -63,15 +66,32 @@ type harness struct {
 	// profileDir, when set, gets a CPU and a heap profile of every run.
 	profileDir string
 	log        io.Writer
+	// paths are the paths the scaling and waiting suites measure, in the
+	// order each point runs them; driver is the driver path's component.
+	paths  []string
+	driver *benchDriver
+}
+
+// pathDriver is the driver the latency suites' capsules install: h.driver
+// when the driver path is measured, none otherwise (as before it was).
+func (h *harness) pathDriver() *benchDriver {
+	for _, p := range h.paths {
+		if p == pathDriver {
+			return h.driver
+		}
+	}
+	return nil
 }
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(ctx, os.Args[1:], map[string]string{"MURMUR_BENCH_DRIVER": os.Getenv("MURMUR_BENCH_DRIVER")}, os.Stdout, os.Stderr))
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// run is murmur-bench with args and the environment variables it reads
+// (env: MURMUR_BENCH_DRIVER, the default of -driver).
+func run(ctx context.Context, args []string, env map[string]string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("murmur-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	size := fs.String("size", "full", "full or smoke (a reduced size that only proves the harness works)")
@@ -86,21 +106,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	memCases := fs.String("memory-cases", "", "comma-separated case counts of the memory suite (default: the size's)")
 	cases := fs.Int("cases", 0, "cases of the overhead suite (default: the size's)")
 	waitingPoints := fs.String("waiting", "", "comma-separated points of the waiting suite as cases/workers/latency/turns, such as 4096/256/50ms/1 (default: the size's)")
+	driver := fs.String("driver", env["MURMUR_BENCH_DRIVER"], "the driver component of the driver path: an OpenAI-format driver such as murmur's murmur-driver-openai.wasm, installed in the bench capsule as murmur-driver-openai (default: the tests' relay fixture, "+relayFixture+", a lower bound) (env MURMUR_BENCH_DRIVER)")
+	pathList := fs.String("paths", pathBuiltin+","+pathDriver, "who answers the model turns of the scaling and waiting suites: builtin (--driver builtin), driver (the capsule's driver component, murmur's default) or both, side by side")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	sz, ok := presets[*size]
-	if !ok {
-		fmt.Fprintf(stderr, "murmur-bench: -size %q: want full or smoke\n", *size)
+	suiteList := strings.Split(*suites, ",")
+	paths, err := measuredPaths(*pathList, suiteList)
+	if err != nil {
+		fmt.Fprintln(stderr, "murmur-bench: -paths", err)
 		return 2
 	}
-	if *repeat > 0 {
-		sz.Repeat = *repeat
-	}
-	if *cases > 0 {
-		sz.OverheadCases = *cases
-	}
-	if err := overrideSizes(&sz, *memCases, *scalingWorkers, *waitingPoints); err != nil {
+	sz, err := chooseSizes(*size, *repeat, *cases, *memCases, *scalingWorkers, *waitingPoints)
+	if err != nil {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 2
 	}
@@ -112,13 +130,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 1
 	}
-	h := &harness{bin: *bin, work: work, log: stderr}
+	h := &harness{bin: *bin, work: work, log: stderr, paths: paths}
 	if !*keep {
 		defer os.RemoveAll(work)
 	} else {
 		fmt.Fprintln(stderr, "murmur-bench: work folder", work)
 	}
-	if err := h.prepare(*profile); err != nil {
+	if err := h.prepare(*profile, *driver); err != nil {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 1
 	}
@@ -130,12 +148,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer stopProfile()
 	}
-	rep := &report{Machine: machine(), Size: sz, Started: time.Now().UTC(), WorkDir: work}
-	if err := h.runSuites(ctx, rep, strings.Split(*suites, ",")); err != nil {
+	rep := &report{Machine: machine(), Size: sz, Started: time.Now().UTC(), WorkDir: work, Paths: h.paths, Driver: h.pathDriver()}
+	if err := h.runSuites(ctx, rep, suiteList); err != nil {
 		fmt.Fprintln(stderr, "murmur-bench:", err)
 		return 1
 	}
 	rep.Finished = time.Now().UTC()
+	rep.SideBySide = sideBySideRows(rep)
 	rep.Targets = rep.judge()
 	rep.print(stdout)
 	if err := writeFigures(rep, *jsonOut); err != nil {
@@ -144,6 +163,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "figures written to", *jsonOut)
 	return 0
+}
+
+// measuredPaths is -paths read, or none when no suite of suiteList
+// reaches the model server (scaling, waiting): then no driver is read
+// either.
+func measuredPaths(pathList string, suiteList []string) ([]string, error) {
+	paths, err := parsePaths(pathList)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.ContainsFunc(suiteList, func(s string) bool { s = strings.TrimSpace(s); return s == "scaling" || s == "waiting" }) {
+		return nil, nil
+	}
+	return paths, nil
+}
+
+// chooseSizes is the preset name with the flags that override it (each
+// when set).
+func chooseSizes(name string, repeat, cases int, memCases, scalingWorkers, waiting string) (sizes, error) {
+	sz, ok := presets[name]
+	if !ok {
+		return sz, fmt.Errorf("-size %q: want full or smoke", name)
+	}
+	if repeat > 0 {
+		sz.Repeat = repeat
+	}
+	if cases > 0 {
+		sz.OverheadCases = cases
+	}
+	err := overrideSizes(&sz, memCases, scalingWorkers, waiting)
+	return sz, err
 }
 
 // profileSelf writes a CPU profile of murmur-bench itself into dir until
@@ -164,9 +214,11 @@ func profileSelf(dir string) (func(), error) {
 	}, nil
 }
 
-// prepare makes the profile folder (when profile is set) and, without
-// -bin, builds murmur-eval into the work folder.
-func (h *harness) prepare(profile string) error {
+// prepare makes the profile folder (when profile is set), reads the
+// driver path's component (driverFile, or the relay fixture) when that
+// path is measured and, without -bin, builds murmur-eval into the work
+// folder.
+func (h *harness) prepare(profile, driverFile string) error {
 	if profile != "" {
 		dir, err := filepath.Abs(profile)
 		if err == nil {
@@ -176,6 +228,14 @@ func (h *harness) prepare(profile string) error {
 			return err
 		}
 		h.profileDir = dir
+	}
+	if slices.Contains(h.paths, pathDriver) {
+		d, err := loadDriver(driverFile, ".")
+		if err != nil {
+			return err
+		}
+		h.driver = d
+		fmt.Fprintf(h.log, "murmur-bench: driver path: %s, %s (%d bytes)\n", d.Label, d.File, d.Bytes)
 	}
 	if h.bin != "" {
 		return nil
@@ -239,9 +299,13 @@ func (h *harness) runSuites(ctx context.Context, rep *report, suites []string) e
 		case "overhead":
 			rep.Overhead, err = h.overhead(ctx, sz)
 		case "scaling":
-			rep.Scaling, err = h.scaling(ctx, sz)
+			var byPath map[string][]scalingResult
+			byPath, err = h.scaling(ctx, sz)
+			rep.Scaling, rep.ScalingDriver = byPath[pathBuiltin], byPath[pathDriver]
 		case "waiting":
-			rep.Waiting, err = h.waiting(ctx, sz)
+			var byPath map[string][]waitResult
+			byPath, err = h.waiting(ctx, sz)
+			rep.Waiting, rep.WaitingDriver = byPath[pathBuiltin], byPath[pathDriver]
 		case "memory":
 			rep.Memory, err = h.memory(ctx, sz)
 		case "parquet":

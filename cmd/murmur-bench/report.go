@@ -10,18 +10,28 @@ import (
 )
 
 // report is everything one harness run measured, as written to JSON.
+// scaling and waiting are the built-in path's, as they were before the
+// driver path was measured (their readers keep working);
+// scaling_driver and waiting_driver the same points on the driver path,
+// and side_by_side the two paired.
 type report struct {
-	Machine  machineInfo     `json:"machine"`
-	Size     sizes           `json:"size"`
-	WorkDir  string          `json:"work_dir"` // where the run folders were: its file system is in the figures
-	Started  time.Time       `json:"started"`
-	Finished time.Time       `json:"finished"`
-	Overhead *overheadSuite  `json:"overhead,omitempty"`
-	Scaling  []scalingResult `json:"scaling,omitempty"`
-	Waiting  []waitResult    `json:"waiting,omitempty"`
-	Memory   []memoryResult  `json:"memory,omitempty"`
-	Parquet  *parquetResult  `json:"parquet,omitempty"`
-	Targets  []target        `json:"targets"`
+	Machine  machineInfo    `json:"machine"`
+	Size     sizes          `json:"size"`
+	WorkDir  string         `json:"work_dir"` // where the run folders were: its file system is in the figures
+	Started  time.Time      `json:"started"`
+	Finished time.Time      `json:"finished"`
+	Paths    []string       `json:"paths"`            // the paths the scaling and waiting suites measured
+	Driver   *benchDriver   `json:"driver,omitempty"` // the driver path's component
+	Overhead *overheadSuite `json:"overhead,omitempty"`
+	// Scaling and Waiting are the built-in path's (--driver builtin).
+	Scaling       []scalingResult `json:"scaling,omitempty"`
+	ScalingDriver []scalingResult `json:"scaling_driver,omitempty"`
+	Waiting       []waitResult    `json:"waiting,omitempty"`
+	WaitingDriver []waitResult    `json:"waiting_driver,omitempty"`
+	SideBySide    []sideBySide    `json:"side_by_side,omitempty"`
+	Memory        []memoryResult  `json:"memory,omitempty"`
+	Parquet       *parquetResult  `json:"parquet,omitempty"`
+	Targets       []target        `json:"targets"`
 }
 
 // target is one of issue 8's targets and whether this run met it. A
@@ -62,6 +72,7 @@ func (r *report) judge() []target {
 		}
 	}
 	waitingTargets(r.Waiting, atLeast, atMost)
+	driverTargets(r.Driver, r.WaitingDriver, atLeast, atMost)
 	if len(r.Memory) >= 2 {
 		lo, hi := r.Memory[0], r.Memory[len(r.Memory)-1]
 		// Issue 19 asks for 1.2 at 100,000 cases against 1,000
@@ -99,32 +110,23 @@ func (r *report) print(w io.Writer) {
 				x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, x.MarginalCPUPerCaseMS, x.StageMS["stage"], x.StageMS["launch"], x.StageMS["loop"], x.StageMS["report"], x.StageMS["case"], loads(x.Runs))
 		}
 	}
-	if len(r.Scaling) > 0 {
-		section(fmt.Sprintf("latency-bound (OpenAI server, %s per request, %d turns)", r.Size.Delay, r.Size.Turns))
-		fmt.Fprintln(tw, "workers\tcases\tideal s\trun wall s\tefficiency\tprocess wall s\tprocess eff.\tpeak in flight\tload\t")
-		for _, s := range r.Scaling {
-			mr := medianRun(s.Runs, func(c childRun) float64 { return c.RunWallS })
-			fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", s.Workers, s.Cases, s.IdealS, mr.RunWallS, s.Efficiency, mr.WallS, s.ProcessEfficiency, s.PeakInflight, loads(s.Runs))
+	for _, p := range r.latencyPaths() {
+		if len(p.scaling) > 0 {
+			section(fmt.Sprintf("latency-bound, %s (OpenAI server, %s per request, %d turns)", p.title, r.Size.Delay, r.Size.Turns))
+			scalingTable(tw, p.scaling)
 		}
 	}
-	if len(r.Waiting) > 0 {
-		section("waiting sessions (OpenAI server; CPU per case of the whole process; the ratio to the same delay and turns at 64 workers)")
-		fmt.Fprintln(tw, "workers\tcases\tdelay\tturns\tideal s\trun wall s\tefficiency\twall/CPU floor\tCPU ms/case\tuser\tsystem\tvs 64\tpeak RSS MiB\tpeak in flight\tload\t")
-		for _, x := range r.Waiting {
-			ratio := "-"
-			for _, b := range r.Waiting {
-				if b.Workers == 64 && b.Delay == x.Delay && b.Turns == x.Turns && b.CPUPerCaseMS > 0 {
-					ratio = fmt.Sprintf("%.2f", x.CPUPerCaseMS/b.CPUPerCaseMS)
-				}
-			}
-			mr := medianRun(x.Runs, func(c childRun) float64 { return c.RunWallS })
-			fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.1f\t%d\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, x.IdealS, mr.RunWallS,
-				x.Efficiency, x.FloorRatio, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
+	for _, p := range r.latencyPaths() {
+		if len(p.waiting) > 0 {
+			section("waiting sessions, " + p.title + " (OpenAI server; CPU per case of the whole process; the ratio to the same delay and turns at 64 workers)")
+			waitingTable(tw, p.waiting)
+			section("waiting sessions, " + p.title + ": when the model server got the requests (ms from the first; first / p10 / median / p90 / last; the median run)")
+			wavesTable(tw, p.waiting)
 		}
 	}
-	if len(r.Waiting) > 0 {
-		section("waiting sessions: when the model server got the requests (ms from the first; first / p10 / median / p90 / last; the median run)")
-		wavesTable(tw, r.Waiting)
+	if len(r.SideBySide) > 0 {
+		section(fmt.Sprintf("both paths side by side (driver path: %s; medians; x = driver / built-in)", r.Driver.Label))
+		sideBySideTable(tw, r.SideBySide)
 	}
 	if len(r.Memory) > 0 {
 		section("memory (replay, whole runs)")
@@ -151,6 +153,47 @@ func (r *report) print(w io.Writer) {
 	if r.Size.Name != "full" {
 		_ = tw.Flush()
 		fmt.Fprintln(w, "(reduced size: its figures say nothing about the targets)")
+	}
+}
+
+// latencyPath is one path's results of the latency suites, for print.
+type latencyPath struct {
+	title   string
+	scaling []scalingResult
+	waiting []waitResult
+}
+
+func (r *report) latencyPaths() []latencyPath {
+	driver := "driver path"
+	if r.Driver != nil {
+		driver += " (" + r.Driver.Label + ")"
+	}
+	return []latencyPath{
+		{"built-in path (--driver builtin)", r.Scaling, r.Waiting},
+		{driver, r.ScalingDriver, r.WaitingDriver},
+	}
+}
+
+func scalingTable(tw io.Writer, rs []scalingResult) {
+	fmt.Fprintln(tw, "workers\tcases\tideal s\trun wall s\tefficiency\tprocess wall s\tprocess eff.\tpeak in flight\tload\t")
+	for _, s := range rs {
+		mr := medianRun(s.Runs, func(c childRun) float64 { return c.RunWallS })
+		fmt.Fprintf(tw, "%d\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%s\t\n", s.Workers, s.Cases, s.IdealS, mr.RunWallS, s.Efficiency, mr.WallS, s.ProcessEfficiency, s.PeakInflight, loads(s.Runs))
+	}
+}
+
+func waitingTable(tw io.Writer, rs []waitResult) {
+	fmt.Fprintln(tw, "workers\tcases\tdelay\tturns\tideal s\trun wall s\tefficiency\twall/CPU floor\tCPU ms/case\tuser\tsystem\tvs 64\tpeak RSS MiB\tpeak in flight\tload\t")
+	for _, x := range rs {
+		ratio := "-"
+		for _, b := range rs {
+			if b.Workers == 64 && b.Delay == x.Delay && b.Turns == x.Turns && b.CPUPerCaseMS > 0 {
+				ratio = fmt.Sprintf("%.2f", x.CPUPerCaseMS/b.CPUPerCaseMS)
+			}
+		}
+		mr := medianRun(x.Runs, func(c childRun) float64 { return c.RunWallS })
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.3f\t%.3f\t%.3f\t%s\t%.1f\t%d\t%s\t\n", x.Workers, x.Cases, x.Delay, x.Turns, x.IdealS, mr.RunWallS,
+			x.Efficiency, x.FloorRatio, x.CPUPerCaseMS, x.UserPerCaseMS, x.SysPerCaseMS, ratio, x.MaxRSSMiB, x.PeakInflight, loads(x.Runs))
 	}
 }
 

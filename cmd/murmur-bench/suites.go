@@ -48,7 +48,7 @@ func (h *harness) overhead(ctx context.Context, sz sizes) (*overheadSuite, error
 	n := sz.OverheadCases
 	dir := filepath.Join(h.work, "overhead")
 	capsule := filepath.Join(dir, "capsule")
-	if err := h.makeCapsule(capsule, "http://127.0.0.1:9"); err != nil {
+	if err := h.makeCapsule(capsule, "http://127.0.0.1:9", nil); err != nil {
 		return nil, err
 	}
 	rec := filepath.Join(dir, "recordings")
@@ -98,6 +98,8 @@ func (h *harness) overhead(ctx context.Context, sz sizes) (*overheadSuite, error
 
 // scalingResult is the latency-bound suite at one worker count.
 type scalingResult struct {
+	// Path is who answered the model turns: builtin or driver (paths.go).
+	Path    string  `json:"path"`
 	Workers int     `json:"workers"`
 	Cases   int     `json:"cases"`
 	IdealS  float64 `json:"ideal_s"` // ceil(cases/workers) * turns * delay
@@ -110,7 +112,9 @@ type scalingResult struct {
 	Runs              []childRun `json:"runs"`
 }
 
-func (h *harness) scaling(ctx context.Context, sz sizes) ([]scalingResult, error) {
+// scaling runs the latency-bound suite on every path of h.paths, its
+// runs alternating between them; the results are by path.
+func (h *harness) scaling(ctx context.Context, sz sizes) (map[string][]scalingResult, error) {
 	srv, err := startModelServer(sz.Delay, sz.Turns)
 	if err != nil {
 		return nil, err
@@ -120,40 +124,62 @@ func (h *harness) scaling(ctx context.Context, sz sizes) ([]scalingResult, error
 	dir := filepath.Join(h.work, "scaling")
 	capsule := filepath.Join(dir, "capsule")
 	ds := filepath.Join(dir, "cases.jsonl")
-	if err := firstErr(h.makeCapsule(capsule, srv.url), makeDataset(ds, n)); err != nil {
+	if err := firstErr(h.makeCapsule(capsule, srv.url, h.pathDriver()), makeDataset(ds, n)); err != nil {
 		return nil, err
 	}
-	if _, err := h.evalRun(ctx, "warm", capsule, ds, n, 64, false, builtinDriverFlags()...); err != nil {
-		return nil, err
+	for _, path := range h.paths {
+		if _, err := h.evalRun(ctx, "warm-"+path, capsule, ds, n, 64, false, pathFlags(path)...); err != nil {
+			return nil, err
+		}
 	}
-	var out []scalingResult
+	out := map[string][]scalingResult{}
 	for _, w := range sz.ScalingWorkers {
-		res := scalingResult{Workers: w, Cases: n,
-			IdealS: math.Ceil(float64(n)/float64(w)) * float64(sz.Turns) * sz.Delay.Seconds()}
+		ideal := math.Ceil(float64(n)/float64(w)) * float64(sz.Turns) * sz.Delay.Seconds()
+		res := map[string]*scalingResult{}
+		for _, path := range h.paths {
+			res[path] = &scalingResult{Path: path, Workers: w, Cases: n, IdealS: ideal}
+		}
 		repeat := sz.Repeat
 		if w == 1 && repeat > 1 {
 			repeat = 1 // the sequential run takes cases*turns*delay; once is enough to see it
 		}
 		for range repeat {
-			srv.resetStats()
-			r, err := h.evalRun(ctx, "scaling", capsule, ds, n, w, false,
-				append(builtinDriverFlags(), "--max-connections", fmt.Sprint(max(sz.MaxConnections, w)))...)
-			if err != nil {
-				return nil, err
+			for _, path := range h.paths {
+				if err := h.scalingRun(ctx, srv, capsule, ds, sz, res[path]); err != nil {
+					return nil, err
+				}
 			}
-			if want := int64(n * sz.Turns); srv.requests.Load() != want {
-				return nil, fmt.Errorf("%d workers: the model server got %d requests, want %d", w, srv.requests.Load(), want)
-			}
-			res.PeakInflight = max(res.PeakInflight, srv.peak.Load())
-			h.progress("scaling: %d cases, %d workers: run wall %.2f s (ideal %.2f s, efficiency %.2f), process wall %.2f s (load %.2f)",
-				n, w, r.RunWallS, res.IdealS, res.IdealS/r.RunWallS, r.WallS, r.Load1)
-			res.Runs = append(res.Runs, r)
 		}
-		res.Efficiency = medianOf(res.Runs, func(r childRun) float64 { return res.IdealS / r.RunWallS })
-		res.ProcessEfficiency = medianOf(res.Runs, func(r childRun) float64 { return res.IdealS / r.WallS })
-		out = append(out, res)
+		for _, path := range h.paths {
+			r := res[path]
+			r.Efficiency = medianOf(r.Runs, func(c childRun) float64 { return r.IdealS / c.RunWallS })
+			r.ProcessEfficiency = medianOf(r.Runs, func(c childRun) float64 { return r.IdealS / c.WallS })
+			out[path] = append(out[path], *r)
+		}
 	}
 	return out, nil
+}
+
+// scalingRun is one run of res's point on res's path, added to res.
+func (h *harness) scalingRun(ctx context.Context, srv *modelServer, capsule, ds string, sz sizes, res *scalingResult) error {
+	n, w := res.Cases, res.Workers
+	srv.resetStats()
+	r, err := h.evalRun(ctx, "scaling-"+res.Path, capsule, ds, n, w, false,
+		append(pathFlags(res.Path), "--max-connections", fmt.Sprint(max(sz.MaxConnections, w)))...)
+	if err != nil {
+		return err
+	}
+	if want := int64(n * sz.Turns); srv.requests.Load() != want {
+		return fmt.Errorf("%s path, %d workers: the model server got %d requests, want %d", res.Path, w, srv.requests.Load(), want)
+	}
+	if err := srv.checkPath(res.Path); err != nil {
+		return fmt.Errorf("%d workers: %w", w, err)
+	}
+	res.PeakInflight = max(res.PeakInflight, srv.peak.Load())
+	h.progress("scaling (%s): %d cases, %d workers: run wall %.2f s (ideal %.2f s, efficiency %.2f), process wall %.2f s, CPU %.2f ms/case, RSS %.0f MiB (load %.2f)",
+		res.Path, n, w, r.RunWallS, res.IdealS, res.IdealS/r.RunWallS, r.WallS, 1000*r.CPUS/float64(n), r.MaxRSSMiB, r.Load1)
+	res.Runs = append(res.Runs, r)
+	return nil
 }
 
 // memoryResult is the peak resident memory of whole runs of one size: the
@@ -169,7 +195,7 @@ type memoryResult struct {
 func (h *harness) memory(ctx context.Context, sz sizes) ([]memoryResult, error) {
 	dir := filepath.Join(h.work, "memory")
 	capsule := filepath.Join(dir, "capsule")
-	if err := h.makeCapsule(capsule, "http://127.0.0.1:9"); err != nil {
+	if err := h.makeCapsule(capsule, "http://127.0.0.1:9", nil); err != nil {
 		return nil, err
 	}
 	largest := 0
