@@ -86,7 +86,7 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	callCtx = withHost(callCtx, c.Host)
 	var alloc *memlimit.Allocator
 	if e.memLimit > 0 {
-		alloc = memlimit.New(e.memLimit)
+		alloc = memlimit.New(e.memLimit, e.pool)
 		callCtx = experimental.WithMemoryAllocator(callCtx, alloc)
 	}
 

@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
 )
 
 // DefaultMaxOutputBytes is how much of each of a call's stdout and stderr is
@@ -39,15 +40,22 @@ type Config struct {
 // Compile and Run are safe for concurrent use. Close must not be called
 // while either is in progress; after it, both fail with E-EVL-099.
 type Engine struct {
-	rt        wazero.Runtime
-	cache     wazero.CompilationCache
-	wasi      map[string]api.FunctionDefinition // host functions a guest may import
-	own       map[string]api.FunctionDefinition // HostModule's functions
-	base      wazero.ModuleConfig               // never mutated: With* methods copy
-	memLimit  uint64
+	rt       wazero.Runtime
+	cache    wazero.CompilationCache
+	wasi     map[string]api.FunctionDefinition // host functions a guest may import
+	own      map[string]api.FunctionDefinition // HostModule's functions
+	base     wazero.ModuleConfig               // never mutated: With* methods copy
+	memLimit uint64
+	// pool holds the linear memories of ended calls, scrubbed, for the
+	// next: every tool call instantiates its module afresh.
+	pool      *memlimit.Pool
 	maxOutput int
 	closed    atomic.Bool
 }
+
+// poolRegions is the most idle linear memories an Engine keeps: more than
+// murmur-eval runs at once at its largest documented --workers.
+const poolRegions = 1024
 
 // NewEngine creates the runtime for one run. The context bounds the setup
 // only; it is not kept.
@@ -96,6 +104,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		own:       rt.Module(HostModule).ExportedFunctionDefinitions(),
 		base:      base,
 		memLimit:  cfg.MemoryLimitBytes,
+		pool:      memlimit.NewPool(poolRegions),
 		maxOutput: maxOut,
 	}, nil
 }
@@ -107,6 +116,7 @@ func (e *Engine) Close(ctx context.Context) error {
 		return nil
 	}
 	err := e.rt.Close(ctx)
+	e.pool.Close() // after the runtime closed what was still open
 	if cerr := e.cache.Close(ctx); err == nil {
 		err = cerr
 	}

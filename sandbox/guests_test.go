@@ -20,7 +20,7 @@ import (
 
 // guestNames are the test tools under testdata/, each a package main built
 // with GOOS=wasip1 GOARCH=wasm.
-var guestNames = []string{"echo", "files", "env", "spin", "grow", "exit3", "escape"}
+var guestNames = []string{"echo", "files", "env", "spin", "grow", "exit3", "escape", "residue"}
 
 // testRoot holds the built guests for this test binary; TestMain removes it.
 var testRoot string

@@ -31,7 +31,14 @@ type Component struct {
 	// compiled adapter and the host module forwarding to it.
 	adapter wazero.CompiledModule
 	forward string
+	// pool holds the linear memories of ended instances, scrubbed, for
+	// the next: a driver turn or tool call instantiates afresh each time.
+	pool *memlimit.Pool
 }
+
+// poolRegions is the most idle linear memories a component keeps: more
+// than murmur-eval runs at once at its largest documented --workers.
+const poolRegions = 1024
 
 // Compile validates bin against murmur's shape and world w, compiles its
 // main module with rt (whose compilation cache makes a second Compile
@@ -72,7 +79,8 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	// math/rand source for every instance without a RandSource, which was
 	// a third of a call's CPU.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").WithRandSource(rand.Reader)
-	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward}, nil
+	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward,
+		pool: memlimit.NewPool(poolRegions)}, nil
 }
 
 // checkExports checks the main module's memory and the core signatures of
@@ -161,6 +169,7 @@ outer:
 
 // Close releases the compiled code.
 func (c *Component) Close(ctx context.Context) error {
+	c.pool.Close()
 	if c.adapter != nil {
 		_ = c.adapter.Close(ctx)
 	}
@@ -197,7 +206,7 @@ func newState(env *Env) *state {
 func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
 	in := &instance{s: s}
 	if lim := s.env.MemoryLimitBytes; lim > 0 {
-		in.alloc = memlimit.New(lim)
+		in.alloc = memlimit.New(lim, c.pool)
 		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
 	}
 	err := in.alloc.Instantiate(func() (err error) {

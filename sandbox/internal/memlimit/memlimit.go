@@ -24,14 +24,17 @@ import (
 // A nil *Allocator is no limit: its methods are safe to call and Refused is 0.
 type Allocator struct {
 	limit   uint64
+	pool    *Pool         // where mapped memories come from and go back to; nil: none
 	refused atomic.Uint64 // largest refused size in bytes; 0 = none
 	initial atomic.Bool   // a memory's initial size was refused
 }
 
 // New returns an allocator for one call that refuses memories larger than
-// limit bytes. limit must be positive; callers with no limit use nil.
-func New(limit uint64) *Allocator {
-	return &Allocator{limit: limit}
+// limit bytes, its mapped memories taken from and given back to pool (nil:
+// each mapped afresh and unmapped at its end). limit must be positive;
+// callers with no limit use nil.
+func New(limit uint64, pool *Pool) *Allocator {
+	return &Allocator{limit: limit, pool: pool}
 }
 
 // Refused is the largest size in bytes the allocator refused, 0 if none.
@@ -96,6 +99,9 @@ type memory struct {
 	// memory's whole reach (its maximum, bounded by the limit), so growing
 	// never moves it. nil when buf is on the Go heap.
 	region []byte
+	// used is the largest size the guest was given: no byte of region
+	// past it was ever reachable.
+	used uint64
 }
 
 // mapAtLeast is the smallest reach worth a mapping of its own: below it a
@@ -113,12 +119,13 @@ func (m *memory) Reallocate(size uint64) []byte {
 	m.started = true
 	if m.buf == nil && m.region == nil {
 		if reach := pageUp(min(m.max, m.owner.limit)); reach >= max(size, mapAtLeast) {
-			if region, ok := reserve(reach); ok {
+			if region, ok := m.owner.pool.get(reach); ok {
 				m.region = region
 				m.buf = region[:0:reach]
 			}
 		}
 	}
+	m.used = max(m.used, size)
 	if size <= uint64(cap(m.buf)) {
 		m.buf = m.buf[:size] // memory never shrinks, so the tail is still zero
 		return m.buf
@@ -137,7 +144,7 @@ func (m *memory) Free() {
 	m.mu.Lock()
 	m.buf = nil
 	if m.region != nil {
-		release(m.region)
+		m.owner.pool.put(m.region, m.used)
 		m.region = nil
 	}
 	m.mu.Unlock()

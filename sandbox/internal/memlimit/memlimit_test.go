@@ -36,7 +36,7 @@ func TestReallocate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := New(limit)
+			a := New(limit, nil)
 			m := a.Allocate(page, 1<<32)
 			var last []byte
 			for i, size := range tt.sizes {
@@ -84,7 +84,7 @@ func TestNilAllocator(t *testing.T) {
 // bounds check raises on a refused initial memory becomes an error; any
 // other panic is not swallowed.
 func TestInstantiateRecoversOnlyARefusedInitialMemory(t *testing.T) {
-	a := New(page)
+	a := New(page, nil)
 	defer func() {
 		if r := recover(); r != "other" {
 			t.Errorf("recovered %v, want the unrelated panic to go on", r)
@@ -126,7 +126,7 @@ func TestInstantiate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := New(2 * page)
+			a := New(2*page, nil)
 			callCtx := experimental.WithMemoryAllocator(ctx, a)
 			compiled, err := rt.CompileModule(ctx, tt.wasm)
 			if err != nil {

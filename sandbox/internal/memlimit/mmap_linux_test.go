@@ -11,7 +11,7 @@ import (
 // never moved by growth (wazero may keep using the old slice until it asks
 // again), and unmapped by Free; a smaller reach stays on the Go heap.
 func TestMappedMemory(t *testing.T) {
-	a := New(64 * page)
+	a := New(64*page, nil)
 	m := a.Allocate(page, 1<<32).(*memory)
 	first := m.Reallocate(17 * page)
 	if m.region == nil || uint64(len(m.region)) != 64*page {
@@ -30,7 +30,7 @@ func TestMappedMemory(t *testing.T) {
 		t.Fatal("Free left the mapping")
 	}
 
-	small := New(8*page).Allocate(page, 1<<32).(*memory)
+	small := New(8*page, nil).Allocate(page, 1<<32).(*memory)
 	if b := small.Reallocate(page); len(b) != page || small.region != nil {
 		t.Fatalf("a reach of 8 pages: region %d bytes, want the Go heap", len(small.region))
 	}
