@@ -17,6 +17,17 @@ type cappedBody struct {
 	n    int64
 	max  int64
 	over bool
+	// length is the body's Content-Length, -1 when not known.
+	length int64
+}
+
+// left is how many bytes the body has not yet given, when its length is
+// known (reads then need no buffer larger than that: atMost).
+func (c *cappedBody) left() (int64, bool) {
+	if c.length < 0 {
+		return 0, false
+	}
+	return max(c.length-c.n, 0), true
 }
 
 func (c *cappedBody) Read(p []byte) (int, error) {
@@ -60,7 +71,7 @@ func addResponse(types iface) {
 		b := abi.Get[*httpInBody](&s.H, uint32(st[0]), "incoming-body")
 		ret := uint32(st[1])
 		s.takeOnce(ret, &b.streamTaken, func() any {
-			return &inStream{r: &cappedBody{r: b.resp.Body, max: b.max}, partial: true}
+			return &inStream{r: &cappedBody{r: b.resp.Body, max: b.max, length: b.resp.ContentLength}, partial: true}
 		})
 	}}
 	types["[static]incoming-body.finish"] = hostFunc{abi.Sig(i32), abi.Sig(i32), func(ctx context.Context, s *Host, st []uint64) {

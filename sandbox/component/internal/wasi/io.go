@@ -74,7 +74,7 @@ const checkWriteBudget = 1 << 20
 func addIO(all map[string]iface) {
 	read := func(ctx context.Context, s *Host, st []uint64) {
 		in := abi.Get[*inStream](&s.H, uint32(st[0]), "input-stream")
-		n, ret := min(st[1], maxRead), uint32(st[2])
+		n, ret := atMost(in, min(st[1], maxRead)), uint32(st[2])
 		buf := make([]byte, n)
 		got, err := readIn(ctx, in, buf)
 		if got == 0 && n > 0 && err != nil {
@@ -300,6 +300,19 @@ func readIn(ctx context.Context, in *inStream, buf []byte) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// atMost is the room a read of up to n bytes from in needs: n, or one byte
+// more than the stream has left when it knows (the extra byte still sees
+// the end). A driver reads its HTTP body 16 KiB at a time, most of it
+// never filled.
+func atMost(in *inStream, n uint64) uint64 {
+	if l, ok := in.r.(interface{ left() (int64, bool) }); ok {
+		if left, known := l.left(); known && uint64(left) < n {
+			return uint64(left) + 1
+		}
+	}
+	return n
 }
 
 type zeroReader struct{}
