@@ -62,11 +62,17 @@ func (p *Pool) get(reach uint64) (region []byte, ok bool) {
 	return reserve(reach)
 }
 
+// keepAtMost is the largest memory a pool keeps: a guest that grew past it
+// touched more than is worth holding idle (every idle region keeps its
+// pages resident) or scrubbing, and runs long enough that mapping afresh
+// is cheap beside it.
+const keepAtMost = 16 << 20
+
 // put takes back a region whose guest has ended, of which it could reach
 // the first used bytes: scrubbed and kept when there is room, else
 // unmapped.
 func (p *Pool) put(region []byte, used uint64) {
-	if p == nil || !p.reserveSlot() {
+	if p == nil || used > keepAtMost || !p.reserveSlot() {
 		release(region)
 		return
 	}

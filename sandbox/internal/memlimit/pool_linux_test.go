@@ -113,3 +113,16 @@ func resident(t *testing.T, b []byte) int {
 	}
 	return n
 }
+
+// TestPoolLetsLargeGo: a memory that grew past keepAtMost is unmapped, not
+// kept.
+func TestPoolLetsLargeGo(t *testing.T) {
+	p := NewPool(4)
+	defer p.Close()
+	m := New(2*keepAtMost, p).Allocate(page, 1<<32).(*memory)
+	m.Reallocate(keepAtMost + page)
+	m.Free()
+	if p.Idle() != 0 {
+		t.Fatalf("idle %d: a memory of %d bytes was kept", p.Idle(), keepAtMost+page)
+	}
+}
