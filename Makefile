@@ -117,11 +117,12 @@ fuzz-smoke:
 # The benchmark harness (cmd/murmur-bench): builds murmur-eval, generates
 # its datasets, runs the overhead, latency-bound scaling, waiting, memory
 # and Parquet suites, prints a table and writes out/bench-full.json (about
-# 15 minutes on 2 cores). The scaling and waiting suites run every point on
-# both paths, the capsule's driver component (murmur's default) and
-# --driver builtin, side by side. BENCH_DRIVER is the driver component:
-# an OpenAI-format driver such as murmur's murmur-driver-openai.wasm (never
-# committed here); without it, the tests' relay fixture, a lower bound.
+# 10 minutes on 2 cores before the driver path; its runs add an estimated
+# 5). The scaling and waiting suites run every point on both paths, the
+# capsule's driver component (murmur's default) and --driver builtin, side
+# by side. BENCH_DRIVER is the driver component: an OpenAI-format driver
+# such as murmur's murmur-driver-openai.wasm (never committed here);
+# without it, the tests' relay fixture, a lower bound.
 # BENCH_FLAGS passes more, e.g. -profile out/pprof or -suites overhead.
 # See BENCHMARKS.md.
 BENCH_FLAGS ?=
