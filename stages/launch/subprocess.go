@@ -12,7 +12,9 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/session"
+	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -71,10 +73,17 @@ func (t *toolbox) native(ctx context.Context, name string, input json.RawMessage
 	return resultReply(sandbox.ParseNativeToolResult(name, &sandbox.Output{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: uint32(res.ExitCode)})), nil
 }
 
-// run fills in what every subprocess of the case shares.
+// run fills in what every subprocess of the case shares, and makes its
+// HOME, the session's .capsule-home, first: as murmur does before each
+// shell or native call (shell.rs, synthetic_home_dir), so a session in
+// which no subprocess runs has none, and one whose tool removed it gets it
+// back. A name there that is not a folder fails the call, as in murmur.
 func (t *toolbox) run(ctx context.Context, p sandbox.Proc) (*sandbox.ProcResult, error) {
 	if t.set.Spawner == nil {
 		return nil, errcode.New(errcode.Internal, "no subprocess launcher for '%s'", p.Argv[0])
+	}
+	if err := makeHome(t.policy.Root); err != nil {
+		return nil, err
 	}
 	p.Dir, p.SessionDir, p.Layer = t.policy.Root, t.policy.Root, t.policy.Layer
 	p.WorkdirExec, p.Resources, p.Isolate = t.policy.WorkdirExec, t.policy.Resources, t.policy.Isolate
@@ -120,3 +129,17 @@ func envValue(env []string, key string) string {
 }
 
 func lossy(b []byte) string { return strings.ToValidUTF8(string(b), "\uFFFD") }
+
+// makeHome creates the subprocesses' HOME in the session folder dir,
+// through sessionfs (the folder is the tools').
+func makeHome(dir string) error {
+	r, err := sessionfs.Open(dir)
+	if err != nil {
+		return errcode.WrapKeep(errcode.IO, err, "create the subprocesses' HOME")
+	}
+	defer r.Close()
+	if err := r.MkdirAll(staging.CapsuleHome, 0o755); err != nil {
+		return errcode.WrapKeep(errcode.IO, err, "failed to create synthetic home directory %s", filepath.Join(dir, staging.CapsuleHome))
+	}
+	return nil
+}

@@ -1,10 +1,11 @@
 // Package staging is the Stage stage (named staging so nobody writes
 // stage.Stage): it makes every file of a case's session. Per case it
 // creates the session folder in murmur's layout: the workspace, tools/<name>/
-// with the tool's murmur.yaml and module (hard links to the run-level
-// copies Verify wrote, not copies), each local-source skill's skill.md,
-// task.md, logs/ and out/, the setup command's effects, then the
-// subprocesses' HOME and the run's warnings in logs/bootstrap.log. After
+// with the tool's murmur.yaml (and a native tool's binary: hard links to
+// the run-level copies written once, not copies; a WASM tool's module is
+// compiled, never installed, as in murmur), each local-source skill's
+// skill.md, task.md, logs/ and out/, the setup command's effects, then the
+// run's warnings in logs/bootstrap.log. After
 // the run's first successful staging it writes murmur.lock if the project
 // has none, as `mur eval run` does.
 package staging
@@ -149,25 +150,15 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 }
 
 // CapsuleHome is the subprocesses' HOME, relative to the session folder.
+// Stage does not create it: as murmur does, the launch creates it before
+// each shell or native tool runs, so a session where none runs is spared
+// a folder (stages/launch, subprocess.go).
 const CapsuleHome = ".capsule-home"
 
-// launchFiles are the files murmur's launch adds to a session: the
-// subprocesses' HOME, which exists only where a subprocess can run (a
-// capsule of WASM tools alone has no Spawner, and its sessions are spared a
-// folder: file-system calls are most of a trivial case's cost), and the
-// run's warnings appended to logs/bootstrap.log. They are made after the
-// setup command, through sessionfs (the setup ran in the folder).
+// launchFiles are the files murmur's launch adds to a session before the
+// loop: the run's warnings appended to logs/bootstrap.log, after the setup
+// command, through sessionfs (the setup ran in the folder).
 func launchFiles(dir string, ts *verify.Toolset) error {
-	if ts.Spawner != nil {
-		r, err := sessionfs.Open(dir)
-		if err == nil {
-			err = r.MkdirAll(CapsuleHome, 0o755)
-			_ = r.Close()
-		}
-		if err != nil {
-			return keepCode(err, "create %s", filepath.Join(dir, CapsuleHome))
-		}
-	}
 	if len(ts.Warnings) == 0 {
 		return nil
 	}
@@ -212,7 +203,8 @@ type runState struct {
 
 // installTools gives the session each tool's files in tools/<name>/: hard
 // links to run-level copies written once under Options.StagedDir (a Stage
-// without one writes them into each session).
+// without one writes them into each session). A tool with no file (a
+// shell.allow binary) gets no folder.
 func (s Stage) installTools(ctx context.Context, sessionDir string, ts *verify.Toolset) error {
 	var shared map[string]map[string]string
 	if s.run != nil && s.opts.StagedDir != "" {
@@ -224,6 +216,12 @@ func (s Stage) installTools(ctx context.Context, sessionDir string, ts *verify.T
 		}
 	}
 	for name, t := range ts.Tools {
+		if len(t.Files) == 0 {
+			// A shell.allow binary: murmur stages a generic murmur.yaml
+			// for it, murmur-eval none (MURMUR.md lists the same line
+			// without it), so an empty folder would be a stray entry.
+			continue
+		}
 		dir := filepath.Join(sessionDir, "tools", name)
 		if err := mkdir(dir); err != nil {
 			return errcode.Wrap(errcode.IO, err, "create %s", dir)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 
@@ -71,10 +70,14 @@ func prepare(ctx context.Context, m *capsule.Manifest, arts []Artifact, newEngin
 			if err != nil {
 				return nil, err
 			}
+			// The module is compiled, not installed: murmur's session
+			// holds a WASM tool's murmur.yaml alone (its stage_session
+			// installs native binaries and skills, never a component),
+			// and nothing reads the bytes there (RATIONALE.md, "Why
+			// does a session hold no WASM module?").
 			if err := t.compileWasm(ctx, e, a.Archive.Payload); err != nil {
 				return nil, err
 			}
-			t.add(path.Base(a.Archive.PayloadEntry), a.Archive.Payload, 0o444)
 		case capsule.ExecutionNative:
 			// Installed as tools/<name>/<name>, executable (§3.2).
 			t.Native = true

@@ -90,7 +90,9 @@ type Tool struct {
 	// (capsule.Manifest.NetworkRules).
 	Network []capsule.AllowRule
 	// Files are what the Stage stage installs in the session's
-	// tools/<name>/ (none for a shell tool).
+	// tools/<name>/, as murmur does: murmur.yaml, and a native tool's
+	// binary or a skill's skill.md (none for a shell tool; a WASM
+	// tool's module is compiled, never installed).
 	Files []ToolFile
 }
 
