@@ -1,0 +1,59 @@
+package driver_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/murmur-nexus/murmur-eval/capsule"
+	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component"
+)
+
+// BenchmarkDriverTurn is one model turn through an OpenAI driver component
+// on a fresh instance, as every turn of a run takes it: instantiation
+// (linear memory from the component's pool), the guest's request over
+// wasi:http to a local server answering at once, its canonical answer, the
+// instance's close. Two goroutines a core, under murmur's default memory
+// limit (512 MiB). The driver is the tests' own (drivertest.OpenAIDriver,
+// built by Go), or the component at MURMUR_EVAL_BENCH_DRIVER, such as
+// murmur's murmur-driver-openai.wasm (BENCHMARKS.md, issue 38).
+func BenchmarkDriverTurn(b *testing.B) {
+	bin := drivertest.OpenAIDriver(b)
+	if path := os.Getenv("MURMUR_EVAL_BENCH_DRIVER"); path != "" {
+		var err error
+		if bin, err = os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := drivertest.Compile(b, bin)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop",` +
+			`"message":{"role":"assistant","content":"Hello."}}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`))
+	}))
+	defer srv.Close()
+	rule, err := capsule.ParseAllowEntry(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := component.Env{Name: "driver", Network: []capsule.AllowRule{rule}, HTTP: srv.Client(),
+		Env:      []string{"MURMUR_INFERENCE_ENDPOINT=" + srv.URL + "/v1", "MURMUR_INFERENCE_API_KEY=k", "MURMUR_INFERENCE_MODEL=m"},
+		Deadline: 10 * time.Second, MemoryLimitBytes: capsule.DefaultMemoryBytes}
+	data := `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":[{"type":"text","text":"Say hello."}]}],` +
+		`"tools":[],"params":{},"system":"You are a test."}`
+	b.ReportAllocs()
+	b.SetParallelism(2)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			res, err := c.RunTool(context.Background(), env, component.ToolInput{Data: &data})
+			if err != nil || res.Status != "passed" {
+				b.Fatalf("turn: %v (status %q, summary %v)", err, res.Status, res.Summary)
+			}
+		}
+	})
+}
