@@ -8,7 +8,7 @@ import "sync"
 // already resident, rather than mapping a fresh region, faulting in every
 // page it touches and unmapping it again (each fault and each unmap's TLB
 // shootdown costs microseconds, far more under a hypervisor: RATIONALE.md,
-// "Guest memories are reused, scrubbed page by page").
+// "Why are guest memories reused, scrubbed page by page").
 //
 // Scrubbing is what makes reuse safe: every page a memory could have
 // reached (below the largest size the guest was given) that is resident or
