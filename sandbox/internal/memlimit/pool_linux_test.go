@@ -126,3 +126,14 @@ func TestPoolLetsLargeGo(t *testing.T) {
 		t.Fatalf("idle %d: a memory of %d bytes was kept", p.Idle(), keepAtMost+page)
 	}
 }
+
+// TestScrubberChecksTheMap: on this kernel the page map tells a written
+// page from an untouched one, so a pool scrubs (and the tests above test
+// reuse, not unmapping).
+func TestScrubberChecksTheMap(t *testing.T) {
+	s := newScrubber()
+	if s == nil {
+		t.Fatal("no scrubber: /proc/self/pagemap is missing or does not report written pages")
+	}
+	s.close()
+}

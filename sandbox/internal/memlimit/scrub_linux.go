@@ -24,14 +24,40 @@ const (
 	pageSwapped = 1 << 62
 )
 
-// newScrubber opens this process's page map, nil when it cannot.
+// newScrubber opens this process's page map, nil when it cannot or when
+// the map does not tell a written page from an untouched one (an emulated
+// /proc could report every page absent, and scrubbing would then leave
+// what a guest wrote for the next).
 func newScrubber() scrubber {
 	f, err := os.Open("/proc/self/pagemap")
 	if err != nil {
 		return nil
 	}
 	page := os.Getpagesize()
-	return &pagemapScrubber{f: f, page: page, zero: make([]byte, page)}
+	s := &pagemapScrubber{f: f, page: page, zero: make([]byte, page)}
+	if !s.works() {
+		_ = f.Close()
+		return nil
+	}
+	return s
+}
+
+// works maps two pages, writes the first, and checks that the map says the
+// first is present and the second is neither present nor swapped.
+func (s *pagemapScrubber) works() bool {
+	region, ok := reserve(uint64(2 * s.page))
+	if !ok {
+		return false
+	}
+	defer release(region)
+	region[0] = 1
+	var e [16]byte
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(region))) / uintptr(s.page)
+	if n, err := s.f.ReadAt(e[:], int64(base)*8); err != nil || n != len(e) {
+		return false
+	}
+	first, second := binary.LittleEndian.Uint64(e[:8]), binary.LittleEndian.Uint64(e[8:])
+	return first&pagePresent != 0 && second&(pagePresent|pageSwapped) == 0
 }
 
 func (s *pagemapScrubber) close() { _ = s.f.Close() }
