@@ -46,6 +46,9 @@ func TestSecondInterruptExitsAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, cmd, &stderr, 30*time.Second, "the first interrupt said", func() bool { return strings.Contains(stderr.String(), "interrupted: cancelling") })
+	if !strings.Contains(stderr.String(), "a dataset check already under way still runs, up to its time limit: --check-timeout 1m30s") {
+		t.Errorf("the first interrupt's line does not say the running check goes on:\n%s", stderr.String())
+	}
 	begin := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatalf("second interrupt: %v (the run ended after the first)\nstderr:\n%s", err, stderr.String())

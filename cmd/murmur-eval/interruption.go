@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
@@ -21,7 +22,15 @@ import (
 type interruption struct {
 	stderr  io.Writer
 	running atomic.Int64 // cases started and not yet handed to the collector
+	// checkLimit is --check-timeout when a selected case runs a dataset
+	// command, 0 otherwise: a check already under way (Report runs
+	// whatever the case's end, so its row is written) is not cancelled.
+	checkLimit atomic.Int64
 }
+
+// runsChecks records that the run's cases may run dataset checks, each
+// bounded by limit unless it sets its own.
+func (in *interruption) runsChecks(limit time.Duration) { in.checkLimit.Store(int64(limit)) }
 
 // jobs counts each job the runner takes as a running case.
 func (in *interruption) jobs(seq iter.Seq[pipeline.Job]) iter.Seq[pipeline.Job] {
@@ -51,17 +60,21 @@ func (in *interruption) relay(from <-chan *pipeline.Case, to chan<- *pipeline.Ca
 func (in *interruption) watch(ctx context.Context) (stop func() bool) {
 	return context.AfterFunc(ctx, func() {
 		if errors.Is(context.Cause(ctx), pipeline.ErrInterrupted) {
-			fmt.Fprintln(in.stderr, interruptedLine(int(in.running.Load())))
+			fmt.Fprintln(in.stderr, interruptedLine(int(in.running.Load()), time.Duration(in.checkLimit.Load())))
 		}
 	})
 }
 
 // interruptedLine is what the run prints when it is interrupted with
-// running cases running.
-func interruptedLine(running int) string {
+// running cases running; checkLimit is the dataset checks' default time
+// limit, 0 when the run has none.
+func interruptedLine(running int, checkLimit time.Duration) string {
 	what := "starting no more cases"
 	if running > 0 {
 		what = fmt.Sprintf("cancelling the %s and starting no more", plural(running, "running case"))
+	}
+	if running > 0 && checkLimit > 0 {
+		what += fmt.Sprintf(" (a dataset check already under way still runs, up to its time limit: --check-timeout %s unless it sets timeout_seconds)", checkLimit)
 	}
 	return "murmur-eval: interrupted: " + what + "; the finished cases' rows and the summary are being written (Ctrl-C again exits at once without them)"
 }

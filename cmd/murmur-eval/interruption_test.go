@@ -38,15 +38,19 @@ func TestStoppedLine(t *testing.T) {
 func TestInterruptedLine(t *testing.T) {
 	for _, tc := range []struct {
 		running int
+		checks  time.Duration
 		want    string
 	}{
-		{0, "murmur-eval: interrupted: starting no more cases;"},
-		{1, "murmur-eval: interrupted: cancelling the 1 running case and starting no more;"},
-		{3, "murmur-eval: interrupted: cancelling the 3 running cases and starting no more;"},
+		{0, 0, "murmur-eval: interrupted: starting no more cases;"},
+		{1, 0, "murmur-eval: interrupted: cancelling the 1 running case and starting no more;"},
+		{3, 0, "murmur-eval: interrupted: cancelling the 3 running cases and starting no more;"},
+		{0, 5 * time.Minute, "murmur-eval: interrupted: starting no more cases;"},
+		{2, 90 * time.Second, "murmur-eval: interrupted: cancelling the 2 running cases and starting no more " +
+			"(a dataset check already under way still runs, up to its time limit: --check-timeout 1m30s unless it sets timeout_seconds);"},
 	} {
-		got := interruptedLine(tc.running)
+		got := interruptedLine(tc.running, tc.checks)
 		if !strings.HasPrefix(got, tc.want) || !strings.Contains(got, "Ctrl-C again exits at once") {
-			t.Errorf("interruptedLine(%d) = %q, want it to start %q and say what a second Ctrl-C does", tc.running, got, tc.want)
+			t.Errorf("interruptedLine(%d, %s) = %q, want it to start %q and say what a second Ctrl-C does", tc.running, tc.checks, got, tc.want)
 		}
 	}
 }

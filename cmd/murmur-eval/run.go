@@ -44,6 +44,9 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer in.ds.Close()
+	if in.commands {
+		intr.runsChecks(o.checkTimeout)
+	}
 	// The run's context: an interrupt, a failed sink or an unreachable
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
