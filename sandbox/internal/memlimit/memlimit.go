@@ -99,9 +99,6 @@ type memory struct {
 	// memory's whole reach (its maximum, bounded by the limit), so growing
 	// never moves it. nil when buf is on the Go heap.
 	region []byte
-	// used is the largest size the guest was given: no byte of region
-	// past it was ever reachable.
-	used uint64
 }
 
 // mapAtLeast is the smallest reach worth a mapping of its own: below it a
@@ -125,7 +122,6 @@ func (m *memory) Reallocate(size uint64) []byte {
 			}
 		}
 	}
-	m.used = max(m.used, size)
 	if size <= uint64(cap(m.buf)) {
 		m.buf = m.buf[:size] // memory never shrinks, so the tail is still zero
 		return m.buf
@@ -142,11 +138,13 @@ func (m *memory) Reallocate(size uint64) []byte {
 // Free implements experimental.LinearMemory.
 func (m *memory) Free() {
 	m.mu.Lock()
-	m.buf = nil
 	if m.region != nil {
-		m.owner.pool.put(m.region, m.used)
+		// A memory never shrinks: no byte of region past buf's length,
+		// the largest size the guest was given, was ever reachable.
+		m.owner.pool.put(m.region, uint64(len(m.buf)))
 		m.region = nil
 	}
+	m.buf = nil
 	m.mu.Unlock()
 }
 

@@ -15,7 +15,8 @@ import "sync"
 // swapped out and holds a non-zero byte is zeroed before the region is
 // handed out again, so the next guest sees exactly what a fresh mapping
 // would show, zeros. Where the pages cannot be inspected (no
-// /proc/self/pagemap), regions are unmapped as without a pool.
+// /proc/self/pagemap, or one that does not report a written page, checked
+// when the pool is made), regions are unmapped as without a pool.
 //
 // A Pool is safe for concurrent use. The zero Pool is not usable: use
 // NewPool. A nil *Pool keeps nothing.
