@@ -123,24 +123,23 @@ func TestRefusalScoringTypos(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
 	tests := []struct {
-		name  string
-		edit  func(t *testing.T, dir string)
-		want  string // in the E-EVL-007 error
-		code  int    // exit code without --run-anyway
-		anywy bool   // --run-anyway warns with E-EVL-007
+		name string
+		edit func(t *testing.T, dir string)
+		want string // in the E-EVL-007 error
+		code int    // exit code without --run-anyway
 	}{
 		{"observability misspelt", func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, "murmur.yaml"), "\nobservability:\n", "\nobservabilty:\n")
-		}, `murmur.yaml:38:1: unknown key "observabilty" (did you mean "observability"?); murmur ignores it, so the observability.eval scorers it configures are not applied as written`, exitUsage, true},
+		}, `murmur.yaml:38:1: unknown key "observabilty" (did you mean "observability"?); murmur ignores it, so the observability.eval scorers it configures are not applied as written`, exitUsage},
 		{"result_contain", func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, "cases.jsonl"), `"expected": {"result_contains": "17.5"}`, `"expected": {"result_contain": "17.5"}`)
-		}, `cases.jsonl:2: case "calc-precedence": unknown key "result_contain" in expected (did you mean "result_contains"?)`, exitUsage, true},
+		}, `cases.jsonl:2: case "calc-precedence": unknown key "result_contain" in expected (did you mean "result_contains"?)`, exitUsage},
 		{"unknown scorer type", func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, "murmur.yaml"), "      - type: exit_ok\n", "      - type: exit_okay\n")
-		}, "unknown scorer type 'exit_okay' — skipping: the scorer is not applied", exitUsage, true},
+		}, "unknown scorer type 'exit_okay' — skipping: the scorer is not applied", exitUsage},
 		{"a note", func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, "murmur.yaml"), "\nobservability:\n", "\ncolour: red\nobservability:\n")
-		}, "", exitOK, false},
+		}, "", exitOK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
