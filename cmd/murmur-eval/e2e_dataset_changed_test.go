@@ -36,8 +36,19 @@ func TestDatasetEditedDuringTheRun(t *testing.T) {
 				t.Error("the last line has no task_path")
 				return
 			}
-			data[i+1] = 'T' // "Task_path": same length, other bytes
-			if err := os.WriteFile(dataset, data, 0o644); err != nil {
+			// "Task_path": same length, other bytes, written in place. Not
+			// os.WriteFile: it truncates first, and a case whose line is
+			// read again in that moment (another case being prepared)
+			// would find its line gone, not the last line changed.
+			f, err := os.OpenFile(dataset, os.O_WRONLY, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := f.WriteAt([]byte{'T'}, int64(i+1)); err != nil {
+				t.Error(err)
+			}
+			if err := f.Close(); err != nil {
 				t.Error(err)
 			}
 		})
@@ -55,7 +66,7 @@ func TestDatasetEditedDuringTheRun(t *testing.T) {
 		row := rows[id]
 		if id != last {
 			if row["status"] != expected[id] {
-				t.Errorf("case %q: status %v, want %s", id, row["status"], expected[id])
+				t.Errorf("case %q: status %v, want %s (error: %v)", id, row["status"], expected[id], row["error_message"])
 			}
 			continue
 		}
