@@ -1,6 +1,9 @@
 package session
 
-import "github.com/murmur-nexus/murmur-eval/trace"
+import (
+	"github.com/murmur-nexus/murmur-eval/trace"
+	"github.com/murmur-nexus/murmur-eval/transcript"
+)
 
 // Outcome is how the agent loop ended a case's session: the Loop stage's
 // result (loop.Result), which Report and the rows read. It lives here, not
@@ -13,6 +16,9 @@ type Outcome struct {
 	TaskExit string
 	// Reopens is how many times on-task-end hooks reopened the task.
 	Reopens int
+	// Transcript is the conversation the loop had, which Report writes to
+	// the session's logs/transcript.jsonl (nil: none, a script capsule).
+	Transcript *transcript.Recorder
 }
 
 // Grade is the verdict of an unscored case (pipeline.Grader): passed when

@@ -23,6 +23,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/launch"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/trace"
+	"github.com/murmur-nexus/murmur-eval/transcript"
 )
 
 // Name is the stage's name in the graph.
@@ -64,7 +65,8 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		return err
 	}
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process, denied: s.Denied,
-		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens}
+		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens,
+		said: transcript.New()}
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
 	}
@@ -73,6 +75,12 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		outcome, err = l.script(ctx, s.Script)
 	} else {
 		outcome, err = l.launch(ctx, staged.Task)
+	}
+	if outcome.ExitStatus != "" {
+		l.said.End(outcome.ExitStatus, outcome.ResultText)
+	}
+	if !l.said.Empty() {
+		outcome.Transcript = l.said
 	}
 	pipeline.Store(c, Result, &outcome)
 	if _, ok := errors.AsType[*agentEnded](err); ok {
@@ -102,6 +110,8 @@ type run struct {
 	// denied holds the wasi:http requests guests were refused (nil: none
 	// recorded), traced after the call they happened in.
 	denied *session.Denials
+	// said records the conversation for logs/transcript.jsonl.
+	said *transcript.Recorder
 }
 
 // traceDenials writes the network_denied events of the requests guests
@@ -135,6 +145,7 @@ func (l *run) run(ctx context.Context, task string) (Outcome, error) {
 		System:    SystemPrompt(l.cfg),
 		Tools:     inventory,
 	}
+	l.said.Start(req.Model, req.System, names, task)
 	for turn := 0; turn < l.cfg.MaxTurns; turn++ {
 		out, done, err := l.turn(ctx, turn, req)
 		if err != nil || done {
@@ -149,9 +160,12 @@ func (l *run) run(ctx context.Context, task string) (Outcome, error) {
 func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outcome, bool, error) {
 	l.turnNow = turn
 	obs := &observer{tr: l.tr, turn: turn}
+	digest := inference.RequestDigest(req, l.cfg.Workdir)
+	l.said.Asking()
 	mctx, wait := waiting(ctx)
 	resp, err := l.model.Complete(mctx, req, obs)
 	wait.End()
+	l.sayTurn(turn, digest, resp, err)
 	if obs.err != nil {
 		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
 	}
@@ -270,7 +284,28 @@ func (l *run) call(ctx context.Context, turn int, call inference.Block) (inferen
 	if err != nil {
 		return inference.Message{}, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
+	l.said.ToolResult(turn, call.ID, call.Name, reply.IsError, reply.Text, reply.Code)
 	return inference.ToolMessage(call.ID, reply.IsError, reply.Text), nil
+}
+
+// sayTurn records the model's answer to turn (or its failure) in the
+// transcript.
+func (l *run) sayTurn(turn int, digest string, resp *inference.Response, err error) {
+	switch {
+	case err != nil:
+		l.said.Turn(turn, digest, "", nil, err.Error(), nil, nil)
+	case resp == nil:
+	default:
+		var in, out *int64
+		if u := resp.Usage; u != nil {
+			in, out = &u.InputTokens, &u.OutputTokens
+		}
+		failure := resp.Error
+		if resp.DriverFailed && failure == "" {
+			failure = "driver failed"
+		}
+		l.said.Turn(turn, digest, resp.StopReason, resp.Content, failure, in, out)
+	}
 }
 
 // end writes session_end and returns the outcome.

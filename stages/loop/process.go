@@ -47,6 +47,9 @@ func (l *run) runProcess(ctx context.Context, task string) (Outcome, error) {
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	opts := process.ClaudeOptions{Model: l.cfg.Model, SystemPrompt: ProcessSystemPrompt(l.cfg)}
+	// The CLI runs its own conversation: the transcript holds what it was
+	// given and how it ended.
+	l.said.Start(l.cfg.Model, opts.SystemPrompt, names, task)
 	if len(inventory) > 0 {
 		bridge, err := process.StartBridge(inventory, l.bridgeDispatch(ctx, stop))
 		if err != nil {

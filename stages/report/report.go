@@ -25,6 +25,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/session"
+	"github.com/murmur-nexus/murmur-eval/transcript"
 )
 
 // Name is the stage's name in the graph.
@@ -134,7 +135,7 @@ func (s Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	rep := &Report{}
 	pipeline.Store(c, Result, rep)
 	if c.SessionDir != "" {
-		errs := []error{writeResult(c, out)}
+		errs := []error{writeResult(c, out), writeTranscript(c, out)}
 		if w := s.workspace(c); w != nil {
 			// What the agent changed, against the base: written whatever
 			// the outcome, and before a check command runs in the folder.
@@ -186,6 +187,16 @@ func scorable(c *pipeline.Case, ses *session.Session, out *session.Outcome) bool
 		}
 	}
 	return true
+}
+
+// writeTranscript writes logs/transcript.jsonl, the conversation the loop
+// recorded (package transcript), fresh through sessionfs as
+// out/result.txt is. A case whose loop never ran has none.
+func writeTranscript(c *pipeline.Case, out *session.Outcome) error {
+	if out.Transcript.Empty() {
+		return nil
+	}
+	return sessionfs.WriteFile(c.SessionDir, transcript.FileName, out.Transcript.Encode(), 0o644)
 }
 
 // writeResult writes out/result.txt: the loop's text, or for a case that
