@@ -35,6 +35,13 @@ const maxEscapedID = 180
 // escapes past 180 bytes is cut there and ends in "~" and 16 hex digits
 // of its SHA-256 ('~' never appears in an escaped id).
 func CaseLinkName(caseID string, epoch, attempt int) string {
+	return fmt.Sprintf("%s.e%d.a%d", EscapeCaseID(caseID), epoch, attempt)
+}
+
+// EscapeCaseID is a case id as one file-name element, escaped as
+// CaseLinkName escapes it (and cut the same way past 180 bytes): other
+// files named by case, such as `murmur-eval view`'s pages, use it too.
+func EscapeCaseID(caseID string) string {
 	var b strings.Builder
 	for i := 0; i < len(caseID); i++ {
 		c := caseID[i]
@@ -55,7 +62,7 @@ func CaseLinkName(caseID string, epoch, attempt int) string {
 		sum := sha256.Sum256([]byte(caseID))
 		esc = esc[:cut] + "~" + hex.EncodeToString(sum[:8])
 	}
-	return fmt.Sprintf("%s.e%d.a%d", esc, epoch, attempt)
+	return esc
 }
 
 // LinkCase links the case attempt's name under the run folder outDir's
