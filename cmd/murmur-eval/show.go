@@ -13,6 +13,7 @@ import (
 )
 
 const showUsage = `Usage: murmur-eval show RUN [--json | --markdown]
+       murmur-eval show RUN --case ID
 
 Prints the summary of a finished run, read back from its files: its run
 folder, or its results.parquet (scores.parquet beside it is read too).
@@ -24,6 +25,11 @@ holds, e.g. for $GITHUB_STEP_SUMMARY; --json what summary.json holds.
 --murmur-differences adds, after the text, why cases' verdicts differ
 from the ones murmur's mur eval run would give (summary.md's last
 section).
+--case ID prints one case's transcript instead, each epoch and attempt:
+the task, every turn's answer, tool calls and results, hook and denial
+events, the end, the scores with their reasons and the workspace diff,
+each text bounded to 4 KiB (the rest is named by its file), escaped,
+coloured on a terminal only. murmur-eval view writes the same as HTML.
 
 Flags:
 `
@@ -31,11 +37,13 @@ Flags:
 // runShow is the show command.
 func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int {
 	var asJSON, asMarkdown, murmurDiffs bool
+	var caseID string
 	fs := pflag.NewFlagSet("murmur-eval show", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, showUsage); fs.PrintDefaults() }
 	fs.BoolVar(&asJSON, "json", false, "print the summary as JSON")
 	fs.BoolVar(&asMarkdown, "markdown", false, "print the summary as Markdown")
+	fs.StringVar(&caseID, "case", "", "print this case's transcript (every epoch and attempt) instead of the summary")
 	fs.BoolVar(&murmurDiffs, "murmur-differences", false, "after the summary, say which cases mur eval run would give another verdict, and why (--markdown always says)")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -49,10 +57,18 @@ func runShow(args []string, env map[string]string, stdout, stderr io.Writer) int
 			WithHint("murmur-eval show runs/<run id>"))
 	case asJSON && asMarkdown:
 		return usageError(stderr, errcode.New(errcode.Usage, "--json and --markdown are exclusive"))
+	case fs.Changed("case") && (asJSON || asMarkdown || murmurDiffs):
+		return usageError(stderr, errcode.New(errcode.Usage, "--case prints a transcript: --json, --markdown and --murmur-differences do not apply"))
 	}
 	lim, err := readLimits(env)
 	if err != nil {
 		return usageError(stderr, err)
+	}
+	if fs.Changed("case") {
+		if err := showCase(fs.Arg(0), caseID, lim, stdout); err != nil {
+			return usageError(stderr, err)
+		}
+		return exitOK
 	}
 	var resume []string
 	var d reports.Digest
