@@ -235,6 +235,7 @@ func endCaseSpan(span oteltrace.Span, c *Case) {
 	}
 	attrs = append(attrs, resultAttributes(c)...)
 	span.SetAttributes(attrs...)
+	addResultEvents(span, c)
 	// A viewer shows a span's status at a glance, not its attributes: a
 	// case without a passing verdict is an error there.
 	switch v.Status {

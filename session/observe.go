@@ -11,17 +11,22 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/telemetry/genai"
 )
 
 // Observe wraps the session's model and tools so each inference and tool
 // call gets a span from tracer (pipeline.Observable): the executor calls it
-// once spans are on, and the stages stay unaware of spans.
+// once spans are on, and the stages stay unaware of spans. The spans are
+// named and attributed as the OpenTelemetry GenAI conventions say (package
+// genai), beside murmur-eval's own murmur_eval.* attributes.
 func (s *Session) Observe(tracer oteltrace.Tracer) {
+	calls := &pendingCalls{}
 	if s.Model != nil {
-		s.Model = tracedModel{next: s.Model, tracer: tracer, model: s.Config.Model}
+		chat := genai.Chat{Model: s.Config.Model, Provider: s.Config.Provider, Endpoint: s.Config.Endpoint, MaxTokens: s.Config.MaxTokens}
+		s.Model = tracedModel{next: s.Model, tracer: tracer, name: chat.SpanName(), attrs: chat.Attributes(), calls: calls}
 	}
 	if s.Tools != nil {
-		s.Tools = tracedTools{next: s.Tools, tracer: tracer}
+		s.Tools = tracedTools{next: s.Tools, tracer: tracer, calls: calls}
 	}
 }
 
@@ -29,24 +34,29 @@ func (s *Session) Observe(tracer oteltrace.Tracer) {
 type tracedModel struct {
 	next   inference.Provider
 	tracer oteltrace.Tracer
-	model  string
+	name   string               // "chat {model}"
+	attrs  []attribute.KeyValue // the same for every call: built once
+	calls  *pendingCalls
 }
 
 func (m tracedModel) Complete(ctx context.Context, req *inference.Request, obs inference.Observer) (*inference.Response, error) {
-	ctx, span := m.tracer.Start(ctx, "inference", oteltrace.WithAttributes(attribute.String("gen_ai.request.model", m.model)))
+	ctx, span := m.tracer.Start(ctx, m.name, oteltrace.WithSpanKind(oteltrace.SpanKindClient), oteltrace.WithAttributes(m.attrs...))
 	defer span.End()
 	resp, err := m.next.Complete(ctx, req, obs)
+	m.calls.set(resp)
 	if err != nil {
 		span.RecordError(err)
+		span.SetAttributes(genai.ErrorType(errcode.Code(err)))
 		span.SetStatus(codes.Error, errcode.Code(err))
 		return resp, err
 	}
 	if resp != nil {
-		span.SetAttributes(attribute.String("murmur_eval.stop_reason", resp.StopReason))
+		var usage *genai.Usage
 		if u := resp.Usage; u != nil {
-			span.SetAttributes(attribute.Int64("gen_ai.usage.input_tokens", u.InputTokens),
-				attribute.Int64("gen_ai.usage.output_tokens", u.OutputTokens))
+			usage = &genai.Usage{Input: u.InputTokens, Output: u.OutputTokens}
 		}
+		span.SetAttributes(genai.ChatResponse(resp.StopReason, usage)...)
+		span.SetAttributes(attribute.String("murmur_eval.stop_reason", resp.StopReason))
 	}
 	return resp, err
 }
@@ -55,12 +65,14 @@ func (m tracedModel) Complete(ctx context.Context, req *inference.Request, obs i
 type tracedTools struct {
 	next   Toolbox
 	tracer oteltrace.Tracer
+	calls  *pendingCalls
 }
 
 func (t tracedTools) Inventory() []inference.Tool { return t.next.Inventory() }
 
 func (t tracedTools) Call(ctx context.Context, name string, input json.RawMessage) (ToolReply, error) {
-	ctx, span := t.tracer.Start(ctx, "tool "+name, oteltrace.WithAttributes(attribute.String("murmur_eval.tool", name)))
+	attrs := append(genai.ToolAttributes(name, t.calls.take(name)), attribute.String("murmur_eval.tool", name))
+	ctx, span := t.tracer.Start(ctx, genai.ToolSpanName(name), oteltrace.WithSpanKind(oteltrace.SpanKindInternal), oteltrace.WithAttributes(attrs...))
 	defer span.End()
 	reply, err := t.next.Call(ctx, name, input)
 	span.SetAttributes(attribute.Bool("murmur_eval.tool_error", reply.IsError))
@@ -69,9 +81,44 @@ func (t tracedTools) Call(ctx context.Context, name string, input json.RawMessag
 	}
 	if err != nil {
 		span.RecordError(err)
+		span.SetAttributes(genai.ErrorType(errcode.Code(err)))
 		span.SetStatus(codes.Error, errcode.Code(err))
 	} else if reply.IsError {
+		span.SetAttributes(genai.ErrorType(cmp.Or(reply.Code, "tool_error")))
 		span.SetStatus(codes.Error, cmp.Or(reply.Code, "tool error"))
 	}
 	return reply, err
+}
+
+// pendingCalls are the tool calls of the model's last answer not yet run,
+// in the answer's order: the Toolbox is not told a call's id, so a tool
+// span takes the id of the first pending call of its tool's name. A call
+// the model did not ask for (none pending by that name) gets no id. One
+// case's model and tools share it, on the case's goroutine.
+type pendingCalls struct {
+	ids, names []string
+}
+
+// set replaces the pending calls with the tool calls of resp.
+func (p *pendingCalls) set(resp *inference.Response) {
+	p.ids, p.names = p.ids[:0], p.names[:0]
+	if resp == nil {
+		return
+	}
+	for _, b := range resp.ToolCalls() {
+		p.ids, p.names = append(p.ids, b.ID), append(p.names, b.Name)
+	}
+}
+
+// take removes and returns the id of the first pending call of name, ""
+// when there is none.
+func (p *pendingCalls) take(name string) string {
+	for i, n := range p.names {
+		if n == name {
+			id := p.ids[i]
+			p.ids, p.names = append(p.ids[:i], p.ids[i+1:]...), append(p.names[:i], p.names[i+1:]...)
+			return id
+		}
+	}
+	return ""
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/hooks"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/telemetry/genai"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -59,15 +60,16 @@ type ScriptOutput struct {
 }
 
 // SpanAttributes are the session's counters for the case's span
-// (pipeline.SpanAttributer).
+// (pipeline.SpanAttributer), after the GenAI attributes that mark it the
+// capsule's invocation (invoke_agent).
 func (s *Session) SpanAttributes() []attribute.KeyValue {
 	if s.Trace == nil {
 		return nil
 	}
 	t := s.Trace.Totals()
-	return []attribute.KeyValue{attribute.Int64("murmur_eval.input_tokens", t.TotalInputTokens),
+	return append(genai.AgentAttributes(s.Config.CapsuleName, s.Config.CapsuleVersion), attribute.Int64("murmur_eval.input_tokens", t.TotalInputTokens),
 		attribute.Int64("murmur_eval.output_tokens", t.TotalOutputTokens),
-		attribute.Int("murmur_eval.turns", t.TotalTurns)}
+		attribute.Int("murmur_eval.turns", t.TotalTurns))
 }
 
 // ProcessCLI is the CLI agent of a transport: process session.
@@ -84,6 +86,10 @@ type LoopConfig struct {
 	Model          string
 	MaxTurns       int
 	MaxTokens      int
+	// Provider is the wire API the model is spoken to ("anthropic",
+	// "openai"; "" when unknown) and Endpoint is inference.endpoint: the
+	// model call spans' gen_ai.provider.name and server.address.
+	Provider, Endpoint string
 	// SystemPrompt is the resolved prompt (system_prompt, the file's text, or
 	// the prompt artifact's skill.md), without the [Capsule] block.
 	SystemPrompt string

@@ -124,9 +124,9 @@ func TestOTLPSpansAndHousekeeping(t *testing.T) {
 	var inference, tools int
 	for _, s := range rec.spans {
 		switch {
-		case s.Name == "inference" && loops[string(s.ParentSpanId)]:
+		case strings.HasPrefix(s.Name, "chat ") && loops[string(s.ParentSpanId)]:
 			inference++
-		case strings.HasPrefix(s.Name, "tool ") && loops[string(s.ParentSpanId)]:
+		case strings.HasPrefix(s.Name, "execute_tool ") && loops[string(s.ParentSpanId)]:
 			tools++
 		}
 	}

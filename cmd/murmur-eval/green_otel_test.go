@@ -38,7 +38,7 @@ func TestTraceStatusAtAGlance(t *testing.T) {
 		switch {
 		case s.Name == "case":
 			cases[spanAttr(s, "murmur_eval.case_id")] = s
-		case s.Name == "tool calc":
+		case s.Name == "execute_tool calc":
 			toolSpan = s
 		}
 	}

@@ -180,6 +180,8 @@ func loopConfig(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy) (ses
 		Model:               inf.Model,
 		MaxTurns:            int(inf.MaxTurns),
 		MaxTokens:           int(inf.MaxTokens),
+		Provider:            providerName(inf),
+		Endpoint:            inf.Endpoint,
 		SystemPrompt:        prompt,
 		Workdir:             c.SessionDir,
 		Containment:         pol.Achieved,

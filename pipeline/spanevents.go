@@ -1,0 +1,20 @@
+package pipeline
+
+import oteltrace "go.opentelemetry.io/otel/trace"
+
+// SpanEventer is a stage result with events for the case's span (Report's
+// scores, one gen_ai.evaluation.result event each). The executor calls it
+// once, as the case's span ends, when spans are on.
+type SpanEventer interface {
+	AddSpanEvents(span oteltrace.Span)
+}
+
+// addResultEvents adds the events of the case's results to span, in the
+// order the results were stored.
+func addResultEvents(span oteltrace.Span, c *Case) {
+	for _, name := range c.stored {
+		if e, ok := c.results[name].(SpanEventer); ok {
+			e.AddSpanEvents(span)
+		}
+	}
+}
