@@ -46,6 +46,10 @@ type Report struct {
 	// run before them.
 	InputChanges []InputChange
 	Findings     []Finding
+	// Pages, when set, gives the link (relative to the page) to a case's
+	// page in the view site of run i (murmur-eval view), "" for none: the
+	// grid's cells and the flips link there.
+	Pages func(i int, caseID string) string
 }
 
 // Latest is the newest run; Previous the one before it (nil with one run).

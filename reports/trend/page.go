@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 //go:embed page.html.tmpl
@@ -38,12 +39,55 @@ type pageData struct {
 	Trend, Status, Stages, Tokens template.HTML
 	Grid                          []gridView
 	GridHidden                    int
+	PassToFail, FailToPass        []flipView
 }
 
 type gridView struct {
 	Label string
+	Href  string // the case's page in the latest run's view site
 	Flips int
-	Cells []string
+	Cells []cellView
+}
+
+// cellView is one case's status in one run, and its page there.
+type cellView struct {
+	Status, Href, Title string
+}
+
+// flipView is a case that changed verdict in the latest run.
+type flipView struct {
+	CaseID, Href string
+}
+
+// gridView is a grid row as the page shows it, with links to the case's
+// pages where the report has them (Report.Pages).
+func (r *Report) gridView(g GridRow, multi bool) gridView {
+	v := gridView{Label: g.Label(multi), Flips: g.Flips, Cells: make([]cellView, len(g.Cells))}
+	for i, status := range g.Cells {
+		v.Cells[i] = cellView{Status: status}
+		if status != "" {
+			v.Cells[i].Href = r.page(i, g.Key.CaseID)
+			v.Cells[i].Title = "#" + strconv.Itoa(r.Runs[i].Index) + " " + status
+			v.Href = v.Cells[i].Href // the label: the last run that ran the case
+		}
+	}
+	return v
+}
+
+func (r *Report) flipViews(keys []reports.CaseKey) []flipView {
+	out := make([]flipView, len(keys))
+	for i, k := range keys {
+		out[i] = flipView{CaseID: k.CaseID, Href: r.page(len(r.Runs)-1, k.CaseID)}
+	}
+	return out
+}
+
+// page is the link to a case's page in run i's view site; "" without one.
+func (r *Report) page(i int, caseID string) string {
+	if r.Pages == nil {
+		return ""
+	}
+	return r.Pages(i, caseID)
 }
 
 // WriteHTML writes the report as one self-contained HTML page: styles and
@@ -67,7 +111,11 @@ func WriteHTML(w io.Writer, r *Report, title string) error {
 			d.GridHidden = len(r.Grid) - i
 			break
 		}
-		d.Grid = append(d.Grid, gridView{Label: g.Label(multi), Flips: g.Flips, Cells: g.Cells})
+		d.Grid = append(d.Grid, r.gridView(g, multi))
+	}
+	if r.Diff != nil && len(r.Diff.Scorers) > 0 {
+		first := r.Diff.Scorers[0]
+		d.PassToFail, d.FailToPass = r.flipViews(first.PassToFail), r.flipViews(first.FailToPass)
 	}
 	if err := page.Execute(w, d); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write the report")
