@@ -54,7 +54,7 @@ func runsCases(args []string) bool {
 		return true
 	}
 	switch args[0] {
-	case "pack", "merge", "diff", "show", "report", "help", "version":
+	case "pack", "merge", "diff", "show", "report", "view", "help", "version":
 		return false
 	}
 	return true
@@ -97,6 +97,8 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 			return runShow(args[1:], env, stdout, stderr)
 		case "report":
 			return runReport(args[1:], env, stdout, stderr)
+		case "view":
+			return runView(ctx, args[1:], stdout, stderr)
 		case "help":
 			return runHelp(ctx, args[1:], env, stdout, stderr)
 		case "version":

@@ -24,6 +24,7 @@ func subcommandSummaries() [][2]string {
 		{"diff", "compare two runs; fails on a regression"},
 		{"merge", "merge the runs of a dataset's shards into one"},
 		{"report", "draw an HTML page over many runs"},
+		{"view", "write a site with every case's transcript (or serve it)"},
 		{"pack", "pack artifact folders into .mur.zip archives"},
 		{"help", "print a command's usage with every flag"},
 		{"version", "print the version"},
