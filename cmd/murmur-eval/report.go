@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -11,7 +12,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/reports/trend"
 )
 
-const reportUsage = `Usage: murmur-eval report RUN... [-o report.html] [--title T]
+const reportUsage = `Usage: murmur-eval report RUN... [-o report.html] [--title T] [--views DIR]
                           [--alpha A] [--max-drop PP] [--outage-rate RATE] [--flaky-flips N]
 
 Writes one self-contained HTML page (styles and charts inline, no script,
@@ -27,6 +28,12 @@ Parquet files, so a page can be rebuilt from archived runs:
   - the cases that went pass→fail and fail→pass in the latest run;
   - a case × run grid, the cases that flip most first;
   - the latest run's wall time per stage and tokens per case.
+
+With --views DIR, each case in the grid and each flip links to the case's
+page in its run's view site, DIR/<run id> (murmur-eval view): a site
+already there is used as it is, a missing one is written, with the run
+before it as its baseline so its flips show side by side. Then the page
+links to files beside it: publish DIR with it.
 
 The findings are printed on stdout too. A report never fails on what it
 finds: use diff or run --baseline to gate. A run of another dataset or
@@ -46,7 +53,7 @@ Flags:
 func runReport(args []string, env map[string]string, stdout, stderr io.Writer) int {
 	var g gates.Options
 	var envErrs []error
-	var out, title string
+	var out, title, views string
 	opt := trend.DefaultOptions()
 	fs := pflag.NewFlagSet("murmur-eval report", pflag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -54,6 +61,7 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	registerDiffGates(&g, fs, env, &envErrs)
 	fs.StringVarP(&out, "output", "o", "report.html", "the HTML file to write")
 	fs.StringVar(&title, "title", "", "the page's title (default \"murmur-eval: N runs\")")
+	fs.StringVar(&views, "views", "", "link each case to its page in the runs' view sites, DIR/<run id>, writing the missing ones")
 	fs.Var(&floatFlag{&opt.OutageRate, gates.ParseRate}, "outage-rate", "share of a run's cases in error or timeout from which the run is called a harness outage")
 	fs.IntVar(&opt.FlakyFlips, "flaky-flips", opt.FlakyFlips, "verdict flips (pass↔fail) across the runs from which a case is called flaky")
 	if err := fs.Parse(args); err != nil {
@@ -89,6 +97,12 @@ func runReport(args []string, env map[string]string, stdout, stderr io.Writer) i
 	r := trend.Build(runs, opt)
 	for _, c := range r.InputChanges {
 		fmt.Fprintf(stderr, "murmur-eval report: warning: %s\n", c.Text())
+	}
+	if views != "" {
+		if err := linkViews(context.Background(), r, views, out, stderr); err != nil {
+			fmt.Fprintln(stderr, errcode.Format(err))
+			return exitFailure
+		}
 	}
 	size, err := trend.WriteFile(out, r, title)
 	if err != nil {
