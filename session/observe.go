@@ -57,6 +57,12 @@ func (m tracedModel) Complete(ctx context.Context, req *inference.Request, obs i
 		}
 		span.SetAttributes(genai.ChatResponse(resp.StopReason, usage)...)
 		span.SetAttributes(attribute.String("murmur_eval.stop_reason", resp.StopReason))
+		if resp.StopReason == inference.StopError {
+			// The provider answered with an error (the loop ends the
+			// session failed): it carries no code of murmur-eval's.
+			span.SetAttributes(genai.ErrorType(""))
+			span.SetStatus(codes.Error, genai.Cut(cmp.Or(resp.Error, "driver returned error"), 256))
+		}
 	}
 	return resp, err
 }

@@ -138,3 +138,26 @@ func TestObserveGenAIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveModelErrorAnswer: a model's stop_reason "error" answer is an
+// error span (error.type _OTHER, the provider's message as its status).
+func TestObserveModelErrorAnswer(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	ses := &Session{Model: &fakeModel{answers: []*inference.Response{{StopReason: inference.StopError, Error: "overloaded_error: Overloaded"}}},
+		Config: LoopConfig{Model: "m"}}
+	ses.Observe(tp.Tracer("test"))
+	if _, err := ses.Model.Complete(context.Background(), &inference.Request{}, inference.NopObserver{}); err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Ended()[0]
+	var errType string
+	for _, kv := range s.Attributes() {
+		if kv.Key == "error.type" {
+			errType = kv.Value.AsString()
+		}
+	}
+	if st := s.Status(); errType != "_OTHER" || st.Code.String() != "Error" || st.Description != "overloaded_error: Overloaded" {
+		t.Errorf("error.type %q, status %v %q; want _OTHER, Error, the provider's message", errType, st.Code, st.Description)
+	}
+}
