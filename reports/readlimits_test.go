@@ -17,6 +17,9 @@ import (
 // refuses it with E-EVL-052 naming the limit; nothing is decoded first.
 func TestReadLimitsRefuseEachPastLimit(t *testing.T) {
 	base, _ := engineeredRuns(300, 0, 0)
+	for i := range base.Scores { // strings that compress well, as reasons do: past ratio 1
+		base.Scores[i].Reason = strings.Repeat("turns=2 max=10 ", 4)
+	}
 	dir := filepath.Join(t.TempDir(), "run")
 	writeRun(t, dir, base) // 64 rows per group: 5 row groups of results
 	got, err := ReadRunLimited(dir, DefaultReadLimits())

@@ -23,6 +23,17 @@ type ScoreRow struct {
 	Score      float64 `parquet:"score"`       // in [0, 1]
 	Reason     string  `parquet:"reason"`
 	Attempt    int32   `parquet:"attempt"` // the case's attempt (1-based)
+
+	// The judge's columns, set for llm_judge scorers only: the judge
+	// model, its tokens and wall time over all its calls for the score
+	// (samples and a repair), the samples asked and their spread (the
+	// largest score minus the smallest).
+	JudgeModel        *string  `parquet:"judge_model,dict"`
+	JudgeInputTokens  *int64   `parquet:"judge_input_tokens"`
+	JudgeOutputTokens *int64   `parquet:"judge_output_tokens"`
+	JudgeLatencyMS    *float64 `parquet:"judge_latency_ms"`
+	JudgeSamples      *int32   `parquet:"judge_samples"`
+	JudgeSpread       *float64 `parquet:"judge_spread"`
 }
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
@@ -34,6 +45,11 @@ func ScoresFromCase(r CaseRun) []ScoreRow {
 		rows[i] = ScoreRow{
 			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
 			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason, Attempt: attempt(c),
+		}
+		if j := s.Judge; j != nil {
+			model, in, out, ms, n, spread := j.Model, j.InputTokens, j.OutputTokens, j.LatencyMS, int32(j.Samples), j.Spread
+			rows[i].JudgeModel, rows[i].JudgeInputTokens, rows[i].JudgeOutputTokens = &model, &in, &out
+			rows[i].JudgeLatencyMS, rows[i].JudgeSamples, rows[i].JudgeSpread = &ms, &n, &spread
 		}
 	}
 	return rows

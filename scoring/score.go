@@ -26,6 +26,22 @@ type Score struct {
 	// (CompareWithMurmur).
 	Implicit bool
 	Expected bool
+	// Judge is set for an llm_judge scorer: which model judged and what
+	// it cost. murmur scores no llm_judge (CompareWithMurmur).
+	Judge *JudgeInfo
+}
+
+// JudgeInfo is what an llm_judge score cost and how sure it was: the
+// judge model, its tokens and wall time over all the score's calls (its
+// samples and any repair), the samples' scores and their spread (largest
+// minus smallest).
+type JudgeInfo struct {
+	Model                     string
+	InputTokens, OutputTokens int64
+	LatencyMS                 float64
+	Samples                   int
+	Values                    []float64
+	Spread                    float64
 }
 
 // Result returns "pass" or "fail".
