@@ -23,7 +23,9 @@ var scoresColumns = []column{
 	{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
 	{"session_id", "utf8", false}, {"scorer", "utf8", false}, {"scorer_type", "utf8", false},
 	{"result", "utf8", false}, {"score", "float64", false}, {"reason", "utf8", false},
-	{"attempt", "int32", false},
+	{"attempt", "int32", false}, {"judge_model", "utf8", true}, {"judge_input_tokens", "int64", true},
+	{"judge_output_tokens", "int64", true}, {"judge_latency_ms", "float64", true}, {"judge_samples", "int32", true},
+	{"judge_spread", "float64", true},
 }
 
 // checkScoringOutputs checks a finished quickstart run's scoring outputs
