@@ -76,6 +76,7 @@ const (
 	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
 	GateUndetectable    = "E-EVL-006" // the baseline gate cannot detect a drop of --max-drop points with its paired cases, or cannot fire at all: a warning; --require-detectable fails the gate (exit 4)
 	UnappliedScoring    = "E-EVL-007" // a scorer or a check the inputs configure would not be applied (a misspelt observability key, an unknown scorer type, an expected value murmur-eval does not read): refused before any case unless --run-anyway
+	JudgeLabels         = "E-EVL-009" // a --judge-labels file refused before any case (a malformed or oversized line, a label not pass or fail, a duplicate (case_id, scorer, epoch)); as a warning, labels naming a case or scorer the run does not have
 	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
 	ReplayDiverged      = "E-EVL-019" // replayed requests differed from the recorded ones beyond --max-divergence: the recordings answered a different conversation
 	ToolNotProvided     = "E-EVL-070" // the model called a tool the capsule does not provide (a tool call's error code, not a case's)
