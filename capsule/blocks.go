@@ -112,6 +112,9 @@ func lowerBlocks(d *decoder, b rawBlocks, man *Manifest) error {
 		man.Context.MaxTokens = uint32(b.contextMaxTokens.val)
 	}
 	man.Observability = lowerObservability(d, b.observability)
+	if err := checkThresholds(d, b.observability); err != nil {
+		return err
+	}
 	man.Trace.IncludeToolOutput = b.includeToolOut.val
 	man.Network.InternalPort = uint16(b.internalPort.val)
 	man.Lifecycle = defaultLifecycle()

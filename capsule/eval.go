@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
 )
 
 // Observability is the manifest's observability block (§1.7).
@@ -55,9 +58,13 @@ type Scorer struct {
 	// Max is the limit of max_turns (default 10, narrowed to 32 bits as
 	// murmur's `as u32` does) and max_tokens (default 100000); 0 otherwise.
 	Max uint64
-	// Expected is tool_sequence's expected tool names (default empty); nil
-	// for the other types.
+	// Expected is tool_sequence's expected tool names (default empty), or
+	// llm_judge's criteria (murmur parses them and keeps none); nil for
+	// the other types.
 	Expected []string
+	// Threshold is llm_judge's passing score, murmur-eval's key (murmur
+	// ignores it); nil when absent.
+	Threshold *float64
 }
 
 type rawObservability struct {
@@ -74,6 +81,7 @@ type rawScorer struct {
 	typ, name scalar
 	max       optUint
 	expected  []string
+	threshold optFloat
 }
 
 func decodeObservability(errs *fieldErrs, m *mapping) *rawObservability {
@@ -94,7 +102,7 @@ func decodeObservability(errs *fieldErrs, m *mapping) *rawObservability {
 			break
 		}
 		sc := rawScorer{typ: errs.str(s, "type"), name: errs.str(s, "name"),
-			max: errs.uint(s, "max", 64, "u64"), expected: errs.strs(s, "expected")}
+			max: errs.uint(s, "max", 64, "u64"), expected: errs.strs(s, "expected"), threshold: errs.float32(s, "threshold")}
 		if errs.first == nil && sc.typ.node == nil {
 			// type is a required String in murmur's raw struct.
 			if v, present := s.raw("type"); present {
@@ -126,7 +134,13 @@ func lowerObservability(d *decoder, r *rawObservability) Observability {
 			s.Name = rs.name.text
 		}
 		switch s.Type {
-		case ScorerExitOK, ScorerLLMJudge:
+		case ScorerExitOK:
+		case ScorerLLMJudge:
+			s.Expected = rs.expected
+			if rs.threshold.node != nil {
+				t := threshold(rs.threshold)
+				s.Threshold = &t
+			}
 		case ScorerMaxTurns:
 			s.Max = uint64(uint32(orDefault(rs.max, 10)))
 		case ScorerMaxTokens:
@@ -143,6 +157,33 @@ func lowerObservability(d *decoder, r *rawObservability) Observability {
 		o.Eval.Scorers = append(o.Eval.Scorers, s)
 	}
 	return o
+}
+
+// checkThresholds refuses an llm_judge threshold outside [0, 1]: a
+// murmur-eval key murmur ignores, so this is murmur-eval's rule.
+func checkThresholds(d *decoder, r *rawObservability) error {
+	if r == nil || r.eval == nil {
+		return nil
+	}
+	for _, rs := range r.eval.scorers {
+		if rs.threshold.node == nil || ScorerType(rs.typ.text) != ScorerLLMJudge {
+			continue
+		}
+		if t := threshold(rs.threshold); !(t >= 0 && t <= 1) {
+			return errcode.New(errcode.ManifestInvalid, "llm_judge threshold %s: want a number from 0 to 1", rs.threshold.node.Value).
+				At(d.where(rs.threshold.node)).WithHint("a judge's score is in [0, 1]; the scorer passes from its threshold (default 0.5)")
+		}
+	}
+	return nil
+}
+
+// threshold is a threshold's value as written ("0.7", not float32's
+// 0.699999988).
+func threshold(v optFloat) float64 {
+	if t, err := strconv.ParseFloat(strings.TrimSpace(v.node.Value), 64); err == nil {
+		return t
+	}
+	return float64(v.val)
 }
 
 func orDefault(v optUint, def uint64) uint64 {

@@ -65,6 +65,8 @@ const (
 	WorkspaceEntry      = "E-EVL-060" // a workspace entry refused: an absolute or ".." name, a link out, a device or FIFO, a name the session reserves
 	WorkspaceLimit      = "E-EVL-061" // a workspace past its entry-count or size limits (an archive bomb)
 	SetupFailed         = "E-EVL-062" // a case's setup command failed: non-zero exit, killed, or out of its time
+	JudgeMissing        = "E-EVL-090" // an llm_judge scorer (the manifest's, or a case's expected.rubric) and no judge model (--judge-model): refused before any case unless --run-anyway
+	JudgeAnswer         = "E-EVL-091" // the judge's answer, repaired once, was not the verdict object {"score", "reason"}: a harness error, never a pass or a fail
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 

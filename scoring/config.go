@@ -13,7 +13,7 @@ const (
 	TypeMaxTurns     = string(capsule.ScorerMaxTurns)
 	TypeMaxTokens    = string(capsule.ScorerMaxTokens)
 	TypeToolSequence = string(capsule.ScorerToolSequence)
-	TypeLLMJudge     = string(capsule.ScorerLLMJudge) // parsed, never scored (as in murmur)
+	TypeLLMJudge     = string(capsule.ScorerLLMJudge) // scored by the run's judge model (murmur parses it and scores nothing)
 )
 
 // Config is what the scorers take from a capsule's observability.eval
@@ -32,13 +32,15 @@ type ScorerSpec struct {
 	Type     string
 	Name     string   // unique within Config
 	Max      uint64   // max_turns, max_tokens (murmur's defaults applied)
-	Expected []string // tool_sequence
+	Expected []string // tool_sequence's tools; llm_judge's criteria
+	// Threshold is the judge score from which an llm_judge scorer passes.
+	Threshold float64
 }
 
 // FromEval takes the scorers of a parsed observability.eval (nil: none).
 // capsule applies murmur's defaults and drops unknown types with murmur's
-// warning; FromEval leaves out llm_judge, which murmur parses but never
-// scores, and renames a second scorer of the same name "name#2", so that
+// warning; FromEval keeps llm_judge (its criteria in Expected, its
+// threshold, default 0.5), which murmur parses but never scores, and renames a second scorer of the same name "name#2", so that
 // names stay unique in eval.jsonl's scores map and in scores.parquet.
 func FromEval(e *capsule.Eval) Config {
 	var cfg Config
@@ -53,8 +55,10 @@ func FromEval(e *capsule.Eval) Config {
 	for _, s := range e.Scorers {
 		spec := ScorerSpec{Type: string(s.Type), Name: s.Name, Max: s.Max, Expected: s.Expected}
 		if spec.Type == TypeLLMJudge {
-			cfg.Warnings = append(cfg.Warnings, fmt.Sprintf("scorer '%s' (llm_judge) is never scored, as in murmur", spec.Name))
-			continue
+			spec.Threshold = DefaultThreshold
+			if s.Threshold != nil {
+				spec.Threshold = *s.Threshold
+			}
 		}
 		if n := seen[spec.Name]; n > 0 {
 			renamed := spec.Name + "#" + strconv.Itoa(n+1)

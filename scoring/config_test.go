@@ -24,7 +24,8 @@ observability:
         max: 5
       - type: max_turns
       - {type: vibes}
-      - {type: llm_judge, name: judge}
+      - {type: llm_judge, name: judge, expected: [cites the source], threshold: 0.7}
+      - {type: llm_judge}
       - {type: max_tokens, name: turn_limit}
       - type: tool_sequence
         expected: [calc, notes]
@@ -40,11 +41,12 @@ observability:
 			{Type: TypeExitOK, Name: "success_check"},
 			{Type: TypeMaxTurns, Name: "turn_limit", Max: 5},
 			{Type: TypeMaxTurns, Name: "max_turns", Max: 10},
+			{Type: TypeLLMJudge, Name: "judge", Expected: []string{"cites the source"}, Threshold: 0.7},
+			{Type: TypeLLMJudge, Name: "llm_judge", Threshold: DefaultThreshold},
 			{Type: TypeMaxTokens, Name: "turn_limit#2", Max: 100000},
 			{Type: TypeToolSequence, Name: "tool_sequence", Expected: []string{"calc", "notes"}},
 		},
 		Warnings: []string{
-			"scorer 'judge' (llm_judge) is never scored, as in murmur",
 			"scorer name 'turn_limit' is used twice; the second is scored as 'turn_limit#2'",
 		},
 	}

@@ -23,6 +23,7 @@ const (
 	keyResultJSON     = "result_json"
 	keyFiles          = "files"
 	keyCheck          = "check"
+	keyRubric         = "rubric"
 )
 
 // Expected-output scorer types; a file scorer is named "file:<path>".
@@ -36,7 +37,7 @@ const (
 )
 
 func knownKeys() []string {
-	return []string{keyResultEquals, keyResultContains, keyResultMatches, keyResultJSON, keyFiles, keyCheck}
+	return []string{keyResultEquals, keyResultContains, keyResultMatches, keyResultJSON, keyFiles, keyCheck, keyRubric}
 }
 
 // Expected is the part of a dataset line's "expected" field murmur-eval
@@ -48,6 +49,9 @@ type Expected struct {
 	ResultJSON     map[string]json.RawMessage // nil when not asked for
 	Files          []FileExpectation          // sorted by path
 	Check          *CheckSpec
+	// Rubric is the case's own judge scorer (expected.rubric), named
+	// llm_judge: scored after the others, by the run's judge model.
+	Rubric *ScorerSpec
 }
 
 // FileExpectation is what one file under the session folder should be.
@@ -143,6 +147,12 @@ func (e *Expected) set(key string, v json.RawMessage) error {
 			return bad("%v", err)
 		}
 		e.Check = c
+	case keyRubric:
+		spec, err := parseRubric(v)
+		if err != nil {
+			return bad("%v", err)
+		}
+		e.Rubric = spec
 	default:
 		return bad("unknown key (murmur-eval reads %s)", strings.Join(knownKeys(), ", "))
 	}
@@ -276,6 +286,9 @@ func (e *Expected) Names() []string {
 	}
 	if e.Check != nil {
 		names = append(names, TypeCheck)
+	}
+	if e.Rubric != nil {
+		names = append(names, e.Rubric.Name)
 	}
 	return names
 }

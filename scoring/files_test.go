@@ -42,19 +42,19 @@ func TestFileScorers(t *testing.T) {
 		spec string
 		want Score
 	}{
-		{"exists", `"hello.txt": true`, Score{"file:hello.txt", TypeFile, true, 1, "hello.txt exists", false, false}},
+		{"exists", `"hello.txt": true`, Score{"file:hello.txt", TypeFile, true, 1, "hello.txt exists", false, false, nil}},
 		{"contains and sha256", `"notes/shopping.md": {"contains": ["milk", "remember"]}, "hello.txt": {"sha256": "` + helloSum + `"}`,
-			Score{"file:hello.txt", TypeFile, true, 1, "hello.txt exists, has the wanted sha256", false, false}},
+			Score{"file:hello.txt", TypeFile, true, 1, "hello.txt exists, has the wanted sha256", false, false, nil}},
 		{"contains", `"notes/shopping.md": {"contains": ["milk", "remember"]}`,
-			Score{"file:notes/shopping.md", TypeFile, true, 1, `notes/shopping.md exists, contains "milk", "remember"`, false, false}},
-		{"missing", `"notes/todo.md": true`, Score{"file:notes/todo.md", TypeFile, false, 0, "notes/todo.md does not exist", false, false}},
-		{"absent as wanted", `"outside.txt": false`, Score{"file:outside.txt", TypeFile, true, 1, "outside.txt does not exist, as wanted", false, false}},
-		{"present but should be absent", `"hello.txt": false`, Score{"file:hello.txt", TypeFile, false, 0, "hello.txt exists, want it absent", false, false}},
+			Score{"file:notes/shopping.md", TypeFile, true, 1, `notes/shopping.md exists, contains "milk", "remember"`, false, false, nil}},
+		{"missing", `"notes/todo.md": true`, Score{"file:notes/todo.md", TypeFile, false, 0, "notes/todo.md does not exist", false, false, nil}},
+		{"absent as wanted", `"outside.txt": false`, Score{"file:outside.txt", TypeFile, true, 1, "outside.txt does not exist, as wanted", false, false, nil}},
+		{"present but should be absent", `"hello.txt": false`, Score{"file:hello.txt", TypeFile, false, 0, "hello.txt exists, want it absent", false, false, nil}},
 		{"lacks text", `"notes/shopping.md": {"contains": ["milk", "eggs", "bread"]}`,
-			Score{"file:notes/shopping.md", TypeFile, false, 0.5, `notes/shopping.md lacks "eggs", "bread" (1 of 3 found) in "remember the milk\n"`, false, false}},
+			Score{"file:notes/shopping.md", TypeFile, false, 0.5, `notes/shopping.md lacks "eggs", "bread" (1 of 3 found) in "remember the milk\n"`, false, false, nil}},
 		{"wrong sha256", `"hello.txt": {"contains": "hell", "sha256": "` + zeroSum + `"}`,
-			Score{"file:hello.txt", TypeFile, false, 2.0 / 3, "hello.txt has sha256 " + helloSum + ", want " + zeroSum, false, false}},
-		{"a directory is not a file", `"adir": true`, Score{"file:adir", TypeFile, false, 0, "adir is not a regular file", false, false}},
+			Score{"file:hello.txt", TypeFile, false, 2.0 / 3, "hello.txt has sha256 " + helloSum + ", want " + zeroSum, false, false, nil}},
+		{"a directory is not a file", `"adir": true`, Score{"file:adir", TypeFile, false, 0, "adir is not a regular file", false, false, nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

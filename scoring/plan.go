@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/transcript"
 )
 
 // Plan is a run's scoring setup, shared read-only by every case: the
@@ -20,6 +21,10 @@ type Plan struct {
 	CheckTimeout time.Duration
 	// PATH is the check command's PATH; "" means DefaultPATH.
 	PATH string
+	// Judge scores the llm_judge scorers (the manifest's, a case's
+	// expected.rubric); nil leaves them unscored (the run was refused
+	// unless --run-anyway: survey).
+	Judge Judge
 }
 
 // Input is what one case's scorers read.
@@ -33,6 +38,11 @@ type Input struct {
 	// Checks runs the check command sandboxed; without one a check is
 	// refused (an error), never run unsandboxed.
 	Checks CheckRunner
+	// What a judge sees besides the result: the task, the conversation
+	// (nil when none was kept) and the workspace diff ("" for none).
+	Task       string
+	Transcript *transcript.Transcript
+	Diff       string
 }
 
 // Expected parses a case's expected value (ParseExpected) and checks that
@@ -62,8 +72,11 @@ func (p *Plan) Expected(raw json.RawMessage) (e *Expected, ok bool, err error) {
 // model's: Score returns the scores it has and that error.
 func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 	var scores []Score
+	var judged []ScorerSpec
 	for _, spec := range p.Config.Scorers {
-		if s, ok := Builtin(spec, in.Trace); ok {
+		if spec.Type == TypeLLMJudge {
+			judged = append(judged, spec)
+		} else if s, ok := Builtin(spec, in.Trace); ok {
 			scores = append(scores, s)
 		}
 	}
@@ -75,12 +88,47 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 	if err != nil {
 		return scores, err
 	}
+	if e, _, _ := p.Expected(in.Expected); e != nil && e.Rubric != nil {
+		judged = append(judged, *e.Rubric)
+	}
+	judges, err := p.judge(ctx, in, judged)
+	scores = append(scores, judges...)
+	if err != nil {
+		return scores, err
+	}
 	if len(scores) == 0 {
 		s, _ := Builtin(ScorerSpec{Type: TypeExitOK, Name: TypeExitOK}, in.Trace)
 		s.Implicit = true
 		scores = append(scores, s)
 	}
 	return scores, nil
+}
+
+// judge runs the case's llm_judge scorers, in order, after the others (a
+// judge is the slow and costly scorer; a case whose other scorers could
+// not run is not judged). Without a Judge they are not applied.
+func (p *Plan) judge(ctx context.Context, in Input, specs []ScorerSpec) ([]Score, error) {
+	if len(specs) == 0 || p.Judge == nil {
+		return nil, nil
+	}
+	cj, err := p.Judge.ForCase(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var out []Score
+	for _, spec := range specs {
+		s, err := cj.Judge(ctx, spec)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// NeedsJudge reports whether the manifest declares an llm_judge scorer.
+func (p *Plan) NeedsJudge() bool {
+	return slices.ContainsFunc(p.Config.Scorers, func(s ScorerSpec) bool { return s.Type == TypeLLMJudge })
 }
 
 // expectedScores runs the scorers of the case's expected value, in order:

@@ -43,7 +43,7 @@ func TestPlanScoreOrderAndDefault(t *testing.T) {
 	// Nothing configured: exit_ok alone decides.
 	var empty Plan
 	scores, err = empty.Score(context.Background(), Input{Trace: tr, Expected: json.RawMessage(`"free text"`)})
-	want := []Score{{"exit_ok", TypeExitOK, false, 0, "exit_status=max_turns_reached", true, false}}
+	want := []Score{{"exit_ok", TypeExitOK, false, 0, "exit_status=max_turns_reached", true, false, nil}}
 	if err != nil || !cmp.Equal(want, scores) {
 		t.Errorf("default scoring = %+v, %v; want %+v", scores, err, want)
 	}
