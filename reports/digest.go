@@ -73,8 +73,15 @@ type Digest struct {
 	// MurmurDifferences counts the cases whose verdict differs from the
 	// one murmur's own rules would give, by reason.
 	MurmurDifferences MurmurDifferences `json:"murmur_differences"`
-	Gates             []GateResult      `json:"gates"`              // set by the run command
-	Baseline          *DiffReport       `json:"baseline,omitempty"` // the diff against --baseline
+	// Judges are the run's llm_judge scorers, by name, with their
+	// calibration against --judge-labels (JudgeLabels says what came of
+	// the file); Gated the verdicts the gates see without the
+	// uncalibrated ones, nil when there are none (judges.go).
+	Judges      []JudgeDigest      `json:"judges,omitempty"`
+	JudgeLabels *JudgeLabelsDigest `json:"judge_labels,omitempty"`
+	Gated       *GatedVerdicts     `json:"gated,omitempty"`
+	Gates       []GateResult       `json:"gates"`              // set by the run command
+	Baseline    *DiffReport        `json:"baseline,omitempty"` // the diff against --baseline
 }
 
 // CapsuleDigest names the capsule under test.
@@ -178,6 +185,9 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		st := s.scorers[n]
 		d.Scorers = append(d.Scorers, ScorerDigest{Name: n, Type: st.typ, Rate: NewRate(st.passed, st.total)})
 	}
+	d.Judges = s.judges.digests()
+	d.JudgeLabels = s.judges.labelsDigest(s.scorers)
+	d.Gated = s.judges.gated(d.Judges, s.byStatus[StatusPassed], s.byStatus[StatusFailed])
 	for _, c := range s.slowest {
 		d.Slowest = append(d.Slowest, c.digest())
 	}

@@ -55,6 +55,7 @@ type Summary struct {
 	divergence     divergence
 	missingTools   map[string]*MissingTool
 	murmur         murmurCounts
+	judges         judgeState // the llm_judge scorers (judges.go)
 }
 
 // caseRef names one case of a run and what the summary shows of it.
@@ -128,6 +129,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 		}
 		e.count++
 	}
+	s.judges.add(r, scores)
 	for _, sc := range scores {
 		st := s.scorers[sc.Scorer]
 		if st == nil {
