@@ -3,7 +3,6 @@ package view
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -94,7 +93,7 @@ func section(r *run, row *reports.ResultRow, final bool, l linker, b *budget) (s
 		sv.Problems = append(sv.Problems, clean(fmt.Sprintf("the session folder %s cannot be read: %v", row.SessionDir, err)))
 		return sv, nil
 	}
-	sv.Raw = rawLinks(dir, l)
+	sv.Raw = rawLinks(sess, l)
 	fill(&sv, sess, l, b)
 	return sv, sess
 }
@@ -201,18 +200,22 @@ func notable(e transcript.TraceEvent) bool {
 	return c.Status != "" && c.Status != "ok"
 }
 
-// rawLinks links the session folder's raw files that are there (regular
-// files, not links a tool left).
-func rawLinks(dir string, l linker) []linkView {
-	out := []linkView{{Name: "session folder", Href: l.href(dir)}}
-	for _, name := range rawFiles {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
-			out = append(out, linkView{Name: name, Href: l.href(p)})
-		}
+// rawLinks links the session folder and the raw files Load found in it
+// (transcript.Load reads regular files beneath the folder only, so a link
+// a tool left in place of a file is not linked either).
+func rawLinks(s *transcript.Session, l linker) []linkView {
+	var out []linkView
+	if h := l.href(s.Dir); h != "" {
+		out = append(out, linkView{Name: "session folder", Href: h})
 	}
-	if out[0].Href == "" {
-		out = out[1:]
+	has := map[string]bool{
+		"task.md": s.Task != "", transcript.FileName: s.Transcript != nil, "trace.jsonl": len(s.Trace) > 0,
+		"eval.jsonl": len(s.Scores) > 0, "out/result.txt": s.Result != "", "out/workspace.diff": s.Diff != "",
+	}
+	for _, name := range rawFiles {
+		if has[name] {
+			out = append(out, linkView{Name: name, Href: l.href(filepath.Join(s.Dir, filepath.FromSlash(name)))})
+		}
 	}
 	return out
 }

@@ -33,8 +33,9 @@ func flip(row *reports.ResultRow, sess *transcript.Session, runID string, baseRu
 	fv := flipView{Epoch: row.Epoch, From: clean(base.Status), To: clean(row.Status), RunID: clean(runID), BaseRunID: clean(baseRun.runID)}
 	var baseSess *transcript.Session
 	if dir := baseRun.sessionDir(base); dir != "" {
-		fv.BaseRaw = rawLinks(dir, l)
-		baseSess, _ = transcript.Load(dir, transcript.DefaultLimits())
+		if baseSess, _ = transcript.Load(dir, transcript.DefaultLimits()); baseSess != nil {
+			fv.BaseRaw = rawLinks(baseSess, l)
+		}
 	}
 	switch {
 	case sess == nil || sess.Transcript == nil:
