@@ -247,7 +247,7 @@ func (j *judgeState) labelsDigest(scorers map[string]*scorerStat) *JudgeLabelsDi
 		case st == nil:
 			why = fmt.Sprintf("scorer %q is not in the run", l.Scorer)
 		case st.typ != scoring.TypeLLMJudge:
-			why = fmt.Sprintf("scorer %q is a %s scorer, not an llm_judge", l.Scorer, st.typ)
+			why = fmt.Sprintf("scorer %q is of type %s, not llm_judge", l.Scorer, st.typ)
 		default:
 			continue
 		}
