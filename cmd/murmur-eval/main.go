@@ -54,7 +54,7 @@ func runsCases(args []string) bool {
 		return true
 	}
 	switch args[0] {
-	case "pack", "merge", "diff", "show", "report", "view", "help", "version":
+	case "pack", "merge", "score", "diff", "show", "report", "view", "help", "version":
 		return false
 	}
 	return true
@@ -91,6 +91,8 @@ func run(ctx context.Context, args []string, env map[string]string, stdout, stde
 			return runPack(args[1:], stdout, stderr)
 		case "merge":
 			return runMerge(args[1:], env, stdout, stderr)
+		case "score":
+			return runScore(ctx, args[1:], env, stdout, stderr)
 		case "diff":
 			return runDiff(args[1:], env, stdout, stderr)
 		case "show":

@@ -14,7 +14,7 @@ import (
 func enterMountNS() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
-		case "pack", "merge", "diff", "show", "report", "view", "help", "version", "-h", "-help", "--help":
+		case "pack", "merge", "score", "diff", "show", "report", "view", "help", "version", "-h", "-help", "--help":
 			return
 		}
 	}

@@ -23,6 +23,7 @@ func subcommandSummaries() [][2]string {
 		{"show", "summarise a run"},
 		{"diff", "compare two runs; fails on a regression"},
 		{"merge", "merge the runs of a dataset's shards into one"},
+		{"score", "score a finished run again from its sessions, without the agent's model"},
 		{"report", "draw an HTML page over many runs"},
 		{"view", "write a site with every case's transcript (or serve it)"},
 		{"pack", "pack artifact folders into .mur.zip archives"},

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
+	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
+	"github.com/murmur-nexus/murmur-eval/scoring"
+	"github.com/murmur-nexus/murmur-eval/transcript"
+)
+
+// scoreStage is the error_stage of a case score could not score again:
+// scoring is the Report stage's work in a run.
+const scoreStage = "report"
+
+// rescorer scores a run's cases again from their session folders.
+type rescorer struct {
+	plan     *scoring.Plan
+	expected map[string]json.RawMessage // by case id: the dataset now
+	runDir   string                     // the run re-scored, absolute
+}
+
+// all scores every record again (rescorer.one), in order, and counts
+// what came of them.
+func (r rescorer) all(ctx context.Context, records []journal.Record) ([]journal.Record, scoreTally) {
+	var t scoreTally
+	out := make([]journal.Record, len(records))
+	for i, rec := range records {
+		out[i] = r.one(ctx, rec, &t)
+	}
+	return out, t
+}
+
+// one is a record with its last attempt scored again: a passed or failed
+// case from its kept session folder; a case in error, timeout or
+// cancelled as it was. A case that cannot be scored from its folder is an
+// error with no scores (notRescored), never a guessed verdict. The
+// earlier attempts are copied.
+func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) journal.Record {
+	rec.Attempts = slices.Clone(rec.Attempts)
+	for i := range rec.Attempts {
+		// merge.ReadShard made session_dir absolute; an attempt that had
+		// none now names the run folder itself.
+		if filepath.FromSlash(rec.Attempts[i].Result.SessionDir) == r.runDir {
+			rec.Attempts[i].Result.SessionDir = ""
+		}
+	}
+	a := &rec.Attempts[len(rec.Attempts)-1]
+	res := a.Result
+	if res.Status != reports.StatusPassed && res.Status != reports.StatusFailed {
+		t.carried++
+		return rec
+	}
+	label := fmt.Sprintf("case %q epoch %d", res.CaseID, res.Epoch)
+	dir, ok := runfolder.SessionFolder(r.runDir, res.CaseID, int(res.Epoch), int(res.Attempt), res.SessionID)
+	if !ok {
+		t.notKept = append(t.notKept, label)
+		r.notRescored(a, errcode.New(errcode.NotRescored, "not re-scored: its session folder was not kept"))
+		return rec
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	a.Result.SessionDir = filepath.ToSlash(dir)
+	raw, inDataset := r.expected[res.CaseID]
+	if !inDataset {
+		t.notInDataset = append(t.notInDataset, label)
+	}
+	if e, _, _ := r.plan.Expected(raw); e != nil && e.Check != nil {
+		t.withCheck = append(t.withCheck, label)
+		r.notRescored(a, errcode.New(errcode.NotRescored, "not re-scored: its expected runs a check command, which score does not run again"))
+		return rec
+	}
+	in, err := sessionInput(dir, res, raw)
+	if err == nil {
+		var scores []scoring.Score
+		if scores, err = r.plan.Score(ctx, in); err == nil {
+			t.rescored++
+			setScores(a, scores, in.Trace.TaskExitStatus)
+			if a.Result.Status != res.Status {
+				t.changed = append(t.changed, fmt.Sprintf("%s: %s -> %s", label, res.Status, a.Result.Status))
+			}
+			return rec
+		}
+	}
+	t.errored = append(t.errored, fmt.Sprintf("%s: %s", label, errcode.Format(err)))
+	r.notRescored(a, err)
+	return rec
+}
+
+// sessionInput is what the scorers read of a session folder: its trace
+// summarised (trace.jsonl), out/result.txt, the task, the conversation and
+// the workspace diff a judge reads. The folder is read through
+// transcript.Load (sessionfs: beneath it, regular files only, bounded); a
+// file refused, or cut at its bound, refuses the case's scoring.
+func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage) (scoring.Input, error) {
+	s, err := transcript.Load(dir, transcript.DefaultLimits())
+	if err != nil {
+		return scoring.Input{}, err
+	}
+	if len(s.Problems) > 0 {
+		return scoring.Input{}, errcode.New(errcode.SessionFile, "%s: %s", dir, strings.Join(s.Problems, "; "))
+	}
+	for _, name := range []string{"trace.jsonl", "out/result.txt"} {
+		if slices.Contains(s.Cut, name) {
+			return scoring.Input{}, errcode.New(errcode.NotRescored, "not re-scored: %s of %s is past its read limit", name, dir)
+		}
+	}
+	lines := make([][]byte, len(s.Trace))
+	for i, e := range s.Trace {
+		lines[i] = e.Raw
+	}
+	tr, err := scoring.SummarizeTrace(lines)
+	if err != nil {
+		return scoring.Input{}, errcode.Wrap(errcode.NotRescored, err, "not re-scored: %s", dir)
+	}
+	if !tr.Ended {
+		return scoring.Input{}, errcode.New(errcode.NotRescored, "not re-scored: %s has no session_end in trace.jsonl", dir)
+	}
+	return scoring.Input{CaseID: res.CaseID, SessionID: res.SessionID, SessionDir: dir, Trace: tr, ResultText: s.Result,
+		Expected: expected, Task: s.Task, Transcript: s.Transcript, Diff: s.Diff}, nil
+}
+
+// setScores gives the attempt its new scores and the verdict they make:
+// passed when every scorer passed (Report's rule), with murmur's view of
+// it again.
+func setScores(a *journal.Attempt, scores []scoring.Score, taskExit string) {
+	r := &a.Result
+	c := &pipeline.Case{RunID: r.RunID, ID: r.CaseID, Epoch: int(r.Epoch), SessionID: r.SessionID, Attempt: int(r.Attempt)}
+	a.Scores = reports.ScoresFromCase(reports.CaseRun{Case: c, Scores: scores})
+	r.Status = reports.StatusPassed
+	if slices.ContainsFunc(scores, func(s scoring.Score) bool { return !s.Pass }) {
+		r.Status = reports.StatusFailed
+	}
+	r.ErrorCode, r.ErrorStage, r.ErrorMessage = nil, nil, nil
+	setMurmurColumns(r, taskExit, scores)
+}
+
+// notRescored makes the attempt an error with err's code, and no scores:
+// only passed and failed cases have scores anywhere.
+func (r rescorer) notRescored(a *journal.Attempt, err error) {
+	res := &a.Result
+	code, stage := errcode.Code(err), scoreStage
+	if code == "" {
+		code = errcode.Internal
+	}
+	msg := fmt.Sprintf("%v (it was %s)", err, res.Status)
+	res.Status = reports.StatusError
+	res.ErrorCode, res.ErrorStage, res.ErrorMessage = &code, &stage, &msg
+	a.Scores = nil
+	setMurmurColumns(res, "", nil)
+}
+
+// setMurmurColumns sets murmur_overall and murmur_difference for the row's
+// status and scores, as the run does.
+func setMurmurColumns(r *reports.ResultRow, taskExit string, scores []scoring.Score) {
+	o := scoring.MurmurOutcome{Scored: r.Status == reports.StatusPassed || r.Status == reports.StatusFailed, Passed: r.Status == reports.StatusPassed,
+		TaskExit: taskExit, Scores: scores}
+	if r.ErrorCode != nil {
+		o.ErrorCode = *r.ErrorCode
+	}
+	if r.ExitStatus != nil {
+		o.ExitStatus = *r.ExitStatus
+	}
+	v := scoring.CompareWithMurmur(o)
+	r.MurmurOverall, r.MurmurDifference = nil, nil
+	if v.Overall != "" {
+		r.MurmurOverall = &v.Overall
+	}
+	if v.Difference != "" {
+		r.MurmurDifference = &v.Difference
+	}
+}
