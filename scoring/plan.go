@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/transcript"
 )
 
@@ -43,6 +44,9 @@ type Input struct {
 	Task       string
 	Transcript *transcript.Transcript
 	Diff       string
+	// Observer hears the judge's retries and replay divergences (nil:
+	// nobody), as a model turn's are heard.
+	Observer inference.Observer
 }
 
 // Expected parses a case's expected value (ParseExpected) and checks that

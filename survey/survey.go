@@ -64,6 +64,7 @@ type Survey struct {
 	unread   []unreadExpected
 	Files    runfolder.InputFiles // the files the lines name
 	commands []int                // indices of the cases that run a command
+	judged   []int                // indices of the cases with an expected.rubric
 }
 
 // New is a survey of the dataset at path dataset against plan.
@@ -87,6 +88,9 @@ func (s *Survey) Visit(i int, c datasets.Case) {
 	if c.Setup != nil || (err == nil && ok && e.Check != nil) {
 		s.commands = append(s.commands, i)
 	}
+	if err == nil && ok && e.Rubric != nil {
+		s.judged = append(s.judged, i)
+	}
 }
 
 // CheckExpected is the error of the bad expected fields, if any, and the
@@ -106,6 +110,12 @@ func (s *Survey) CheckExpected() (warnings []Warning, err error) {
 // RunsCommands reports whether a selected case runs a dataset command.
 func (s *Survey) RunsCommands(selected datasets.Picked) bool {
 	return slices.ContainsFunc(s.commands, selected.Has)
+}
+
+// Judged reports whether the run needs a judge model: the manifest has an
+// llm_judge scorer, or a selected case an expected.rubric.
+func (s *Survey) Judged(selected datasets.Picked) bool {
+	return s.plan.NeedsJudge() || slices.ContainsFunc(s.judged, selected.Has)
 }
 
 // unreadExpected is a case whose expected value murmur-eval does not read.
@@ -128,7 +138,7 @@ func warnUnread(unread []unreadExpected) []Warning {
 	var warn []Warning
 	for _, u := range unread[:min(len(unread), unreadShown)] {
 		if len(u.keys) == 0 {
-			w := unapplied("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID)
+			w := unapplied("%s: case %q: expected is not an object murmur-eval reads (result_*, files, check, rubric); the manifest's scorers alone score it (docs/expected.md)", u.where, u.caseID)
 			w.Err = w.Err.WithHint(`to check the answer, write expected as an object, e.g. {"result_contains": "..."} or {"result_equals": "..."}; --run-anyway runs the dataset as mur eval run does, scored by the manifest's scorers alone`)
 			warn = append(warn, w)
 			continue

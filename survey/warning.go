@@ -95,3 +95,12 @@ func MurmurRefusals(m *capsule.Manifest, replay, builtinDriver bool) []Warning {
 
 // String is the warning's text with its code, for tests and logs.
 func (w Warning) String() string { return errcode.FormatWarning(w.Err) }
+
+// JudgeMissing is the refusal of a run whose llm_judge scorers (the
+// manifest's, or cases' expected.rubric) have no judge model to score
+// them: with --run-anyway they are not applied.
+func JudgeMissing() Warning {
+	return Warning{Kind: Unapplied, Err: errcode.New(errcode.JudgeMissing,
+		"the run has llm_judge scorers (murmur.yaml's observability.eval, or a case's expected.rubric) and no judge model to score them").
+		WithHint("name one with --judge-model (and --judge-provider, --judge-endpoint, MURMUR_EVAL_JUDGE_API_KEY); --run-anyway runs without them, as mur eval run does")}
+}

@@ -91,3 +91,16 @@ func (r *Recorder) Encode() []byte {
 	}
 	return b.Bytes()
 }
+
+// Transcript is what was recorded, as Read would read it back; nil when
+// nothing was.
+func (r *Recorder) Transcript() *Transcript {
+	if r.Empty() {
+		return nil
+	}
+	t := &Transcript{}
+	for _, e := range r.entries {
+		_ = t.add(e) // the recorder writes known kinds only
+	}
+	return t
+}

@@ -95,6 +95,8 @@ type options struct {
 	// workdirMaxFiles bounds the entries a case's session may hold (a
 	// murmur-eval extension to workdir_max_bytes; 0: no bound).
 	workdirMaxFiles int
+	// judge is the judge model's flags (llm_judge scorers).
+	judge judgeOptions
 }
 
 // defaultWorkdirMaxFiles is --workdir-max-files' default: past what an
@@ -127,6 +129,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.BoolVar(&o.runAnyway, "run-anyway", envBool(env, "MURMUR_EVAL_RUN_ANYWAY", false, &envErrs), "run despite what refuses a run before any case by default, which is then a warning: what mur eval run refuses or hangs on (E-RUN-006, E-EVL-081, E-EVL-080), a scorer or check the inputs configure that would not be applied (E-EVL-007); summary.json's ran_despite lists them (env MURMUR_EVAL_RUN_ANYWAY)")
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
+	registerJudgeFlags(&o.judge, fs, env, &envErrs)
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	registerProfileFlags(&o.profile, fs)
@@ -192,6 +195,9 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--driver %q: want %s or %s", o.driver, driverInstalled, driverBuiltin)
 	case o.pacing != pacingAdaptive && o.pacing != pacingSemaphore:
 		return errcode.New(errcode.Usage, "--pacing %q: want %s or %s", o.pacing, pacingAdaptive, pacingSemaphore)
+	}
+	if err := o.judge.validate(); err != nil {
+		return err
 	}
 	if o.batch.resume != "" {
 		if o.out != "" && filepath.Clean(o.out) != filepath.Clean(o.batch.resume) {

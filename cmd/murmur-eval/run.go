@@ -52,11 +52,14 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	mods, err := models.New(models.Flags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
-		OnUnreachable: stopRun}, env)
+		OnUnreachable: stopRun, Judge: in.judged}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
 	defer mods.Close()
+	if in.judged {
+		in.plan.Judge = o.judge.judge(mods.Judge)
+	}
 	folder, err := openRunFolder(&o)
 	if err != nil {
 		return usageError(stderr, err)

@@ -40,6 +40,9 @@ type inputs struct {
 	readLim  reports.ReadLimits
 	baseline *reports.RunData
 	warn     *configWarnings
+	// judged: the run has llm_judge scorers and a judge model to score
+	// them.
+	judged bool
 }
 
 // loadInputs loads and checks the run's inputs; any error is a usage
@@ -78,6 +81,14 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 		in.warn.add(w)
 	}
 	in.plan, in.commands = plan, sv.RunsCommands(in.cases)
+	in.judged = sv.Judged(in.cases)
+	switch {
+	case in.judged && !o.judge.configured():
+		in.warn.add(survey.JudgeMissing())
+		in.judged = false // with --run-anyway: not applied
+	case !in.judged && o.judge.configured():
+		in.warn.add(survey.Notef("--judge-model %s: no llm_judge scorer in murmur.yaml and no selected case with expected.rubric; nothing is judged", o.judge.model))
+	}
 	warnMurmurRefusals(o, env, in.warn)
 	if err := in.warn.refuse(); err != nil {
 		return in, err // before the run folder is made: nothing to clear

@@ -7,6 +7,7 @@ package models
 import (
 	"net/http"
 	"net/url"
+	"path/filepath"
 
 	"golang.org/x/net/http/httpproxy"
 
@@ -28,7 +29,14 @@ type Flags struct {
 	// OnUnreachable stops the run when a model endpoint's first requests
 	// all fail to connect or are refused for their credentials.
 	OnUnreachable func(error)
+	// Judge asks for the judge's source too (Models.Judge): the run has
+	// llm_judge scorers and a judge model.
+	Judge bool
 }
+
+// JudgeDir is the folder, inside --record's and --replay's, of the judge's
+// recordings: one file per case, as the model's, apart from them.
+const JudgeDir = "judge"
 
 // Models are where a run's model turns come from, and the client every
 // component guest's wasi:http goes through.
@@ -38,7 +46,11 @@ type Models struct {
 	// driver, hooks): --max-connections per endpoint, traceparent, retries
 	// for the driver (httpapi.Client.GuestClient).
 	Guests *http.Client
-	Close  func() // closes pooled connections when the run ends
+	// Judge answers the llm_judge scorers' requests (nil unless
+	// Flags.Judge): the live client, recorded into or replayed from
+	// JudgeDir of --record or --replay.
+	Judge inference.Source
+	Close func() // closes pooled connections when the run ends
 }
 
 // New builds the run's model source:
@@ -66,6 +78,13 @@ func New(f Flags, env map[string]string) (Models, error) {
 		OnUnreachable:    f.OnUnreachable,
 	})
 	m := Models{Guests: client.GuestClient(), Close: client.CloseIdleConnections}
+	if f.Judge {
+		judge, err := judgeSource(f, live.New(client))
+		if err != nil {
+			return Models{}, err
+		}
+		m.Judge = judge
+	}
 	if f.Replay != "" {
 		src, err := replay.Open(f.Replay)
 		if err != nil {
@@ -83,6 +102,23 @@ func New(f Flags, env map[string]string) (Models, error) {
 		m.Source = rec
 	}
 	return m, nil
+}
+
+// judgeSource is the judge's source: replayed from --replay's JudgeDir,
+// the live client recorded into --record's, or the live client.
+func judgeSource(f Flags, live inference.Source) (inference.Source, error) {
+	switch {
+	case f.Replay != "":
+		src, err := replay.Open(filepath.Join(f.Replay, JudgeDir))
+		if errcode.Is(err, errcode.IONotFound) {
+			return nil, errcode.New(errcode.IONotFound, "--replay %s has no %s folder of judge recordings", f.Replay, JudgeDir).
+				WithHint("record the judge's answers with --record DIR and a judge model, then replay DIR")
+		}
+		return src, err
+	case f.Record != "":
+		return record.New(filepath.Join(f.Record, JudgeDir), live)
+	}
+	return live, nil
 }
 
 // proxyFromEnv honours HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case)

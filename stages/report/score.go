@@ -25,7 +25,7 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 		return nil, err
 	}
 	tr := Summary(ses.Trace)
-	scores, scoreErr := plan.Score(ctx, scoring.Input{
+	sin := scoring.Input{
 		CaseID:     in.ID,
 		SessionID:  c.SessionID,
 		SessionDir: c.SessionDir,
@@ -33,7 +33,13 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 		ResultText: out.ResultText,
 		Expected:   in.Expected,
 		Checks:     caseChecks{box: s.opts.Commands, sandbox: s.opts.Reads.Sandbox, c: c},
-	})
+	}
+	if plan.Judge != nil {
+		// What a judge reads: only gathered in a run that has one.
+		sin.Task, sin.Transcript, sin.Diff = in.Task, out.Transcript.Transcript(), readDiff(c.SessionDir)
+		sin.Observer = &judgeObserver{tr: ses.Trace, turn: int(tr.TotalTurns)}
+	}
+	scores, scoreErr := plan.Score(ctx, sin)
 	if scoreErr != nil {
 		return nil, scoreErr
 	}
