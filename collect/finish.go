@@ -23,9 +23,11 @@ type Ending struct {
 // were written) is compared with the baseline (its results read back from
 // Dir) and has the gates applied: the verdict of one that did not is empty,
 // and so is a run whose results cannot be read back (the error says why).
-// The comparison and the gates are recorded in d.
+// The comparison and the gates are recorded in d. The baseline gate
+// compares the runs without their uncalibrated judge scorers (d.Judges),
+// the --fail-under gate takes d.Gated's pass rate when there are any.
 func (e Ending) Finish(d *reports.Digest, junit *reports.JUnit, completed bool) (*reports.DiffReport, gates.Verdict, error) {
-	var diff *reports.DiffReport
+	var diff, gated *reports.DiffReport
 	var v gates.Verdict
 	var err error
 	if completed && e.Baseline != nil {
@@ -35,11 +37,17 @@ func (e Ending) Finish(d *reports.Digest, junit *reports.JUnit, completed bool) 
 		} else {
 			diff = reports.Diff(e.Baseline, head, e.Gates.DiffOptions())
 			diff.Head.Path = e.Out
-			d.Baseline = diff
+			d.Baseline, gated = diff, diff
+			// The gate compares the runs without the judge scorers not
+			// calibrated; the report shows every scorer.
+			if base, head, ok := gates.WithoutUncalibratedJudges(e.Baseline, head, gates.KeepJudge(d)); ok {
+				gated = reports.Diff(base, head, e.Gates.DiffOptions())
+				gated.Head.Path = e.Out
+			}
 		}
 	}
 	if completed && err == nil {
-		v = gates.Evaluate(d, e.Gates, diff)
+		v = gates.Evaluate(d, e.Gates, gated)
 		d.Gates = v.Gates
 	}
 	return diff, v, errors.Join(err, WriteReports(e.Dir, d, junit, e.Started))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/reports"
+	"github.com/murmur-nexus/murmur-eval/scoring"
 )
 
 // Gate defaults: a regression must be significant at 5%; any drop counts;
@@ -37,6 +38,13 @@ type Options struct {
 	// cannot detect a drop of MaxDropPP points, or any drop
 	// (reports.Detection); without it that is a warning.
 	RequireDetectable bool
+	// JudgeLabelsFile is --judge-labels, people's verdicts on judge
+	// scorers' cases ("" for none), read by Validate into JudgeLabels. A
+	// judge scorer counts toward --fail-under and --baseline only with a
+	// kappa of JudgeMinKappa or more against them (judges.go).
+	JudgeLabelsFile string
+	JudgeLabels     *reports.JudgeLabels
+	JudgeMinKappa   float64
 }
 
 // Validate checks the options, each error a usage error.
@@ -52,6 +60,16 @@ func (g *Options) Validate() error {
 		return errcode.New(errcode.Usage, "--max-divergence must be -1 (any) or more, got %d", g.MaxDivergence)
 	case !(g.MaxErrorRate >= 0 && g.MaxErrorRate <= 1):
 		return errcode.New(errcode.Usage, "--max-error-rate must be a rate from 0 to 1 (or 0%% to 100%%), got %g", g.MaxErrorRate)
+	case !(g.JudgeMinKappa >= -1 && g.JudgeMinKappa <= 1):
+		return errcode.New(errcode.Usage, "--judge-min-kappa must be from -1 to 1, got %g", g.JudgeMinKappa).
+			WithHint("kappa is 1 for a judge that always agrees with people, 0 for one no better than chance; %g is the default", reports.DefaultJudgeMinKappa)
+	}
+	if g.JudgeLabelsFile != "" && g.JudgeLabels == nil {
+		l, err := reports.ReadJudgeLabels(g.JudgeLabelsFile)
+		if err != nil {
+			return err
+		}
+		g.JudgeLabels = l
 	}
 	return nil
 }
@@ -89,18 +107,7 @@ func Evaluate(d *reports.Digest, g Options, diff *reports.DiffReport) Verdict {
 		v.Gates = append(v.Gates, gate)
 	}
 	if g.FailUnder >= 0 {
-		gate := reports.GateResult{Gate: "fail_under"}
-		switch r := d.PassRate; {
-		case r.Total == 0:
-			gate.Detail = "no case was scored"
-		default:
-			gate.Passed = r.Rate >= g.FailUnder
-			rel := "at least"
-			if !gate.Passed {
-				rel = "under"
-			}
-			gate.Detail = fmt.Sprintf("pass rate %s (%d of %d scored) is %s %s", pct(r.Rate), r.Passed, r.Total, rel, pct(g.FailUnder))
-		}
+		gate := failUnder(d, g)
 		v.GateFailed = v.GateFailed || !gate.Passed
 		v.Gates = append(v.Gates, gate)
 	}
@@ -122,10 +129,92 @@ func Evaluate(d *reports.Digest, g Options, diff *reports.DiffReport) Verdict {
 			}
 			gate.Detail = "regressed against " + diff.Base.Path + ": " + strings.Join(parts, "; ")
 		}
+		if note := LeftOutNote(d); note != "" {
+			gate.Detail += "; " + note
+		}
 		v.GateFailed = v.GateFailed || !gate.Passed
 		v.Gates = append(v.Gates, gate)
 	}
 	return v
+}
+
+// failUnder is the --fail-under gate: over the gated verdicts when
+// uncalibrated judge scorers are left out, else over the cases' statuses.
+func failUnder(d *reports.Digest, g Options) reports.GateResult {
+	gate := reports.GateResult{Gate: "fail_under"}
+	r := d.PassRate
+	if d.Gated != nil {
+		r = d.Gated.PassRate
+	}
+	switch {
+	case r.Total == 0:
+		gate.Detail = "no case was scored"
+	default:
+		gate.Passed = r.Rate >= g.FailUnder
+		rel := "at least"
+		if !gate.Passed {
+			rel = "under"
+		}
+		gate.Detail = fmt.Sprintf("pass rate %s (%d of %d scored) is %s %s", pct(r.Rate), r.Passed, r.Total, rel, pct(g.FailUnder))
+	}
+	if note := LeftOutNote(d); note != "" {
+		gate.Detail += "; " + note
+	}
+	if d.Gated != nil {
+		if d.Gated.OnlyJudged > 0 {
+			gate.Detail += fmt.Sprintf("; %s scored by them alone not counted", plural(d.Gated.OnlyJudged, "case"))
+		}
+		if d.Gated.Flipped > 0 {
+			gate.Detail += fmt.Sprintf("; %s only they failed counted as passed", plural(d.Gated.Flipped, "case"))
+		}
+	}
+	return gate
+}
+
+// LeftOutNote names the judge scorers the gates leave out and why: "left
+// out uncalibrated judge scorer(s) helpful (kappa 0.41 < 0.6), llm_judge
+// (no labels (--judge-labels))"; "" when none is.
+func LeftOutNote(d *reports.Digest) string {
+	if d.Gated == nil || len(d.Gated.LeftOut) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, j := range d.Judges {
+		if !j.Calibrated {
+			parts = append(parts, fmt.Sprintf("%s (%s)", j.Scorer, j.Uncalibrated))
+		}
+	}
+	return "left out uncalibrated judge scorer(s) " + strings.Join(parts, ", ")
+}
+
+// KeepJudge tells, for a run's digest, whether the gates count a judge
+// scorer: only when the digest names it calibrated. A judge scorer the
+// digest does not know (a baseline's) is left out.
+func KeepJudge(d *reports.Digest) func(scorer string) bool {
+	calibrated := map[string]bool{}
+	for _, j := range d.Judges {
+		calibrated[j.Scorer] = j.Calibrated
+	}
+	return func(scorer string) bool { return calibrated[scorer] }
+}
+
+// WithoutUncalibratedJudges are base and head as the baseline gate
+// compares them: without the judge scorers keep rejects (KeepJudge), in
+// either run (reports.RunData.WithoutJudges); ok is false, and the runs
+// are returned as they are, when neither has a score of such a scorer.
+func WithoutUncalibratedJudges(base, head *reports.RunData, keep func(string) bool) (b, h *reports.RunData, ok bool) {
+	has := func(r *reports.RunData) bool {
+		for _, s := range r.Scores {
+			if s.ScorerType == scoring.TypeLLMJudge && !keep(s.Scorer) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(base) && !has(head) {
+		return base, head, false
+	}
+	return base.WithoutJudges(keep), head.WithoutJudges(keep), true
 }
 
 func pct(r float64) string { return strconv.FormatFloat(100*r, 'f', 1, 64) + "%" }

@@ -74,6 +74,7 @@ func (w *Writer) Write(records []journal.Record, stderr io.Writer) (reports.Dige
 	parts[runfolder.ShardPart] = ""
 	summary := &reports.Summary{}
 	summary.SetPassAt(m.PassAt)
+	summary.SetJudges(m.Gates.JudgeLabels, m.Gates.JudgeMinKappa)
 	col := &collect.Collector{OutDir: m.Dir, Sinks: w.sinks, Scores: w.scores, Summary: summary, JUnit: &reports.JUnit{}, Stderr: stderr}
 	var jerr error
 	for _, r := range records {

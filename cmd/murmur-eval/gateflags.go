@@ -37,7 +37,16 @@ func registerRunGates(g *gates.Options, fs *pflag.FlagSet, env map[string]string
 	fs.StringVar(&g.Baseline, "baseline", env["MURMUR_EVAL_BASELINE"], "compare with this earlier run (its folder or a Parquet file) and fail on a regression (env MURMUR_EVAL_BASELINE)")
 	fs.Var(&floatFlag{&g.FailUnder, gates.ParseRate}, "fail-under", "fail the run when the pass rate over scored cases is under RATE (0.8 or 80%) (env MURMUR_EVAL_FAIL_UNDER)")
 	fs.Var(&floatFlag{&g.MaxErrorRate, gates.ParseRate}, "max-error-rate", "tolerated share of cases in status error or timeout, 0.05 or 5% (env MURMUR_EVAL_MAX_ERROR_RATE) (default 0)")
+	registerJudgeGates(g, fs, env, errs)
 	fs.IntVar(&g.MaxDivergence, "max-divergence", envInt(env, "MURMUR_EVAL_MAX_DIVERGENCE", 0, errs), "replayed requests that may differ from the recorded ones before the run fails with exit 5, -1 for any (env MURMUR_EVAL_MAX_DIVERGENCE)")
+}
+
+// registerJudgeGates adds --judge-labels and --judge-min-kappa: which
+// judge scorers the gates count (gates.Options.Validate reads the file).
+func registerJudgeGates(g *gates.Options, fs *pflag.FlagSet, env map[string]string, errs *[]error) {
+	g.JudgeMinKappa = envFloat(env, "MURMUR_EVAL_JUDGE_MIN_KAPPA", reports.DefaultJudgeMinKappa, gates.ParseFloat, errs)
+	fs.StringVar(&g.JudgeLabelsFile, "judge-labels", env["MURMUR_EVAL_JUDGE_LABELS"], "people's verdicts on llm_judge scorers' cases, JSONL lines {\"case_id\", \"scorer\", \"label\": \"pass\"|\"fail\"}, to calibrate the judges against (env MURMUR_EVAL_JUDGE_LABELS)")
+	fs.Var(&floatFlag{&g.JudgeMinKappa, gates.ParseFloat}, "judge-min-kappa", "Cohen's kappa against --judge-labels from which a judge scorer counts toward --fail-under and --baseline; the gates leave out the others (env MURMUR_EVAL_JUDGE_MIN_KAPPA)")
 }
 
 // floatFlag is a pflag.Value parsed by its own function.
