@@ -1,0 +1,149 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/inference/apitest"
+)
+
+// judgeCases are the judge tests' cases: a task, the answer the model
+// gives it, and the status the judge's verdict leads to.
+func judgeCases() []struct{ id, task, answer, status string } {
+	return []struct{ id, task, answer, status string }{
+		{"good", "Say good.", "It is 42.", "passed"},
+		{"bad", "Say bad.", "It is 41.", "failed"},
+		{"broken", "Say broken.", "BREAK", "error"},
+	}
+}
+
+// modelByTask answers, as Anthropic's Messages API, each case's task with
+// its answer.
+func modelByTask(t *testing.T) *apitest.Server {
+	answers := map[string]string{}
+	for _, c := range judgeCases() {
+		answers[c.task] = c.answer
+	}
+	return apitest.New(t, func(r apitest.Request) apitest.Reply {
+		for task, answer := range answers {
+			if strings.Contains(string(r.Body), task) {
+				return apitest.Reply{Body: apitest.AnthropicMessage("end_turn", 50, 5, apitest.AnthropicText(answer))}
+			}
+		}
+		return apitest.Reply{Status: 400, Body: apitest.AnthropicError("invalid_request_error", "unknown task")}
+	})
+}
+
+// judgeByAnswer is a judge speaking OpenAI's Chat Completions: it calls
+// submit_verdict with 0.9 for an answer saying 42, 0.1 for any other, and
+// answers "BREAK" with prose, which is no verdict, twice.
+func judgeByAnswer(t *testing.T, calls *atomic.Int32) *apitest.Server {
+	return apitest.New(t, func(r apitest.Request) apitest.Reply {
+		calls.Add(1)
+		body := string(r.Body)
+		switch {
+		case r.Header.Get("Authorization") != "Bearer judge-key" || !strings.Contains(body, `"model":"judge-1"`):
+			return apitest.Reply{Status: 401, Body: apitest.OpenAIError("invalid_request_error", "invalid_api_key", "bad key or model")}
+		case strings.Contains(body, `final answer\nBREAK`):
+			return apitest.Reply{Body: apitest.OpenAICompletion("stop", "I would rather not grade this.", 300, 8)}
+		case strings.Contains(body, `final answer\nIt is 42.`):
+			return apitest.Reply{Body: apitest.OpenAICompletion("tool_calls", "", 300, 20, apitest.OpenAIToolCall("call_1", "submit_verdict", `{"score":0.9,"reason":"it says 42"}`))}
+		}
+		return apitest.Reply{Body: apitest.OpenAICompletion("tool_calls", "", 300, 20, apitest.OpenAIToolCall("call_1", "submit_verdict", `{"score":0.1,"reason":"it does not say 42"}`))}
+	})
+}
+
+// TestJudgeScoresAndReplays: a case's expected.rubric is judged by the
+// judge model through the real binary: a pass, a fail, and an answer that
+// is no verdict even after the repair (a harness error, E-EVL-091, never a
+// verdict); the judge's columns, its log in the session; --record keeps
+// the judge's answers, and --replay gives the same rows with both servers
+// gone; without --judge-model the run is refused (E-EVL-090).
+func TestJudgeScoresAndReplays(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	model := modelByTask(t)
+	useEndpoint(t, qs, model.URL)
+	var calls atomic.Int32
+	judge := judgeByAnswer(t, &calls)
+	var lines []string
+	for _, c := range judgeCases() {
+		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
+		lines = append(lines, string(line))
+	}
+	dataset := filepath.Join(qs, "cases-judge.jsonl")
+	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	rec := filepath.Join(t.TempDir(), "rec")
+	judgeFlags := []string{"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
+	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
+
+	refused, _ := runE2E(t, []string{qs, "--dataset", dataset, "--out", filepath.Join(reachableTempDir(t), "refused"), "--driver", "builtin"}, env)
+	if refused.code != 2 || !hasCode(refused.stderr, "E-EVL-090") {
+		t.Fatalf("a rubric and no judge model: exit %d\n%s", refused.code, refused.stderr)
+	}
+
+	live := filepath.Join(reachableTempDir(t), "live")
+	r, _ := runE2E(t, append([]string{qs, "--dataset", dataset, "--out", live, "--driver", "builtin", "--record", rec}, judgeFlags...), env)
+	if r.code != exitErrorBudget {
+		t.Fatalf("recording run: exit %d, want %d (one harness error)\n%s", r.code, exitErrorBudget, r.stderr)
+	}
+	checkJudged(t, live)
+	if n := calls.Load(); n != 4 {
+		t.Errorf("%d judge requests, want 4 (good, bad, broken and its repair)", n)
+	}
+	if _, err := os.Stat(filepath.Join(rec, "judge")); err != nil {
+		t.Errorf("the judge's answers were not recorded: %v", err)
+	}
+
+	model.Close()
+	judge.Close()
+	replayed := filepath.Join(reachableTempDir(t), "replayed")
+	r, _ = runE2E(t, append([]string{qs, "--dataset", dataset, "--out", replayed, "--replay", rec}, judgeFlags...), env)
+	if r.code != exitErrorBudget {
+		t.Fatalf("replaying run: exit %d\n%s", r.code, r.stderr)
+	}
+	checkJudged(t, replayed)
+	if n := calls.Load(); n != 4 {
+		t.Errorf("the replay sent %d judge requests", n-4)
+	}
+}
+
+// checkJudged checks a judged run's rows, judge columns and logs.
+func checkJudged(t *testing.T, run string) {
+	t.Helper()
+	rows := resultsByCase(t, run)
+	for _, c := range judgeCases() {
+		if rows[c.id]["status"] != c.status {
+			t.Errorf("%s: status %v, want %s (%v)", c.id, rows[c.id]["status"], c.status, rows[c.id]["error_message"])
+		}
+	}
+	if rows["broken"]["error_code"] != "E-EVL-091" {
+		t.Errorf("broken: error %v %v, want E-EVL-091", rows["broken"]["error_code"], rows["broken"]["error_message"])
+	}
+	judged := map[string]map[string]any{}
+	for _, s := range readParquet(t, filepath.Join(run, "scores.parquet")).Rows {
+		if s["scorer_type"] == "llm_judge" {
+			judged[s["case_id"].(string)] = s
+		} else if s["judge_model"] != nil {
+			t.Errorf("%s's %s has a judge model", s["case_id"], s["scorer"])
+		}
+	}
+	for id, want := range map[string]float64{"good": 0.9, "bad": 0.1} {
+		s := judged[id]
+		if s == nil || s["scorer"] != "llm_judge" || s["score"] != want || s["judge_model"] != "judge-1" || s["judge_samples"] != int32(1) ||
+			s["judge_input_tokens"] != int64(300) || !strings.Contains(s["reason"].(string), "it ") {
+			t.Errorf("%s's judge row %v", id, s)
+		}
+	}
+	if _, ok := judged["broken"]; ok {
+		t.Error("the case whose judge gave no verdict has a judge score")
+	}
+	log := readFile(t, filepath.Join(run, "cases", "good.e1.a1", "logs", "judge.jsonl"))
+	if !strings.Contains(log, `"scorer":"llm_judge"`) || !strings.Contains(log, "It is 42.") {
+		t.Errorf("the good case's judge log:\n%s", log)
+	}
+}
