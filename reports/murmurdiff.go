@@ -87,6 +87,8 @@ func (d *Digest) murmurSentences() []string {
 			s = "mur eval run would mark " + n + " passed: its exit_ok scorer passes a case even when the session ended failed or ran out of turns, and murmur-eval's fails it"
 		case scoring.DiffExpected:
 			s = "mur eval run would mark " + n + " passed: it checks only the scorers murmur.yaml configures and ignores the dataset line's expected (result_contains, files, check), which failed them here"
+		case scoring.DiffJudge:
+			s = "mur eval run would mark " + n + " passed: it parses llm_judge scorers and scores nothing with them, and the judge model failed them here"
 		case scoring.DiffNoScores:
 			s = "mur eval run would give " + n + " no verdict (no_scores): murmur.yaml configures no scorer and murmur ignores the dataset line's expected; murmur-eval scored them by expected, or by whether the session ended ok"
 		case scoring.DiffModelTurnError:

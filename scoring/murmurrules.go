@@ -31,6 +31,10 @@ const (
 	// failed it. murmur ignores expected (eval.rs); murmur-eval scores it
 	// (docs/expected.md).
 	DiffExpected = "expected_scorers"
+	// DiffJudge: every other scorer passes the case and an llm_judge
+	// scorer failed it. murmur parses llm_judge and scores nothing with it;
+	// murmur-eval asks the run's judge model (docs/scoring.md).
+	DiffJudge = "llm_judge_scorers"
 )
 
 // MurmurOutcome is what murmur-eval decided for one case, as the murmur
@@ -72,7 +76,7 @@ func CompareWithMurmur(o MurmurOutcome) MurmurView {
 	}
 	var theirs, unflipped []Score
 	for _, s := range o.Scores {
-		if s.Implicit || s.Expected {
+		if s.Implicit || s.Expected || s.Type == TypeLLMJudge {
 			continue // murmur would not have scored it
 		}
 		unflipped = append(unflipped, s)
@@ -88,10 +92,28 @@ func CompareWithMurmur(o MurmurOutcome) MurmurView {
 		view.Difference = DiffNoScores
 	case Overall(unflipped) == ours:
 		view.Difference = DiffExitOK
+	case onlyJudgesFailed(o.Scores):
+		view.Difference = DiffJudge
 	default:
 		view.Difference = DiffExpected
 	}
 	return view
+}
+
+// onlyJudgesFailed says whether the scores that failed are all llm_judge
+// scorers (at least one).
+func onlyJudgesFailed(scores []Score) bool {
+	failed := false
+	for _, s := range scores {
+		switch {
+		case s.Pass:
+		case s.Type == TypeLLMJudge:
+			failed = true
+		default:
+			return false
+		}
+	}
+	return failed
 }
 
 // hookSeesOK says whether murmur's eval hook would have seen the session as

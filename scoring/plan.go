@@ -92,10 +92,14 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 	if err != nil {
 		return scores, err
 	}
+	manifestJudges := len(judged)
 	if e, _, _ := p.Expected(in.Expected); e != nil && e.Rubric != nil {
 		judged = append(judged, *e.Rubric)
 	}
 	judges, err := p.judge(ctx, in, judged)
+	for i := manifestJudges; i < len(judges); i++ {
+		judges[i].Expected = true // the line's expected.rubric
+	}
 	scores = append(scores, judges...)
 	if err != nil {
 		return scores, err
