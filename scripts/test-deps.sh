@@ -11,6 +11,10 @@
 #   node, npm and jco        the differential tests against jco and the check
 #                            that the committed fixtures are up to date; jco is
 #                            pinned in sandbox/component/testdata/package-lock.json
+#   playwright-core          drives chromium through the view site in
+#                            TestViewInBrowser; pinned in
+#                            cmd/murmur-eval/testdata/browser/package-lock.json
+#                            (no browser download: Debian's chromium is used)
 #   jq and git               the how-to's shell.allow of named binaries
 #   /usr/bin/python3         the check-escape test's dataset check and the
 #                            escape-conformance probes (ctypes included, which
@@ -27,6 +31,7 @@ cd "$(dirname "$0")/.."
 install=1
 [[ "${1:-}" == "--check" ]] && install=0
 jco_dir=sandbox/component/testdata
+view_dir=cmd/murmur-eval/testdata/browser
 
 # missing_pkgs prints the Debian packages of the programs that are missing.
 missing_pkgs() {
@@ -46,6 +51,12 @@ jco_current() {
 	[[ -d $jco_dir/node_modules/@bytecodealliance/jco && -f $stamp && ! $jco_dir/package-lock.json -nt $stamp ]]
 }
 
+# playwright_current: playwright-core is installed from the current lock.
+playwright_current() {
+	local stamp=$view_dir/node_modules/.package-lock.json
+	[[ -f $view_dir/node_modules/playwright-core/package.json && -f $stamp && ! $view_dir/package-lock.json -nt $stamp ]]
+}
+
 read -r -a pkgs <<<"$(missing_pkgs | tr '\n' ' ')"
 if ((install)) && ((${#pkgs[@]})); then
 	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
@@ -59,10 +70,15 @@ if ((install)) && ! jco_current && command -v npm >/dev/null 2>&1; then
 	echo "test-deps: installing jco (npm ci in $jco_dir)"
 	(cd "$jco_dir" && npm ci --no-audit --no-fund)
 fi
+if ((install)) && ! playwright_current && command -v npm >/dev/null 2>&1; then
+	echo "test-deps: installing playwright-core (npm ci in $view_dir)"
+	(cd "$view_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+fi
 
 missing=()
 ((${#pkgs[@]})) && missing+=("the Debian packages ${pkgs[*]}: apt-get install ${pkgs[*]} (as root)")
 jco_current || missing+=("jco: npm ci --no-audit --no-fund in $jco_dir (needs npm)")
+playwright_current || missing+=("playwright-core: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund in $view_dir (needs npm)")
 if ((${#missing[@]} == 0)); then
 	echo "test-deps: every program the tests need is installed"
 	exit 0
