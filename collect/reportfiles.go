@@ -84,7 +84,7 @@ func ReadSummary(dir string) *reports.Digest {
 // ReadDigest is the digest of the finished run at path (its folder or its
 // results.parquet), read within lim, as show prints it: the summary of its
 // rows, with what only summary.json records (the gates, the baseline
-// comparison, the wall time; and, from a murmur-eval that records them,
+// comparison, the wall time, the judges' calibration; and, from a murmur-eval that records them,
 // completion, planned, ran, resumed, the version and the missing tools).
 // Gates is never nil. A scores file alone is a usage error.
 func ReadDigest(path string, lim reports.ReadLimits) (reports.Digest, error) {
@@ -102,6 +102,9 @@ func ReadDigest(path string, lim reports.ReadLimits) (reports.Digest, error) {
 	}
 	if recorded := ReadSummary(dir); recorded != nil {
 		d.Gates, d.Baseline, d.WallMS = recorded.Gates, recorded.Baseline, recorded.WallMS
+		if recorded.Judges != nil || recorded.JudgeLabels != nil { // calibrated against labels the Parquet files do not hold
+			d.Judges, d.JudgeLabels, d.Gated = recorded.Judges, recorded.JudgeLabels, recorded.Gated
+		}
 		if recorded.Planned > 0 || recorded.Version != "" { // written by a murmur-eval that records them
 			d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = recorded.Complete, recorded.Planned, recorded.Ran, recorded.Stopped, recorded.Resumed
 			d.Version = recorded.Version

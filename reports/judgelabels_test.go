@@ -25,7 +25,7 @@ func TestParseJudgeLabels(t *testing.T) {
 				`{"case_id": "b", "scorer": "helpful", "label": "fail", "epoch": 2}` + "\r\n",
 			want: []JudgeLabel{{CaseID: "a", Scorer: "helpful", Pass: true, Line: 1}, {CaseID: "b", Scorer: "helpful", Epoch: 2, Line: 3}}},
 		{name: "one epoch and every epoch of a case",
-			in: `{"case_id": "a", "scorer": "s", "label": "pass"}` + "\n" + `{"case_id": "a", "scorer": "s", "label": "fail", "epoch": 2}`,
+			in:   `{"case_id": "a", "scorer": "s", "label": "pass"}` + "\n" + `{"case_id": "a", "scorer": "s", "label": "fail", "epoch": 2}`,
 			want: []JudgeLabel{{CaseID: "a", Scorer: "s", Pass: true, Line: 1}, {CaseID: "a", Scorer: "s", Epoch: 2, Line: 2}}},
 		{name: "null epoch is every epoch", in: `{"case_id": "a", "scorer": "s", "label": "fail", "epoch": null}`,
 			want: []JudgeLabel{{CaseID: "a", Scorer: "s", Line: 1}}},

@@ -59,6 +59,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(&b, "| %s | %s | %d/%d | %s | %s |\n", md(s.Name), md(s.Type), s.Passed, s.Total, percent(s.Rate.Rate), ciText(s.Rate))
 		}
 	}
+	d.writeJudgesMarkdown(&b)
 	if len(d.Gates) > 0 {
 		b.WriteString("\n### Gates\n\n| gate | result | detail |\n|---|---|---|\n")
 		for _, g := range d.Gates {

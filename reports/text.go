@@ -106,6 +106,7 @@ func (d *Digest) writeSections(b *strings.Builder) {
 				countW, fmt.Sprintf("%d/%d", sc.Passed, sc.Total), percent(sc.Rate.Rate), interval(sc.Rate))
 		}
 	}
+	d.writeJudgesText(b)
 	if len(d.Failed) > 0 {
 		b.WriteString("\nfailed:\n")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
