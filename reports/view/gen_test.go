@@ -75,7 +75,8 @@ func writeSession(t testing.TB, dir string, c genCase) {
 		return string(b) + "\n"
 	}
 	var tr strings.Builder
-	tr.WriteString(line(transcript.Entry{Kind: transcript.KindStart, Attempt: 1, Model: "m", Tools: []string{"calc"}, Task: "What is 6 times 7?"}))
+	tr.WriteString(line(transcript.Entry{Kind: transcript.KindStart, Attempt: 1, Model: "m", Tools: []string{"calc"}, Task: "What is 6 times 7?",
+		System: "[Capsule]\nWorkdir: " + dir + "\nBe careful."}))
 	call, _ := json.Marshal([]map[string]any{{"type": "tool_call", "id": "c1", "name": "calc", "input": map[string]string{"expression": "6*7"}}})
 	tr.WriteString(line(transcript.Entry{Kind: transcript.KindTurn, Attempt: 1, Turn: 0, RequestSHA256: "aaaa", StopReason: "tool_call", Content: call}))
 	tr.WriteString(line(transcript.Entry{Kind: transcript.KindToolResult, Attempt: 1, Turn: 0, ToolCallID: "c1", Name: "calc", Output: c.toolOutput}))

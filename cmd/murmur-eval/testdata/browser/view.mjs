@@ -62,7 +62,7 @@ try {
   const flip = page.locator(".flip");
   check(await flip.isVisible(), "the flipped case shows no comparison");
   const what = await page.locator("#flip-e1-what").innerText();
-  check(/First divergent turn: turn 0 of attempt 1/.test(what), `the flip does not name the first divergent turn: ${what}`);
+  check(/First divergent turn: turn 0 of attempt 1 .*: the answer differs/.test(what), `the flip does not name the first divergent turn: ${what}`);
   check(await flip.locator(".left .turn").count() === 2 && await flip.locator(".right .turn").count() === 2, "the flip does not show both transcripts' turns");
   check(await flip.locator(".turn.div").count() === 2, "the divergent turn is not marked on both sides");
   check(await flip.locator(".right pre:text-is('42')").first().isVisible(), "the baseline's tool output 42 is not visible");
