@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/merge"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/runfolder"
+	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
 
@@ -35,10 +37,11 @@ Each (case, epoch) row's last attempt: a passed or failed case whose
 session folder is kept is scored again (status from the new scores:
 passed when every scorer passes); a case in error, timeout or cancelled is
 copied as it was (it has no verdict to redo); a case whose session folder
-was not kept, or whose expected runs a check command (score does not run
-commands), becomes an error with code E-EVL-092 and no scores, listed on
-stderr: no verdict is guessed. A case no longer in the dataset is scored
-by the manifest's scorers alone. Other columns (tokens, timings,
+was not kept becomes an error with code E-EVL-092 and no scores, listed
+on stderr: no verdict is guessed. An expected check command runs again,
+sandboxed as in a run, in a copy of the session folder made under DIR's
+sessions/ (which the row then names). A case no longer in the dataset is
+scored by the manifest's scorers alone. Other columns (tokens, timings,
 session_id) are copied. Applies the run's gates (--fail-under,
 --max-error-rate, --baseline) with the run command's exit codes.
 
@@ -49,6 +52,7 @@ Flags:
 type scoreOptions struct {
 	run, out         string
 	capsule, dataset string
+	checkTimeout     time.Duration
 	passAt           []int
 	gates            gates.Options
 }
@@ -87,7 +91,9 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 	outAbs, runID := absPath(o.out), folder.RunID
 	fmt.Fprintf(stderr, "murmur-eval score %s: %d (case, epoch) rows of %s (%s) with %s and %s -> %s\n",
 		runID, len(src.Records), o.run, src.Run.RunID, in.capsuleDir, in.datasetPath, o.out)
-	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run)}
+	box := &checkBox{outDir: outAbs, resources: in.resources}
+	defer box.Close()
+	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box}
 	records, tally := rs.all(ctx, src.Records)
 	tally.print(stderr)
 	merge.Rebase(records, runID, outAbs)
@@ -122,6 +128,7 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	fs.StringVarP(&o.out, "out", "o", "", "run folder to create for the re-scored run (new or empty)")
 	fs.StringVar(&o.capsule, "capsule", "", "the capsule folder whose murmur.yaml scores (default: the one RUN ran)")
 	fs.StringVar(&o.dataset, "dataset", "", "the dataset whose expected values score (default: the one RUN ran)")
+	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of an expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.IntSliceVar(&o.passAt, "pass-at", envInts(env, "MURMUR_EVAL_PASS_AT", &envErrs), "report the unbiased pass@k for these k, comma separated (env MURMUR_EVAL_PASS_AT)")
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	if err := fs.Parse(args); err != nil {
@@ -135,6 +142,9 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	}
 	if err := o.gates.Validate(); err != nil {
 		return o, usageError(stderr, err), false
+	}
+	if o.checkTimeout <= 0 {
+		return o, usageError(stderr, errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)), false
 	}
 	if fs.NArg() != 1 || o.out == "" {
 		return o, usageError(stderr, errcode.New(errcode.Usage, "score takes one RUN and --out DIR, got %d arguments", fs.NArg()).

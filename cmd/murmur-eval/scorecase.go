@@ -26,6 +26,8 @@ type rescorer struct {
 	plan     *scoring.Plan
 	expected map[string]json.RawMessage // by case id: the dataset now
 	runDir   string                     // the run re-scored, absolute
+	outDir   string                     // the new run folder, absolute
+	checks   *checkBox                  // runs expected.check commands
 }
 
 // all scores every record again (rescorer.one), in order, and counts
@@ -74,12 +76,21 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	if !inDataset {
 		t.notInDataset = append(t.notInDataset, label)
 	}
+	var checks scoring.CheckRunner
+	var err error
 	if e, _, _ := r.plan.Expected(raw); e != nil && e.Check != nil {
-		t.withCheck = append(t.withCheck, label)
-		r.notRescored(a, errcode.New(errcode.NotRescored, "not re-scored: its expected runs a check command, which score does not run again"))
-		return rec
+		// The check runs in a copy, in the new run folder, which the
+		// row and the case's link then name: it holds the new check.log.
+		if dir, checks, err = r.checkCopy(res.SessionID, dir); err == nil {
+			a.Result.SessionDir = filepath.ToSlash(dir)
+			t.checked++
+		}
 	}
-	in, err := sessionInput(dir, res, raw)
+	var in scoring.Input
+	if err == nil {
+		in, err = sessionInput(dir, res, raw)
+		in.Checks = checks
+	}
 	if err == nil {
 		var scores []scoring.Score
 		if scores, err = r.plan.Score(ctx, in); err == nil {
@@ -94,6 +105,21 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	t.errored = append(t.errored, fmt.Sprintf("%s: %s", label, errcode.Format(err)))
 	r.notRescored(a, err)
 	return rec
+}
+
+// checkCopy copies the case's session folder dir into the new run
+// folder's sessions/<session id> for its check to run in, and returns the
+// copy and the check runner.
+func (r rescorer) checkCopy(sessionID, dir string) (string, scoring.CheckRunner, error) {
+	if err := journal.CheckSessionID(sessionID); err != nil {
+		return "", nil, errcode.New(errcode.NotRescored, "not re-scored: session id %q: %v", sessionID, err)
+	}
+	dst := filepath.Join(r.outDir, runfolder.SessionsDir, sessionID)
+	bytes, entries, err := copySession(dir, dst)
+	if err != nil {
+		return "", nil, err
+	}
+	return dst, r.checks.caseRunner(bytes, entries), nil
 }
 
 // sessionInput is what the scorers read of a session folder: its trace

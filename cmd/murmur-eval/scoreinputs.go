@@ -25,6 +25,7 @@ import (
 type scoreInputs struct {
 	capsuleDir, datasetPath string
 	plan                    *scoring.Plan
+	resources               capsule.Resources // what a check command runs with
 	expected                map[string]json.RawMessage
 	manifestDigest          string
 	datasetDigest           string
@@ -51,7 +52,10 @@ func loadScoreInputs(o scoreOptions, src merge.Shard, env map[string]string, std
 		return in, errcode.New(errcode.IONotFound, "capsule folder %s has no %s", in.capsuleDir, capsule.ManifestFile).
 			WithHint("--capsule names the capsule folder whose murmur.yaml scores the run")
 	}
-	plan, warnings := survey.NewPlan(in.capsuleDir, env, 0)
+	plan, warnings := survey.NewPlan(in.capsuleDir, env, o.checkTimeout)
+	if m := survey.ReadManifest(in.capsuleDir, env); m != nil {
+		in.resources = m.Capabilities.Resources
+	}
 	sv := survey.New(plan, in.datasetPath)
 	in.expected = map[string]json.RawMessage{}
 	// The dataset's task files are never read: a session's task.md is what

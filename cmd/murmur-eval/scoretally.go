@@ -3,19 +3,22 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/murmur-nexus/murmur-eval/runfolder"
 )
 
 // scoreTally is what came of a run's cases when score scored them again.
 type scoreTally struct {
 	rescored int // passed or failed cases scored again
+	checked  int // of them, those whose check ran again in a session copy
 	carried  int // cases in error, timeout or cancelled, copied as they were
 	// changed are the re-scored cases whose status changed ("case "a"
 	// epoch 1: passed -> failed").
 	changed []string
-	// notKept, withCheck and errored are the passed or failed cases that
-	// are errors now: no session folder, a check command, a scorer or a
-	// session file that failed.
-	notKept, withCheck, errored []string
+	// notKept and errored are the passed or failed cases that are errors
+	// now: no session folder; a scorer, a check or a session file that
+	// failed.
+	notKept, errored []string
 	// notInDataset are the re-scored cases the dataset no longer has:
 	// scored by the manifest's scorers alone.
 	notInDataset []string
@@ -28,13 +31,16 @@ const tallyShown = 20
 func (t scoreTally) print(w io.Writer) {
 	fmt.Fprintf(w, "murmur-eval score: %s scored again (%d changed status); %s in error, timeout or cancelled copied as they were (no verdict to redo)\n",
 		plural(t.rescored, "case"), len(t.changed), plural(t.carried, "case"))
+	if t.checked > 0 {
+		fmt.Fprintf(w, "murmur-eval score: the expected check of %s ran again, sandboxed, in a copy of its session folder under the new run's %s/\n",
+			plural(t.checked, "case"), runfolder.SessionsDir)
+	}
 	lists := []struct {
 		what  string
 		cases []string
 	}{
 		{"changed status", t.changed},
 		{"not re-scored, its session folder was not kept (an error, E-EVL-092)", t.notKept},
-		{"not re-scored, its expected runs a check command (an error, E-EVL-092)", t.withCheck},
 		{"could not be scored (an error)", t.errored},
 		{"no longer in the dataset, scored by the manifest's scorers alone", t.notInDataset},
 	}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/runfolder"
+)
+
+// scoreRun runs `murmur-eval score run --out out` with extra flags, as it
+// is typed (no --cache-dir: score compiles nothing).
+func scoreRun(t *testing.T, run, out string, extra ...string) result {
+	t.Helper()
+	r, _ := runE2E(t, append([]string{"score", run, "--out", out}, extra...), plainArgs())
+	return r
+}
+
+// verdicts are a run's results rows by "case_id/epoch": the status and
+// error code, and its scores rows' scorer, result, score and reason, in
+// order.
+func verdicts(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, r := range readParquet(t, filepath.Join(dir, "results.parquet")).Rows {
+		out[fmt.Sprintf("%v/%v", r["case_id"], r["epoch"])] = fmt.Sprintf("%v %v", r["status"], r["error_code"])
+	}
+	scores := readParquet(t, filepath.Join(dir, "scores.parquet")).Rows
+	slices.SortStableFunc(scores, func(a, b map[string]any) int {
+		return cmp.Or(strings.Compare(a["case_id"].(string), b["case_id"].(string)), cmp.Compare(a["epoch"].(int32), b["epoch"].(int32)))
+	})
+	for _, s := range scores {
+		k := fmt.Sprintf("%v/%v", s["case_id"], s["epoch"])
+		out[k] += fmt.Sprintf("\n  %v %v %v %v %q", s["scorer"], s["scorer_type"], s["result"], s["score"], s["reason"])
+	}
+	return out
+}
+
+// modelServer is a model endpoint that counts the requests it gets and
+// answers none.
+func modelServer(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		http.Error(w, "no model here", http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, &n
+}
+
+// folderDigest hashes every entry beneath dir: its path, mode, link
+// target or content. Equal digests: nothing was written there.
+func folderDigest(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s %v %d\n", p, fi.Mode(), fi.ModTime().UnixNano())
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "-> %s\n", target)
+		case fi.Mode().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			h.Write(b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// TestScoreReproducesTheRun scores the quickstart's run again: every
+// verdict and score is the same, nothing asks a model (the capsule's
+// endpoint is a counting server, the recordings are gone), RUN is not
+// written to, and diff, show --case and report read the new run.
+func TestScoreReproducesTheRun(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	run, r := newFixture(t, qs).run("--progress", "none")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	url, requests := modelServer(t)
+	useEndpoint(t, qs, url)
+	if err := os.RemoveAll(filepath.Join(qs, "recordings")); err != nil {
+		t.Fatal(err)
+	}
+	before := folderDigest(t, run)
+
+	out := filepath.Join(reachableTempDir(t), "rescored")
+	s := scoreRun(t, run, out)
+	if s.code != 0 {
+		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
+	}
+	if got := requests.Load(); got != 0 {
+		t.Errorf("score sent %d requests to the model endpoint, want none", got)
+	}
+	if diff := gocmp.Diff(verdicts(t, run), verdicts(t, out)); diff != "" {
+		t.Errorf("re-scored verdicts differ from the run's (-run +score):\n%s", diff)
+	}
+	if after := folderDigest(t, run); after != before {
+		t.Errorf("score changed files of RUN")
+	}
+	if !strings.Contains(s.stderr, "12 cases scored again (0 changed status)") || !strings.Contains(s.stderr, "the expected check of 1 case ran again") {
+		t.Errorf("score's stderr lacks the tally:\n%s", s.stderr)
+	}
+	var runJSON struct {
+		RunID  string            `json:"run_id"`
+		Config map[string]string `json:"config"`
+		Inputs map[string]string `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, "run.json"))), &runJSON); err != nil {
+		t.Fatal(err)
+	}
+	orig := readDigest(t, run)
+	if runJSON.Config["rescore-of"] != orig.RunID || runJSON.Inputs["rescore_of"] != run {
+		t.Errorf("run.json: rescore-of %q (%q), want %q (%q)", runJSON.Config["rescore-of"], runJSON.Inputs["rescore_of"], orig.RunID, run)
+	}
+	if d := readDigest(t, out); d.RunID != runJSON.RunID || d.RunID == orig.RunID || d.Cases != orig.Cases {
+		t.Errorf("summary.json: run %s with %d cases, want run.json's %s (not %s) with %d", d.RunID, d.Cases, runJSON.RunID, orig.RunID, orig.Cases)
+	}
+	for _, args := range [][]string{{"diff", run, out}, {"show", out, "--case", "calc-multiply"}, {"report", "-o", filepath.Join(t.TempDir(), "r.html"), run, out}} {
+		if r, _ := runE2E(t, args, plainArgs()); r.code != 0 {
+			t.Errorf("%s: exit %d\nstderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}
+
+// TestScoreAppliesTheNewExpected edits a case's expected value and
+// removes another from the dataset: the edited case's verdict changes, the
+// removed one is scored by the manifest alone and named, the rest stay.
+func TestScoreAppliesTheNewExpected(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	run, r := newFixture(t, qs).run("--progress", "none")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	dataset := filepath.Join(qs, "cases.jsonl")
+	editFile(t, dataset, `"expected": {"result_contains": "17.5"}`, `"expected": {"result_contains": "17.25"}`)
+	var kept []string
+	for _, l := range readLines(t, dataset) {
+		if !strings.Contains(l, `"case_id": "direct-answer"`) {
+			kept = append(kept, l)
+		}
+	}
+	writeFile(t, dataset, strings.Join(kept, "\n")+"\n")
+
+	out := filepath.Join(reachableTempDir(t), "rescored")
+	s := scoreRun(t, run, out)
+	if s.code != 0 {
+		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
+	}
+	was, now := verdicts(t, run), verdicts(t, out)
+	if !strings.HasPrefix(now["calc-precedence/1"], "failed") || !strings.Contains(now["calc-precedence/1"], "17.25") {
+		t.Errorf("calc-precedence after its expected changed: %s", now["calc-precedence/1"])
+	}
+	if !strings.HasPrefix(now["direct-answer/1"], "passed") || strings.Contains(now["direct-answer/1"], "result_contains") {
+		t.Errorf("direct-answer, no longer in the dataset, is not scored by the manifest alone: %s", now["direct-answer/1"])
+	}
+	for k, v := range was {
+		if k != "calc-precedence/1" && k != "direct-answer/1" && now[k] != v {
+			t.Errorf("%s changed: %s -> %s", k, v, now[k])
+		}
+	}
+	for _, want := range []string{`case "calc-precedence" epoch 1: passed -> failed`, "no longer in the dataset", `case "direct-answer" epoch 1`} {
+		if !strings.Contains(s.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+		}
+	}
+	// One flip is no significant regression: diff names it and exits 0.
+	if d := runBinary(t, "diff", run, out); d.code != 0 || !strings.Contains(d.stdout, "pass→fail (1): calc-precedence") {
+		t.Errorf("diff RUN NEW: exit %d, want 0 naming calc-precedence\n%s\n%s", d.code, d.stdout, d.stderr)
+	}
+}
+
+// TestScoreDoesNotGuessASessionNotKept deletes one case's session folder:
+// that case is an error with E-EVL-092 and no scores, named on stderr and
+// in the summary's errors; the others are scored again; the error budget
+// gives exit 3 as a run's would. An --out inside RUN is refused.
+func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	run, r := newFixture(t, qs).run("--progress", "none")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	dir, ok := runfolder.SessionFolder(run, "calc-retry", 1, 1, "")
+	if !ok {
+		t.Fatal("calc-retry has no session folder")
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(real); err != nil {
+		t.Fatal(err)
+	}
+	if s := scoreRun(t, run, filepath.Join(run, "inside")); s.code != exitUsage {
+		t.Errorf("score --out inside RUN: exit %d, want %d\n%s", s.code, exitUsage, s.stderr)
+	}
+
+	out := filepath.Join(reachableTempDir(t), "rescored")
+	s := scoreRun(t, run, out)
+	if s.code != exitErrorBudget {
+		t.Errorf("score: exit %d, want %d\nstderr:\n%s", s.code, exitErrorBudget, s.stderr)
+	}
+	now := verdicts(t, out)
+	if got := now["calc-retry/1"]; got != "error "+errcode.NotRescored {
+		t.Errorf("calc-retry without its session folder: %q, want an error %s and no scores", got, errcode.NotRescored)
+	}
+	if !strings.Contains(s.stderr, "its session folder was not kept") || !strings.Contains(s.stderr, `case "calc-retry" epoch 1`) {
+		t.Errorf("stderr does not name the case not re-scored:\n%s", s.stderr)
+	}
+	d := readDigest(t, out)
+	if len(d.Errors) != 1 || d.Errors[0].Code != errcode.NotRescored || d.Statuses["passed"] != 9 {
+		t.Errorf("summary.json: errors %+v, statuses %v; want one %s and 9 passed", d.Errors, d.Statuses, errcode.NotRescored)
+	}
+}
+
+// TestScoreMergedShards scores a run merged from two shards again: the
+// session folders are found in the shards' folders, the capsule from the
+// shards' run.json, and every verdict is the merged run's.
+func TestScoreMergedShards(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	// A run first: it writes murmur.lock, which the shards' fingerprints
+	// then share.
+	if _, r := newFixture(t, qs).run("--progress", "none"); r.code != 0 {
+		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var shards []string
+	for _, shard := range []string{"0/2", "1/2"} {
+		out, r := newFixture(t, qs).run("--shard", shard, "--progress", "none")
+		if r.code != 0 {
+			t.Fatalf("shard %s: exit %d\nstderr:\n%s", shard, r.code, r.stderr)
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	if m := runBinary(t, append([]string{"merge", "-o", merged}, shards...)...); m.code != 0 {
+		t.Fatalf("merge: exit %d\nstderr:\n%s", m.code, m.stderr)
+	}
+	out := filepath.Join(reachableTempDir(t), "rescored")
+	s := scoreRun(t, merged, out)
+	if s.code != 0 {
+		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
+	}
+	if diff := gocmp.Diff(verdicts(t, merged), verdicts(t, out)); diff != "" {
+		t.Errorf("re-scored verdicts differ from the merged run's (-merged +score):\n%s", diff)
+	}
+	if r, _ := runE2E(t, []string{"show", out, "--case", "calc-multiply"}, plainArgs()); r.code != 0 || !strings.Contains(r.stdout, "calc-multiply") {
+		t.Errorf("show --case on the re-scored merged run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
