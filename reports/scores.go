@@ -34,6 +34,8 @@ type ScoreRow struct {
 	JudgeLatencyMS    *float64 `parquet:"judge_latency_ms"`
 	JudgeSamples      *int32   `parquet:"judge_samples"`
 	JudgeSpread       *float64 `parquet:"judge_spread"`
+	// JudgeSplit: the samples disagreed on the verdict.
+	JudgeSplit *bool `parquet:"judge_split"`
 }
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
@@ -49,7 +51,8 @@ func ScoresFromCase(r CaseRun) []ScoreRow {
 		if j := s.Judge; j != nil {
 			model, in, out, ms, n, spread := j.Model, j.InputTokens, j.OutputTokens, j.LatencyMS, int32(j.Samples), j.Spread
 			rows[i].JudgeModel, rows[i].JudgeInputTokens, rows[i].JudgeOutputTokens = &model, &in, &out
-			rows[i].JudgeLatencyMS, rows[i].JudgeSamples, rows[i].JudgeSpread = &ms, &n, &spread
+			split := j.Split
+			rows[i].JudgeLatencyMS, rows[i].JudgeSamples, rows[i].JudgeSpread, rows[i].JudgeSplit = &ms, &n, &spread, &split
 		}
 	}
 	return rows

@@ -33,8 +33,8 @@ type Score struct {
 
 // JudgeInfo is what an llm_judge score cost and how sure it was: the
 // judge model, its tokens and wall time over all the score's calls (its
-// samples and any repair), the samples' scores and their spread (largest
-// minus smallest).
+// samples and any repair), the samples' scores, their spread (largest
+// minus smallest) and whether they disagree on the verdict.
 type JudgeInfo struct {
 	Model                     string
 	InputTokens, OutputTokens int64
@@ -42,6 +42,9 @@ type JudgeInfo struct {
 	Samples                   int
 	Values                    []float64
 	Spread                    float64
+	// Split: the samples disagree on the verdict (some reach the
+	// threshold, some do not).
+	Split bool
 }
 
 // Result returns "pass" or "fail".

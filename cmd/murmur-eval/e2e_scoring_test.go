@@ -25,7 +25,7 @@ var scoresColumns = []column{
 	{"result", "utf8", false}, {"score", "float64", false}, {"reason", "utf8", false},
 	{"attempt", "int32", false}, {"judge_model", "utf8", true}, {"judge_input_tokens", "int64", true},
 	{"judge_output_tokens", "int64", true}, {"judge_latency_ms", "float64", true}, {"judge_samples", "int32", true},
-	{"judge_spread", "float64", true},
+	{"judge_spread", "float64", true}, {"judge_split", "bool", true},
 }
 
 // checkScoringOutputs checks a finished quickstart run's scoring outputs

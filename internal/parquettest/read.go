@@ -111,6 +111,8 @@ func value(t testing.TB, a arrow.Array, i int) any {
 		return a.Value(i)
 	case *array.Float64:
 		return a.Value(i)
+	case *array.Boolean:
+		return a.Value(i)
 	case *array.Timestamp:
 		return a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit).UTC()
 	default:

@@ -86,6 +86,7 @@ func (c *caseJudge) Judge(ctx context.Context, spec scoring.ScorerSpec) (scoring
 	}
 	mean /= float64(len(info.Values))
 	info.Spread = hi - lo
+	info.Split = lo < spec.Threshold && hi >= spec.Threshold
 	pass := mean >= spec.Threshold
 	return scoring.Score{Name: spec.Name, Type: scoring.TypeLLMJudge, Pass: pass, Value: mean,
 		Reason: reason(mean, spec.Threshold, info.Values, reasons[0]), Judge: info}, nil

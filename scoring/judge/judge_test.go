@@ -117,6 +117,9 @@ func TestJudgeSpread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !s.Judge.Split {
+		t.Error("0.2 and 0.9 around a 0.5 threshold: the samples disagree, not marked split")
+	}
 	if d := s.Judge.Spread - 0.7; d > 1e-9 || d < -1e-9 {
 		t.Errorf("spread %g, want 0.7", s.Judge.Spread)
 	}
