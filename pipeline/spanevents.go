@@ -10,8 +10,12 @@ type SpanEventer interface {
 }
 
 // addResultEvents adds the events of the case's results to span, in the
-// order the results were stored.
+// order the results were stored; nothing when span records nothing (spans
+// off), so no event is built to be dropped.
 func addResultEvents(span oteltrace.Span, c *Case) {
+	if !span.IsRecording() {
+		return
+	}
 	for _, name := range c.stored {
 		if e, ok := c.results[name].(SpanEventer); ok {
 			e.AddSpanEvents(span)

@@ -55,8 +55,8 @@ func (m tracedModel) Complete(ctx context.Context, req *inference.Request, obs i
 		if u := resp.Usage; u != nil {
 			usage = &genai.Usage{Input: u.InputTokens, Output: u.OutputTokens}
 		}
-		span.SetAttributes(genai.ChatResponse(resp.StopReason, usage)...)
-		span.SetAttributes(attribute.String("murmur_eval.stop_reason", resp.StopReason))
+		// One SetAttributes: each call may sort and dedupe the span's set.
+		span.SetAttributes(append(genai.ChatResponse(resp.StopReason, usage), attribute.String("murmur_eval.stop_reason", resp.StopReason))...)
 		if resp.StopReason == inference.StopError {
 			// The provider answered with an error (the loop ends the
 			// session failed): it carries no code of murmur-eval's.

@@ -67,14 +67,29 @@ func (g genaiSpans) caseID(s *tracepb.Span) string {
 func TestOTLPGenAIConventions(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
-	editFile(t, filepath.Join(qs, "cases.jsonl"), `"result_contains": "17.5"`, `"result_contains": "17.6"`)
 	rec := &otlpReceiver{}
 	srv := httptest.NewServer(rec)
 	defer srv.Close()
-	out, r := newFixture(t, qs).run("--otel-endpoint", srv.URL, "--filter", "[cdm]*", "--max-error-rate", "1")
+	out := runGenAICases(t, qs, srv.URL)
+	checkGenAISpans(t, rec, out)
+}
+
+// runGenAICases runs TestOTLPGenAIConventions's cases of the quickstart
+// copy qs with its spans sent to endpoint, and returns the run folder.
+func runGenAICases(t *testing.T, qs, endpoint string) string {
+	t.Helper()
+	editFile(t, filepath.Join(qs, "cases.jsonl"), `"result_contains": "17.5"`, `"result_contains": "17.6"`)
+	out, r := newFixture(t, qs).run("--otel-endpoint", endpoint, "--filter", "[cdm]*", "--max-error-rate", "1")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
+	return out
+}
+
+// checkGenAISpans checks what rec got against the conventions and the
+// scores of the run folder out.
+func checkGenAISpans(t *testing.T, rec *otlpReceiver, out string) {
+	t.Helper()
 	rec.mu.Lock()
 	g := indexSpans(append([]*tracepb.Span(nil), rec.spans...))
 	rec.mu.Unlock()

@@ -78,7 +78,7 @@ func server(endpoint string) (string, int, bool) {
 // reason as the one finish reason, and the provider's reported usage when
 // it reported one.
 func ChatResponse(stopReason string, usage *Usage) []attribute.KeyValue {
-	out := make([]attribute.KeyValue, 0, 3)
+	out := make([]attribute.KeyValue, 0, 4) // room for the caller's stop reason
 	if stopReason != "" {
 		out = append(out, semconv.GenAIResponseFinishReasons(stopReason))
 	}
