@@ -15,7 +15,7 @@ TEST_FUZZTIME ?= 3s
 GOLANGCI_LINT_VERSION := v2.15.0
 GOLANGCI_LINT = $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)/golangci-lint
 
-.PHONY: all build quickstart demo workspace-demo test test-deps check ci fuzz-smoke lint lint-install vet cross fuzz bench bench-smoke clean
+.PHONY: judge-demo all build quickstart demo workspace-demo test test-deps check ci fuzz-smoke lint lint-install vet cross fuzz bench bench-smoke clean
 
 all: build
 
@@ -42,6 +42,13 @@ DEMO_OUT ?= out/demo
 demo: quickstart
 	rm -rf $(DEMO_OUT)
 	./$(BIN) $(QS) --dataset $(QS)/cases.jsonl --replay $(QS)/recordings --out $(DEMO_OUT)
+
+# The judge example (examples/judge): the quickstart capsule on four cases
+# with a rubric, the model's turns and the judge's verdicts replayed;
+# max-turns fails on its judge alone (exits 0: the model's failure).
+judge-demo: quickstart
+	rm -rf /tmp/murmur-eval-judge-demo
+	./$(BIN) $(QS) --dataset examples/judge/cases.jsonl --replay examples/judge/recordings --judge-model gpt-5-mini --out /tmp/murmur-eval-judge-demo
 
 # The workspace example (docs/workspaces.md): each case starts from its own
 # copy of a small Go repository with a failing test; the recorded turns edit

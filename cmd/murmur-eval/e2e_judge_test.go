@@ -147,3 +147,34 @@ func checkJudged(t *testing.T, run string) {
 		t.Errorf("the good case's judge log:\n%s", log)
 	}
 }
+
+// TestJudgeExample runs examples/judge as its README says: the recorded
+// judge fails max-turns alone, passes the three others, and every replayed
+// request, the judge's included, is the recorded one.
+func TestJudgeExample(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	example := filepath.Join(moduleRoot(t), "examples", "judge")
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, qs, "--dataset", filepath.Join(example, "cases.jsonl"), "--replay", filepath.Join(example, "recordings"),
+		"--judge-model", "gpt-5-mini", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rows := resultsByCase(t, out)
+	for id, want := range map[string]string{"multiply": "passed", "precedence": "passed", "max-turns": "failed", "two-calls": "passed"} {
+		if rows[id]["status"] != want {
+			t.Errorf("%s: %v, want %s", id, rows[id]["status"], want)
+		}
+	}
+	for _, s := range readParquet(t, filepath.Join(out, "scores.parquet")).Rows {
+		if s["case_id"] == "max-turns" && s["result"] == "fail" && s["scorer"] != "llm_judge" {
+			t.Errorf("max-turns fails on %v too, want the judge alone", s["scorer"])
+		}
+	}
+	for _, e := range readParquet(t, filepath.Join(out, "events.parquet")).Rows {
+		if e["event_type"] == "replay_divergence" {
+			t.Errorf("a replayed request differs from its recording: %v", e)
+		}
+	}
+}
