@@ -49,6 +49,10 @@ func TestBlockFields(t *testing.T) {
 			b.Observability.Eval = &Eval{Scorers: []Scorer{{Type: ScorerLLMJudge, Name: "llm_judge"}},
 				Skipped: []SkippedScorer{{Where: "murmur.yaml:3:41", Type: "rouge"}}}
 		}},
+		{"llm_judge criteria and threshold", "observability: {eval: {scorers: [{type: llm_judge, name: j, expected: [cites, polite], threshold: 0.7}]}}\n", func(b *blockParts) {
+			th := 0.7
+			b.Observability.Eval = &Eval{Scorers: []Scorer{{Type: ScorerLLMJudge, Name: "j", Expected: []string{"cites", "polite"}, Threshold: &th}}}
+		}},
 		{"trace tool output", "trace: {include_tool_output: true}\n", func(b *blockParts) { b.Trace.IncludeToolOutput = true }},
 		{"internal port", "network: {internal_port: 65535}\n", func(b *blockParts) { b.Network.InternalPort = 65535 }},
 		{"lifecycle values", "lifecycle: {task_acceptance: none, after_task: sleep, queue_depth: 0, input_timeout_secs: 0, conversation: threaded}\n", func(b *blockParts) {
@@ -97,6 +101,10 @@ func TestBlockErrors(t *testing.T) {
 		{"scorer with null type", "observability: ", "{eval: {scorers: [{type: ~}]}}", errcode.ManifestSyntax, "~"},
 		{"scorer max quoted", "observability: ", "{eval: {scorers: [{type: max_turns, max: '5'}]}}", errcode.ManifestSyntax, "'5'"},
 		{"scorer expected a string", "observability: ", "{eval: {scorers: [{type: tool_sequence, expected: a}]}}", errcode.ManifestSyntax, "a}"},
+		{"judge threshold over 1", "observability: ", "{eval: {scorers: [{type: llm_judge, threshold: 1.5}]}}", errcode.ManifestInvalid, "1.5"},
+		{"judge threshold negative", "observability: ", "{eval: {scorers: [{type: llm_judge, threshold: -0.1}]}}", errcode.ManifestInvalid, "-0.1"},
+		{"threshold on another scorer", "observability: ", "{eval: {scorers: [{type: max_turns, threshold: 0.5}]}}", errcode.ManifestInvalid, "0.5"},
+		{"judge threshold a string", "observability: ", "{eval: {scorers: [{type: llm_judge, threshold: high}]}}", errcode.ManifestSyntax, "high"},
 		{"include_tool_output a string", "trace: ", "{include_tool_output: 'true'}", errcode.ManifestSyntax, "'true'"},
 		{"internal port overflows u16", "network: ", "{internal_port: 70000}", errcode.ManifestSyntax, "70000"},
 		{"internal port negative", "network: ", "{internal_port: -1}", errcode.ManifestSyntax, "-1"},

@@ -166,8 +166,12 @@ func checkThresholds(d *decoder, r *rawObservability) error {
 		return nil
 	}
 	for _, rs := range r.eval.scorers {
-		if rs.threshold.node == nil || ScorerType(rs.typ.text) != ScorerLLMJudge {
+		if rs.threshold.node == nil {
 			continue
+		}
+		if ScorerType(rs.typ.text) != ScorerLLMJudge {
+			return errcode.New(errcode.ManifestInvalid, "threshold is an llm_judge scorer's key, not %s's", rs.typ.text).
+				At(d.where(rs.threshold.node)).WithHint("remove it: only a judge's score is compared with a threshold")
 		}
 		if t := threshold(rs.threshold); !(t >= 0 && t <= 1) {
 			return errcode.New(errcode.ManifestInvalid, "llm_judge threshold %s: want a number from 0 to 1", rs.threshold.node.Value).
