@@ -178,11 +178,20 @@ func LeftOutNote(d *reports.Digest) string {
 	if d.Gated == nil || len(d.Gated.LeftOut) == 0 {
 		return ""
 	}
+	return JudgesLeftOut(d.Judges)
+}
+
+// JudgesLeftOut is LeftOutNote for a judges list; "" when every judge in
+// it is calibrated.
+func JudgesLeftOut(judges []reports.JudgeDigest) string {
 	var parts []string
-	for _, j := range d.Judges {
+	for _, j := range judges {
 		if !j.Calibrated {
 			parts = append(parts, fmt.Sprintf("%s (%s)", j.Scorer, j.Uncalibrated))
 		}
+	}
+	if len(parts) == 0 {
+		return ""
 	}
 	return "left out uncalibrated judge scorer(s) " + strings.Join(parts, ", ")
 }

@@ -64,3 +64,13 @@ func (r *RunData) WithoutJudges(keep func(scorer string) bool) *RunData {
 	}
 	return out
 }
+
+// Judges calibrates the run's llm_judge scorers against labels (nil for
+// none) at minKappa: the judges list its summary.json would hold, for a
+// command that reads a finished run (diff).
+func (r *RunData) Judges(labels *JudgeLabels, minKappa float64) []JudgeDigest {
+	var s Summary
+	s.SetJudges(labels, minKappa)
+	r.feed(&s)
+	return s.judges.digests()
+}

@@ -188,14 +188,19 @@ func (r *RunData) outcomes() map[string]map[CaseKey]bool {
 // Summary aggregates the run's rows as the run did at its end. It needs the
 // results file; wall time is the span of the cases' own times.
 func (r *RunData) Summary() *Summary {
-	byCase := map[CaseKey][]ScoreRow{}
-	for _, s := range r.Scores {
-		k := s.Key()
-		byCase[k] = append(byCase[k], s)
-	}
 	var s Summary
+	r.feed(&s)
+	return &s
+}
+
+// feed adds the run's results rows, each with its scores, to s.
+func (r *RunData) feed(s *Summary) {
+	byCase := map[CaseKey][]ScoreRow{}
+	for _, sc := range r.Scores {
+		k := sc.Key()
+		byCase[k] = append(byCase[k], sc)
+	}
 	for _, row := range r.Results {
 		s.AddCase(row, byCase[row.Key()])
 	}
-	return &s
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -28,6 +30,13 @@ can call significant with the paired cases at --alpha. When that is more
 than --max-drop, or no drop can be, it says so on stderr (E-EVL-006), a
 warning unless --require-detectable.
 
+An llm_judge scorer counts toward the regression check only when HEAD's
+judge is calibrated: --judge-labels FILE holds people's verdicts, and its
+Cohen's kappa against them reaches --judge-min-kappa (default 0.6). The
+check compares the runs without the other judge scorers (each case's
+verdict by the rest of its scorers) and says which it left out; the
+comparison printed shows every scorer.
+
 Exit codes: 0 no regression; 2 usage error or a run that cannot be read;
 4 a scorer regressed, or with --require-detectable a comparison that
 cannot detect a drop of --max-drop points.
@@ -45,6 +54,7 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	fs.Usage = func() { fmt.Fprint(stderr, diffUsage); fs.PrintDefaults() }
 	registerDiffGates(&g, fs, env, &envErrs)
 	registerRequireDetectable(&g, fs, env, &envErrs)
+	registerJudgeGates(&g, fs, env, &envErrs)
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -75,6 +85,7 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 		return usageError(stderr, err)
 	}
 	r := reports.Diff(base, head, g.DiffOptions())
+	regressions, note := judgeGatedRegressions(base, head, r, g)
 	if asJSON {
 		err = r.WriteJSON(stdout)
 	} else {
@@ -84,9 +95,34 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
 	}
+	if note != "" {
+		out := stdout
+		if asJSON {
+			out = stderr // stdout holds one JSON document
+		}
+		fmt.Fprintf(out, "murmur-eval: %s\n", note)
+	}
 	undetectable := detectionNote(r, g, stderr)
-	if len(r.Regressions) > 0 || undetectable {
+	if len(regressions) > 0 || undetectable {
 		return exitGateFailed
 	}
 	return exitOK
+}
+
+// judgeGatedRegressions are the scorers that regressed when the runs are
+// compared without the judge scorers HEAD's labels do not calibrate, and
+// the line that says what was left out; r's own when there is none.
+func judgeGatedRegressions(base, head *reports.RunData, r *reports.DiffReport, g gates.Options) ([]string, string) {
+	judges := head.Judges(g.JudgeLabels, g.JudgeMinKappa)
+	b, h, ok := gates.WithoutUncalibratedJudges(base, head, gates.KeepJudge(&reports.Digest{Judges: judges}))
+	if !ok {
+		return r.Regressions, ""
+	}
+	gated := reports.Diff(b, h, g.DiffOptions())
+	left := cmp.Or(gates.JudgesLeftOut(judges), "left out BASE's judge scorers, which HEAD does not have")
+	regressed := "none"
+	if len(gated.Regressions) > 0 {
+		regressed = strings.Join(gated.Regressions, ", ")
+	}
+	return gated.Regressions, fmt.Sprintf("the regression check %s; regressed without them: %s", left, regressed)
 }
