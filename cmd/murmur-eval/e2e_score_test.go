@@ -131,7 +131,7 @@ func TestScoreReproducesTheRun(t *testing.T) {
 	if after := folderDigest(t, run); after != before {
 		t.Errorf("score changed files of RUN")
 	}
-	if !strings.Contains(s.stderr, "12 cases scored again (0 changed status)") || !strings.Contains(s.stderr, "the expected check of 1 case ran again") {
+	if !strings.Contains(s.stderr, "12 cases scored again (0 changed status)") || !strings.Contains(s.stderr, "1 case checked or judged again in copies") {
 		t.Errorf("score's stderr lacks the tally:\n%s", s.stderr)
 	}
 	var runJSON struct {
@@ -148,6 +148,13 @@ func TestScoreReproducesTheRun(t *testing.T) {
 	}
 	if d := readDigest(t, out); d.RunID != runJSON.RunID || d.RunID == orig.RunID || d.Cases != orig.Cases {
 		t.Errorf("summary.json: run %s with %d cases, want run.json's %s (not %s) with %d", d.RunID, d.Cases, runJSON.RunID, orig.RunID, orig.Cases)
+	}
+	// The new run scores again too: its run.json names the capsule.
+	again := filepath.Join(reachableTempDir(t), "again")
+	if s := scoreRun(t, out, again); s.code != 0 {
+		t.Errorf("score of the re-scored run: exit %d\nstderr:\n%s", s.code, s.stderr)
+	} else if diff := gocmp.Diff(verdicts(t, run), verdicts(t, again)); diff != "" {
+		t.Errorf("verdicts scored twice differ from the run's (-run +again):\n%s", diff)
 	}
 	for _, args := range [][]string{{"diff", run, out}, {"show", out, "--case", "calc-multiply"}, {"report", "-o", filepath.Join(t.TempDir(), "r.html"), run, out}} {
 		if r, _ := runE2E(t, args, plainArgs()); r.code != 0 {
@@ -281,5 +288,74 @@ func TestScoreMergedShards(t *testing.T) {
 	}
 	if r, _ := runE2E(t, []string{"show", out, "--case", "calc-multiply"}, plainArgs()); r.code != 0 || !strings.Contains(r.stdout, "calc-multiply") {
 		t.Errorf("show --case on the re-scored merged run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestScoreJudgesAgain scores a judged run again with the agent's model
+// gone: without a judge model it is refused (E-EVL-090); with the judge
+// live, only the judge is asked (the passed and failed cases once each,
+// the case in error copied) and every verdict is the run's, its log in the
+// new run's session copy and RUN untouched; with --replay of the run's
+// recordings and the judge gone too, nothing is asked and the verdicts
+// hold.
+func TestScoreJudgesAgain(t *testing.T) {
+	qs := quickstart(t)
+	t.Parallel()
+	model := modelByTask(t)
+	useEndpoint(t, qs, model.URL)
+	var calls atomic.Int32
+	judge := judgeByAnswer(t, &calls)
+	var lines []string
+	for _, c := range judgeCases() {
+		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
+		lines = append(lines, string(line))
+	}
+	dataset := filepath.Join(qs, "cases-judge.jsonl")
+	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	rec := filepath.Join(t.TempDir(), "rec")
+	judgeFlags := []string{"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
+	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
+	run := filepath.Join(reachableTempDir(t), "run")
+	if r, _ := runE2E(t, append([]string{qs, "--dataset", dataset, "--out", run, "--driver", "builtin", "--record", rec}, judgeFlags...), env); r.code != exitErrorBudget {
+		t.Fatalf("run: exit %d, want %d (one judge error)\n%s", r.code, exitErrorBudget, r.stderr)
+	}
+	model.Close()
+	before := folderDigest(t, run)
+
+	refused, _ := runE2E(t, []string{"score", run, "--out", filepath.Join(reachableTempDir(t), "refused")}, env, plainArgs())
+	if refused.code != exitUsage || !hasCode(refused.stderr, errcode.JudgeMissing) {
+		t.Errorf("score without a judge model: exit %d, want %d with %s\n%s", refused.code, exitUsage, errcode.JudgeMissing, refused.stderr)
+	}
+
+	asked := calls.Load()
+	live := filepath.Join(reachableTempDir(t), "live")
+	s, _ := runE2E(t, append([]string{"score", run, "--out", live}, judgeFlags...), env, plainArgs())
+	if s.code != exitErrorBudget {
+		t.Fatalf("score with the judge: exit %d, want %d\n%s", s.code, exitErrorBudget, s.stderr)
+	}
+	if n := calls.Load() - asked; n != 2 {
+		t.Errorf("score asked the judge %d times, want 2 (good and bad)", n)
+	}
+	if diff := gocmp.Diff(verdicts(t, run), verdicts(t, live)); diff != "" {
+		t.Errorf("re-judged verdicts differ from the run's (-run +score):\n%s", diff)
+	}
+	if log := readFile(t, filepath.Join(live, "cases", "good.e1.a1", "logs", "judge.jsonl")); strings.Count(log, "\n") != 2 || !strings.Contains(log, "It is 42.") {
+		t.Errorf("the new run's session copy does not hold the run's and the new judge exchange:\n%s", log)
+	}
+	if folderDigest(t, run) != before {
+		t.Error("score changed files of RUN")
+	}
+
+	judge.Close()
+	replayed := filepath.Join(reachableTempDir(t), "replayed")
+	s, _ = runE2E(t, append([]string{"score", run, "--out", replayed, "--replay", rec}, judgeFlags...), env, plainArgs())
+	if s.code != exitErrorBudget {
+		t.Fatalf("score replaying the judge: exit %d\n%s", s.code, s.stderr)
+	}
+	if diff := gocmp.Diff(verdicts(t, run), verdicts(t, replayed)); diff != "" {
+		t.Errorf("replayed verdicts differ from the run's (-run +score):\n%s", diff)
+	}
+	if n := calls.Load() - asked; n != 2 {
+		t.Errorf("the replaying score asked the judge %d times", n-2)
 	}
 }

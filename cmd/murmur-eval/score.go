@@ -20,6 +20,7 @@ import (
 )
 
 const scoreUsage = `Usage: murmur-eval score RUN --out DIR [--capsule DIR] [--dataset FILE]
+         [--judge-model NAME [--replay DIR | --record DIR]]
 
 Scores a finished run again, from its kept session folders, with the
 capsule's manifest (observability.eval), the dataset's expected values and
@@ -41,7 +42,11 @@ was not kept becomes an error with code E-EVL-092 and no scores, listed
 on stderr: no verdict is guessed. An expected check command runs again,
 sandboxed as in a run, in a copy of the session folder made under DIR's
 sessions/ (which the row then names). A case no longer in the dataset is
-scored by the manifest's scorers alone. Other columns (tokens, timings,
+scored by the manifest's scorers alone. llm_judge scorers (the
+manifest's, a case's expected.rubric) are judged again by the judge the
+--judge-* flags name (no judge: refused, E-EVL-090, unless --run-anyway);
+--replay DIR serves the judge's answers a run or score recorded with
+--record DIR, so nothing is asked at all. Other columns (tokens, timings,
 session_id) are copied. Applies the run's gates (--fail-under,
 --max-error-rate, --baseline) with the run command's exit codes.
 
@@ -53,8 +58,13 @@ type scoreOptions struct {
 	run, out         string
 	capsule, dataset string
 	checkTimeout     time.Duration
-	passAt           []int
-	gates            gates.Options
+	judge            judgeOptions
+	// replay and record serve or keep the judge's answers (DIR/judge);
+	// runAnyway scores without a judge the llm_judge scorers need.
+	replay, record string
+	runAnyway      bool
+	passAt         []int
+	gates          gates.Options
 }
 
 // runScore is the score command.
@@ -83,6 +93,11 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	mods, err := scoreJudge(o, &in, stderr, env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	defer mods.Close()
 	folder, err := runfolder.Create(o.out, trace.NewID("run_"))
 	if err != nil {
 		return usageError(stderr, err)
@@ -130,6 +145,10 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	fs.StringVar(&o.dataset, "dataset", "", "the dataset whose expected values score (default: the one RUN ran)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of an expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
 	fs.IntSliceVar(&o.passAt, "pass-at", envInts(env, "MURMUR_EVAL_PASS_AT", &envErrs), "report the unbiased pass@k for these k, comma separated (env MURMUR_EVAL_PASS_AT)")
+	registerJudgeFlags(&o.judge, fs, env, &envErrs)
+	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve the judge's answers from DIR/judge, recorded by a run's or score's --record (env MURMUR_EVAL_REPLAY)")
+	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "record the judge's answers into DIR/judge (env MURMUR_EVAL_RECORD)")
+	fs.BoolVar(&o.runAnyway, "run-anyway", false, "score without a judge model although llm_judge scorers need one: they are not applied")
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
@@ -141,6 +160,9 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 		return o, usageError(stderr, envErrs[0]), false
 	}
 	if err := o.gates.Validate(); err != nil {
+		return o, usageError(stderr, err), false
+	}
+	if err := o.judge.validate(); err != nil {
 		return o, usageError(stderr, err), false
 	}
 	if o.checkTimeout <= 0 {

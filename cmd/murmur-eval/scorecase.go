@@ -78,12 +78,13 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	}
 	var checks scoring.CheckRunner
 	var err error
-	if e, _, _ := r.plan.Expected(raw); e != nil && e.Check != nil {
-		// The check runs in a copy, in the new run folder, which the
-		// row and the case's link then name: it holds the new check.log.
-		if dir, checks, err = r.checkCopy(res.SessionID, dir); err == nil {
+	if r.writesSession(raw) {
+		// A check or a judge writes its log into the session folder: it
+		// runs in a copy, in the new run folder, which the row and the
+		// case's link then name.
+		if dir, checks, err = r.sessionCopy(res.SessionID, dir); err == nil {
 			a.Result.SessionDir = filepath.ToSlash(dir)
-			t.checked++
+			t.copied++
 		}
 	}
 	var in scoring.Input
@@ -107,10 +108,21 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	return rec
 }
 
-// checkCopy copies the case's session folder dir into the new run
-// folder's sessions/<session id> for its check to run in, and returns the
-// copy and the check runner.
-func (r rescorer) checkCopy(sessionID, dir string) (string, scoring.CheckRunner, error) {
+// writesSession reports whether scoring the case writes into its session
+// folder: its expected runs a check (logs/check.log), or a judge scores
+// it (logs/judge.jsonl).
+func (r rescorer) writesSession(expected json.RawMessage) bool {
+	e, _, _ := r.plan.Expected(expected)
+	if e != nil && e.Check != nil {
+		return true
+	}
+	return r.plan.Judge != nil && (r.plan.NeedsJudge() || (e != nil && e.Rubric != nil))
+}
+
+// sessionCopy copies the case's session folder dir into the new run
+// folder's sessions/<session id>, for its check and judge to write in, and
+// returns the copy and the check runner.
+func (r rescorer) sessionCopy(sessionID, dir string) (string, scoring.CheckRunner, error) {
 	if err := journal.CheckSessionID(sessionID); err != nil {
 		return "", nil, errcode.New(errcode.NotRescored, "not re-scored: session id %q: %v", sessionID, err)
 	}

@@ -29,6 +29,10 @@ type scoreInputs struct {
 	expected                map[string]json.RawMessage
 	manifestDigest          string
 	datasetDigest           string
+	// rubrics counts the cases with an expected.rubric; judge is the
+	// judge's settings for run.json ("" without a judge).
+	rubrics int
+	judge   string
 }
 
 // loadScoreInputs finds the capsule and the dataset (the flags, else the
@@ -76,31 +80,16 @@ func loadScoreInputs(o scoreOptions, src merge.Shard, env map[string]string, std
 		fmt.Fprintln(stderr, w)
 	}
 	in.plan = plan
-	warnUnjudged(in, stderr)
+	for _, raw := range in.expected {
+		if e, _, _ := plan.Expected(raw); e != nil && e.Rubric != nil {
+			in.rubrics++
+		}
+	}
 	if in.manifestDigest, err = journal.FileDigest(filepath.Join(in.capsuleDir, capsule.ManifestFile)); err != nil {
 		return in, err
 	}
 	in.datasetDigest, err = journal.FileDigest(in.datasetPath)
 	return in, err
-}
-
-// warnUnjudged says when llm_judge scorers go unscored: the plan has no
-// judge, and the manifest or a case's expected.rubric asks for one.
-func warnUnjudged(in scoreInputs, stderr io.Writer) {
-	if in.plan.Judge != nil {
-		return
-	}
-	rubrics := 0
-	for _, raw := range in.expected {
-		if e, _, _ := in.plan.Expected(raw); e != nil && e.Rubric != nil {
-			rubrics++
-		}
-	}
-	if !in.plan.NeedsJudge() && rubrics == 0 {
-		return
-	}
-	fmt.Fprintln(stderr, errcode.FormatWarning(errcode.New(errcode.JudgeMissing,
-		"the manifest's llm_judge scorers and the expected.rubric of %s are not scored: score has no judge model", plural(rubrics, "case"))))
 }
 
 // runCapsule is the capsule folder the run ran (or was last scored)
@@ -160,7 +149,7 @@ func writeScoreRunFile(outAbs, runID string, src merge.Shard, in scoreInputs) er
 	parts[scoreOfPart] = src.Run.RunID
 	parts[scoreManifestPart] = in.manifestDigest
 	parts[scoreDatasetPart] = in.datasetDigest
-	parts[scoreJudgePart] = scoreJudgeNoneName
+	parts[scoreJudgePart] = cmp.Or(in.judge, scoreJudgeNoneName)
 	inputs := maps.Clone(src.Run.Inputs)
 	if inputs == nil {
 		inputs = map[string]string{}

@@ -10,7 +10,7 @@ import (
 // scoreTally is what came of a run's cases when score scored them again.
 type scoreTally struct {
 	rescored int // passed or failed cases scored again
-	checked  int // of them, those whose check ran again in a session copy
+	copied   int // of them, those checked or judged in a session copy
 	carried  int // cases in error, timeout or cancelled, copied as they were
 	// changed are the re-scored cases whose status changed ("case "a"
 	// epoch 1: passed -> failed").
@@ -31,9 +31,9 @@ const tallyShown = 20
 func (t scoreTally) print(w io.Writer) {
 	fmt.Fprintf(w, "murmur-eval score: %s scored again (%d changed status); %s in error, timeout or cancelled copied as they were (no verdict to redo)\n",
 		plural(t.rescored, "case"), len(t.changed), plural(t.carried, "case"))
-	if t.checked > 0 {
-		fmt.Fprintf(w, "murmur-eval score: the expected check of %s ran again, sandboxed, in a copy of its session folder under the new run's %s/\n",
-			plural(t.checked, "case"), runfolder.SessionsDir)
+	if t.copied > 0 {
+		fmt.Fprintf(w, "murmur-eval score: %s checked or judged again in copies of their session folders under the new run's %s/ (their logs/ are there)\n",
+			plural(t.copied, "case"), runfolder.SessionsDir)
 	}
 	lists := []struct {
 		what  string
