@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +90,7 @@ func TestViewInBrowser(t *testing.T) {
 	if r.code != exitOK || !strings.Contains(r.stdout, "1 verdict flipped") {
 		t.Fatalf("view: exit %d, want 0 and one flip\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
+	checkViewServe(t, run)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	script, err := filepath.Abs(filepath.Join(browserDir, "view.mjs"))
@@ -98,5 +102,48 @@ func TestViewInBrowser(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CHROMIUM="+chromium, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node view.mjs %s: %v\n%s", site, err, out)
+	}
+}
+
+// checkViewServe serves the run's site with the real binary: the index
+// and a case page answer, and an interrupt ends the server with exit 0.
+func checkViewServe(t *testing.T, run string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := newCommand(ctx, t, []string{"view", run, "--serve", "127.0.0.1:0"}, plainArgs())
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	_, url, ok := strings.Cut(strings.TrimSpace(line), "serving ")
+	url, _, _ = strings.Cut(url, " ")
+	if err != nil || !ok {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		t.Fatalf("view --serve printed %q (%v), want its URL\nstderr:\n%s", line, err, stderr.String())
+	}
+	for path, want := range map[string]string{"": `"id":"multiply"`, "cases/multiply.html": "tool call"} {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatalf("GET %s%s: %v", url, path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s%s: %d, want 200 with %q", url, path, resp.StatusCode, want)
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("view --serve after an interrupt: %v, want exit 0\nstderr:\n%s", err, stderr.String())
 	}
 }
