@@ -214,7 +214,9 @@ func TestScoreAppliesTheNewExpected(t *testing.T) {
 // TestScoreDoesNotGuessASessionNotKept deletes one case's session folder:
 // that case is an error with E-EVL-092 and no scores, named on stderr and
 // in the summary's errors; the others are scored again; the error budget
-// gives exit 3 as a run's would. An --out inside RUN is refused.
+// gives exit 3 as a run's would. A case whose trace.jsonl was replaced
+// keeps its verdict (the journal's events are scored), and an --out
+// inside RUN is refused.
 func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
@@ -233,6 +235,12 @@ func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
 	if err := os.RemoveAll(real); err != nil {
 		t.Fatal(err)
 	}
+	// A trace.jsonl a tool replaced: the run's own events are scored.
+	multiply, ok := runfolder.SessionFolder(run, "calc-multiply", 1, 1, "")
+	if !ok {
+		t.Fatal("calc-multiply has no session folder")
+	}
+	writeFile(t, filepath.Join(multiply, "trace.jsonl"), `{"event_type":"session_end","exit_status":"failed"}`+"\n")
 	if s := scoreRun(t, run, filepath.Join(run, "inside")); s.code != exitUsage {
 		t.Errorf("score --out inside RUN: exit %d, want %d\n%s", s.code, exitUsage, s.stderr)
 	}
@@ -243,6 +251,9 @@ func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
 		t.Errorf("score: exit %d, want %d\nstderr:\n%s", s.code, exitErrorBudget, s.stderr)
 	}
 	now := verdicts(t, out)
+	if was := verdicts(t, run); now["calc-multiply/1"] != was["calc-multiply/1"] {
+		t.Errorf("calc-multiply with its trace.jsonl replaced: %s, want the run's %s", now["calc-multiply/1"], was["calc-multiply/1"])
+	}
 	if got := now["calc-retry/1"]; got != "error "+errcode.NotRescored {
 		t.Errorf("calc-retry without its session folder: %q, want an error %s and no scores", got, errcode.NotRescored)
 	}

@@ -89,7 +89,7 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	}
 	var in scoring.Input
 	if err == nil {
-		in, err = sessionInput(dir, res, raw)
+		in, err = sessionInput(dir, res, raw, a.Events)
 		in.Checks = checks
 	}
 	if err == nil {
@@ -134,12 +134,15 @@ func (r rescorer) sessionCopy(sessionID, dir string) (string, scoring.CheckRunne
 	return dst, r.checks.caseRunner(bytes, entries), nil
 }
 
-// sessionInput is what the scorers read of a session folder: its trace
-// summarised (trace.jsonl), out/result.txt, the task, the conversation and
-// the workspace diff a judge reads. The folder is read through
-// transcript.Load (sessionfs: beneath it, regular files only, bounded); a
-// file refused, or cut at its bound, refuses the case's scoring.
-func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage) (scoring.Input, error) {
+// sessionInput is what the scorers read of a case: its trace summarised,
+// out/result.txt, the task, the conversation and the workspace diff a
+// judge reads. The trace is the run's own copy of it, the attempt's events
+// rows (journaled from the trace writer), not the session's trace.jsonl,
+// which the case's tools could have replaced while they ran; the session
+// folder is read through transcript.Load (sessionfs: beneath it, regular
+// files only, bounded), and a file refused, or cut at its bound, refuses
+// the case's scoring.
+func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage, events []reports.EventRow) (scoring.Input, error) {
 	s, err := transcript.Load(dir, transcript.DefaultLimits())
 	if err != nil {
 		return scoring.Input{}, err
@@ -148,15 +151,11 @@ func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage) (
 		return scoring.Input{}, errcode.New(errcode.SessionFile, "%s: %s", dir, strings.Join(s.Problems, "; "))
 	}
 	for _, name := range []string{"trace.jsonl", "out/result.txt"} {
-		if slices.Contains(s.Cut, name) {
+		if slices.Contains(s.Cut, name) && (name != "trace.jsonl" || len(events) == 0) {
 			return scoring.Input{}, errcode.New(errcode.NotRescored, "not re-scored: %s of %s is past its read limit", name, dir)
 		}
 	}
-	lines := make([][]byte, len(s.Trace))
-	for i, e := range s.Trace {
-		lines[i] = e.Raw
-	}
-	tr, err := scoring.SummarizeTrace(lines)
+	tr, err := scoring.SummarizeTrace(traceLines(events, s.Trace))
 	if err != nil {
 		return scoring.Input{}, errcode.Wrap(errcode.NotRescored, err, "not re-scored: %s", dir)
 	}
@@ -165,6 +164,26 @@ func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage) (
 	}
 	return scoring.Input{CaseID: res.CaseID, SessionID: res.SessionID, SessionDir: dir, Trace: tr, ResultText: s.Result,
 		Expected: expected, Task: s.Task, Transcript: s.Transcript, Diff: s.Diff}, nil
+}
+
+// traceLines are the case's trace lines: its events rows' JSON in
+// sequence order, or, for a row journaled without events, the session's
+// trace.jsonl.
+func traceLines(events []reports.EventRow, file []transcript.TraceEvent) [][]byte {
+	if len(events) == 0 {
+		lines := make([][]byte, len(file))
+		for i, e := range file {
+			lines[i] = e.Raw
+		}
+		return lines
+	}
+	sorted := slices.Clone(events)
+	slices.SortStableFunc(sorted, func(a, b reports.EventRow) int { return int(a.Seq) - int(b.Seq) })
+	lines := make([][]byte, len(sorted))
+	for i, e := range sorted {
+		lines[i] = []byte(e.EventJSON)
+	}
+	return lines
 }
 
 // setScores gives the attempt its new scores and the verdict they make:
