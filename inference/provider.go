@@ -29,6 +29,10 @@ type Source interface {
 // Case is what a Source knows of the case it serves.
 type Case struct {
 	ID string
+	// Epoch is the case's 1-based epoch; 0 when the caller runs no epochs
+	// (a judge's request). The model-turn cache keys on it, so each epoch
+	// keeps its own answers.
+	Epoch int
 	// Workdir is the session folder as the system prompt names it. Request
 	// digests replace it with a placeholder, so a recording made in one run
 	// folder checks the requests of a replay in another.
@@ -62,6 +66,9 @@ type Observer interface {
 	// Diverged reports a replayed turn whose request differs from the one
 	// recorded with it.
 	Diverged(d Divergence)
+	// Cached reports a turn looked up in the model-turn cache (--cache):
+	// hit when the cache answered it, a miss when the model was asked.
+	Cached(hit bool)
 }
 
 // Reasons an attempt is retried.
@@ -96,3 +103,6 @@ func (NopObserver) Retried(Retry) {}
 
 // Diverged does nothing.
 func (NopObserver) Diverged(Divergence) {}
+
+// Cached does nothing.
+func (NopObserver) Cached(bool) {}

@@ -65,6 +65,10 @@ type EvalCounts struct {
 	// reported usage over the inference events that carry it; nil when
 	// none does.
 	ProviderInputTokens, ProviderOutputTokens *int64
+	// CacheHits and CacheMisses count the session's requests (model turns
+	// and judge requests) the model-turn cache (--cache) answered, and
+	// those it sent on to the model; both 0 without --cache.
+	CacheHits, CacheMisses int
 }
 
 // InferenceRetry writes an inference_retry event and counts it.
@@ -81,6 +85,17 @@ func (w *Writer) ReplayDivergence(e ReplayDivergence) error {
 		w.counts.FirstDivergedTurn = &t
 	}
 	return w.write(TypeReplayDivergence, &e.Turn, "", e)
+}
+
+// CacheLookup counts a request looked up in the model-turn cache. It
+// writes no event: a cached turn's inference event is the one the model's
+// answer gave, so a cached run's trace reads as the run that filled it.
+func (w *Writer) CacheLookup(hit bool) {
+	if hit {
+		w.counts.CacheHits++
+	} else {
+		w.counts.CacheMisses++
+	}
 }
 
 // EvalCounts returns murmur-eval's own counts so far.

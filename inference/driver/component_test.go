@@ -43,6 +43,7 @@ func compileRelay(t *testing.T) *component.Component {
 
 type retries struct{ got []inference.Retry }
 
+func (r *retries) Cached(bool)                   {}
 func (r *retries) Retried(x inference.Retry)     { r.got = append(r.got, x) }
 func (r *retries) Diverged(inference.Divergence) {}
 

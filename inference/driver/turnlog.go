@@ -39,6 +39,9 @@ func (l *turnLog) Exchanged(x httpapi.Exchange) {
 	}
 }
 
+// Cached does nothing: the cache answers outside the driver.
+func (l *turnLog) Cached(bool) {}
+
 // Diverged does nothing: a live driver has no recording to diverge from.
 func (l *turnLog) Diverged(inference.Divergence) {}
 

@@ -28,6 +28,7 @@ func (r *retryList) Exchanged(x Exchange) {
 	r.mu.Unlock()
 }
 
+func (r *retryList) Cached(bool) {}
 func (r *retryList) Retried(x inference.Retry) {
 	r.mu.Lock()
 	r.got = append(r.got, x)

@@ -37,6 +37,7 @@ func (a cannedAPI) Failure(status int, body []byte) httpapi.Failure {
 // retries records what the provider reported.
 type retries struct{ got []inference.Retry }
 
+func (r *retries) Cached(bool)                   {}
 func (r *retries) Retried(x inference.Retry)     { r.got = append(r.got, x) }
 func (r *retries) Diverged(inference.Divergence) {}
 
@@ -248,6 +249,7 @@ func TestSlowResponseEndsWithTheCase(t *testing.T) {
 
 type cancelOnRetry struct{ cancel func() }
 
+func (c *cancelOnRetry) Cached(bool)                   {}
 func (c *cancelOnRetry) Retried(inference.Retry)       { c.cancel() }
 func (c *cancelOnRetry) Diverged(inference.Divergence) {}
 

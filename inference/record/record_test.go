@@ -70,6 +70,7 @@ func converse(ctx context.Context, p inference.Provider, task, workdir string, o
 
 type divergences struct{ n int }
 
+func (d *divergences) Cached(bool)                   {}
 func (d *divergences) Retried(inference.Retry)       {}
 func (d *divergences) Diverged(inference.Divergence) { d.n++ }
 

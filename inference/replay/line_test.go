@@ -93,6 +93,7 @@ func TestOldAndForeignLinesStillReplay(t *testing.T) {
 // recorder keeps what the replay reported.
 type recorder struct{ divergences []inference.Divergence }
 
+func (r *recorder) Cached(bool)                     {}
 func (r *recorder) Retried(inference.Retry)         {}
 func (r *recorder) Diverged(d inference.Divergence) { r.divergences = append(r.divergences, d) }
 

@@ -7,8 +7,9 @@ import (
 
 // observer writes what the provider reports during one turn's request
 // (retries, replay divergences) to the trace, as murmur-eval's own event
-// types. It lives for one Complete call; the first write error is kept and
-// ends the session like any trace write failure.
+// types, and counts its cache lookups there. It lives for one Complete
+// call; the first write error is kept and ends the session like any trace
+// write failure.
 type observer struct {
 	tr   *trace.Writer
 	turn int
@@ -34,6 +35,8 @@ func (o *observer) Retried(r inference.Retry) {
 func (o *observer) Diverged(d inference.Divergence) {
 	o.keep(o.tr.ReplayDivergence(trace.ReplayDivergence{Turn: o.turn, RecordedRequestSHA256: d.Recorded, RequestSHA256: d.Got}))
 }
+
+func (o *observer) Cached(hit bool) { o.tr.CacheLookup(hit) }
 
 func (o *observer) keep(err error) {
 	if o.err == nil {

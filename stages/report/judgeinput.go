@@ -53,6 +53,9 @@ func (o *judgeObserver) Retried(r inference.Retry) {
 	_ = o.tr.InferenceRetry(ev)
 }
 
+// Cached counts the judge's cache lookups with the model turns'.
+func (o *judgeObserver) Cached(hit bool) { o.tr.CacheLookup(hit) }
+
 func (o *judgeObserver) Diverged(d inference.Divergence) {
 	_ = o.tr.ReplayDivergence(trace.ReplayDivergence{Turn: o.turn, RecordedRequestSHA256: d.Recorded, RequestSHA256: d.Got})
 }
