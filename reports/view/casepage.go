@@ -188,16 +188,18 @@ func events(sv *sectionView, trace []transcript.TraceEvent, b *budget, raw strin
 }
 
 // notable reports whether a trace event is one the section lists: not an
-// ordinary turn, or a tool call that did not succeed.
+// ordinary turn, a tool call that did not succeed, or a hook's own model
+// call (an inference event with an origin).
 func notable(e transcript.TraceEvent) bool {
-	if e.Type != "tool_call" {
+	if e.Type != "tool_call" && e.Type != "inference" {
 		return !quiet[e.Type]
 	}
 	var c struct {
 		Status string `json:"status"`
+		Origin string `json:"origin"`
 	}
 	_ = json.Unmarshal(e.Raw, &c)
-	return c.Status != "" && c.Status != "ok"
+	return c.Origin != "" || c.Status != "" && c.Status != "ok"
 }
 
 // rawLinks links the session folder and the raw files Load found in it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/transcript"
 )
 
 func TestClean(t *testing.T) {
@@ -198,5 +200,30 @@ func TestBounds(t *testing.T) {
 	}
 	if !strings.Contains(page, "<details><summary>line of tool output (") {
 		t.Error("the long tool output is not folded")
+	}
+}
+
+func TestNotable(t *testing.T) {
+	tests := []struct {
+		line string
+		want bool
+	}{
+		{`{"event_type":"inference","turn":0,"decision":"tool_call"}`, false},
+		{`{"event_type":"inference","turn":0,"origin":"hook:judge"}`, true},
+		{`{"event_type":"tool_call","turn":0,"status":"ok"}`, false},
+		{`{"event_type":"tool_call","turn":0,"status":"denied"}`, true},
+		{`{"event_type":"session_start"}`, false},
+		{`{"event_type":"hook_dispatch_error","hook_name":"h"}`, true},
+		{`{"event_type":"network_denied","host":"x"}`, true},
+		{`{"event_type":"task_reopened","hook_name":"h"}`, true},
+	}
+	for _, tt := range tests {
+		e := transcript.TraceEvent{Raw: []byte(tt.line)}
+		if err := json.Unmarshal([]byte(tt.line), &e); err != nil {
+			t.Fatal(err)
+		}
+		if got := notable(e); got != tt.want {
+			t.Errorf("notable(%s) = %v, want %v", tt.line, got, tt.want)
+		}
 	}
 }
