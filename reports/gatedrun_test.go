@@ -69,8 +69,8 @@ func TestJudgeDigestJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `[{"scorer":"helpful","model":"judge-1","cases":3,"calibration":{"n":3,"agreement":0.6666666666666666,"kappa":0.4,"tpr":0.5,"tnr":1,` +
-		`"matrix":{"both_pass":1,"judge_pass":0,"judge_fail":1,"both_fail":1}},"calibrated":false,"min_kappa":0.6,"uncalibrated":"kappa 0.40 \u003c 0.6"},` +
-		`{"scorer":"llm_judge","model":"judge-1","cases":2,"calibration":null,"calibrated":false,"min_kappa":0.6,"uncalibrated":"no label for a case it scored"}]`
+		`"matrix":{"both_pass":1,"judge_pass":0,"judge_fail":1,"both_fail":1}},"calibrated":false,"min_kappa":0.6,"uncalibrated":"kappa 0.40 \u003c 0.6","samples":0,"split":0,"max_spread":0},` +
+		`{"scorer":"llm_judge","model":"judge-1","cases":2,"calibration":null,"calibrated":false,"min_kappa":0.6,"uncalibrated":"no label for a case it scored","samples":0,"split":0,"max_spread":0}]`
 	if string(b) != want {
 		t.Errorf("judges JSON\n%s\nwant\n%s", b, want)
 	}

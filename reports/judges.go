@@ -37,6 +37,13 @@ type JudgeDigest struct {
 	Calibrated   bool    `json:"calibrated"`
 	MinKappa     float64 `json:"min_kappa"`
 	Uncalibrated string  `json:"uncalibrated,omitempty"`
+	// Samples is the most samples a case was judged with
+	// (--judge-samples); Split counts the cases whose samples disagreed on
+	// the verdict (judge_split), and MaxSpread is the largest spread of a
+	// case's sample scores.
+	Samples   int     `json:"samples"`
+	Split     int     `json:"split"`
+	MaxSpread float64 `json:"max_spread"`
 }
 
 // JudgeLabelsDigest is what a run made of its --judge-labels file: its
@@ -78,9 +85,11 @@ type judgeState struct {
 
 // judgeStat is one judge scorer's counts.
 type judgeStat struct {
-	models    map[string]bool
-	cases     int
-	confusion Confusion
+	models         map[string]bool
+	cases          int
+	confusion      Confusion
+	samples, split int
+	maxSpread      float64
 }
 
 // verdictShape is a kind of scored case with judge scores, counted: its
@@ -155,6 +164,15 @@ func (j *judgeState) count(sc ScoreRow) {
 		j.stats[sc.Scorer] = st
 	}
 	st.cases++
+	if sc.JudgeSamples != nil {
+		st.samples = max(st.samples, int(*sc.JudgeSamples))
+	}
+	if sc.JudgeSplit != nil && *sc.JudgeSplit {
+		st.split++
+	}
+	if sc.JudgeSpread != nil {
+		st.maxSpread = max(st.maxSpread, *sc.JudgeSpread)
+	}
 	if sc.JudgeModel != nil && *sc.JudgeModel != "" && len(st.models) < maxJudgeModels {
 		st.models[*sc.JudgeModel] = true
 	}
@@ -173,7 +191,7 @@ func (j *judgeState) digests() []JudgeDigest {
 	for _, name := range slices.Sorted(maps.Keys(j.stats)) {
 		st := j.stats[name]
 		d := JudgeDigest{Scorer: name, Model: strings.Join(slices.Sorted(maps.Keys(st.models)), ", "), Cases: st.cases,
-			Calibration: st.confusion.Calibration(), MinKappa: minKappa}
+			Calibration: st.confusion.Calibration(), MinKappa: minKappa, Samples: st.samples, Split: st.split, MaxSpread: st.maxSpread}
 		c := d.Calibration
 		switch {
 		case j.labels == nil:

@@ -187,3 +187,32 @@ func TestJudgesMultiEpoch(t *testing.T) {
 		t.Errorf("matrix %+v, want %+v", got, want)
 	}
 }
+
+// TestJudgeSamplesDisagree: the cases whose samples disagreed on the
+// verdict are counted per judge scorer and named in the terminal summary
+// and summary.md.
+func TestJudgeSamplesDisagree(t *testing.T) {
+	var s Summary
+	for i, sc := range []struct {
+		split  bool
+		spread float64
+	}{{true, 0.5}, {false, 0.1}, {true, 0.3}} {
+		id := string(rune('a' + i))
+		n, split, spread := int32(3), sc.split, sc.spread
+		s.AddCase(ResultRow{CaseID: id, Epoch: 1, Status: StatusPassed},
+			[]ScoreRow{{CaseID: id, Epoch: 1, Scorer: "j", ScorerType: scoring.TypeLLMJudge, Result: ResultPass,
+				JudgeSamples: &n, JudgeSplit: &split, JudgeSpread: &spread}})
+	}
+	d := s.Digest(0)
+	if j := d.Judges[0]; j.Samples != 3 || j.Split != 2 || j.MaxSpread != 0.5 {
+		t.Errorf("judge digest %+v, want 3 samples, 2 split, spread 0.5", j)
+	}
+	var text, md strings.Builder
+	d.writeJudgesText(&text)
+	d.writeJudgesMarkdown(&md)
+	for _, out := range []string{text.String(), md.String()} {
+		if !strings.Contains(out, "its 3 samples disagreed on the verdict of 2 cases (largest spread 0.50)") {
+			t.Errorf("the disagreement is not named:\n%s", out)
+		}
+	}
+}

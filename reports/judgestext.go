@@ -25,6 +25,12 @@ func (d *Digest) writeJudgesText(b *strings.Builder) {
 			calibrationText(j.Calibration), judgeVerdict(j))
 	}
 	tw.Flush()
+	for _, j := range d.Judges {
+		if j.Split > 0 {
+			fmt.Fprintf(b, "  %s: its %d samples disagreed on the verdict of %s (largest spread %.2f)\n",
+				clean(j.Scorer), j.Samples, plural(j.Split, "case"), j.MaxSpread)
+		}
+	}
 	if d.Gated != nil {
 		fmt.Fprintf(b, "  the gates leave out %s: %s\n", pluralWord(len(d.Gated.LeftOut), "the uncalibrated judge scorer"),
 			clean(strings.Join(d.Gated.LeftOut, ", ")))
@@ -62,6 +68,11 @@ func (d *Digest) writeJudgesMarkdown(b *strings.Builder) {
 			fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", md(j.Scorer), md(cmp.Or(j.Model, "–")), j.Cases, n, agreement,
 				optKappa(c, func(c *Calibration) *float64 { return c.Kappa }), optRate(c, func(c *Calibration) *float64 { return c.TPR }),
 				optRate(c, func(c *Calibration) *float64 { return c.TNR }), verdict)
+		}
+		for _, j := range d.Judges {
+			if j.Split > 0 {
+				fmt.Fprintf(b, "\n%s: its %d samples disagreed on the verdict of %s (largest spread %.2f).\n", md(j.Scorer), j.Samples, plural(j.Split, "case"), j.MaxSpread)
+			}
 		}
 		b.WriteString("\nTPR is the judge's pass among the cases people passed, TNR its fail among those they failed. " +
 			"An uncalibrated judge's scores are reported and count in the cases' statuses, but not toward `--fail-under` or `--baseline`.\n")
