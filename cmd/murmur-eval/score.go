@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -63,6 +64,7 @@ type scoreOptions struct {
 	// runAnyway scores without a judge the llm_judge scorers need.
 	replay, record string
 	runAnyway      bool
+	workers        int
 	passAt         []int
 	gates          gates.Options
 }
@@ -109,7 +111,7 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 	box := &checkBox{outDir: outAbs, resources: in.resources}
 	defer box.Close()
 	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box}
-	records, tally := rs.all(ctx, src.Records)
+	records, tally := rs.all(ctx, src.Records, o.workers)
 	tally.print(stderr)
 	merge.Rebase(records, runID, outAbs)
 	m := merge.Output{Dir: outAbs, Out: o.out, RunID: runID, First: src.Run, PassAt: o.passAt, Gates: o.gates, Baseline: baseline, Limits: lim,
@@ -148,6 +150,7 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	registerJudgeFlags(&o.judge, fs, env, &envErrs)
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve the judge's answers from DIR/judge, recorded by a run's or score's --record (env MURMUR_EVAL_REPLAY)")
 	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "record the judge's answers into DIR/judge (env MURMUR_EVAL_RECORD)")
+	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases scored at once (env MURMUR_EVAL_WORKERS)")
 	fs.BoolVar(&o.runAnyway, "run-anyway", false, "score without a judge model although llm_judge scorers need one: they are not applied")
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	if err := fs.Parse(args); err != nil {
@@ -164,6 +167,9 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	}
 	if err := o.judge.validate(); err != nil {
 		return o, usageError(stderr, err), false
+	}
+	if o.workers < 1 {
+		return o, usageError(stderr, errcode.New(errcode.Usage, "--workers must be at least 1, got %d", o.workers)), false
 	}
 	if o.checkTimeout <= 0 {
 		return o, usageError(stderr, errcode.New(errcode.Usage, "--check-timeout must be positive, got %s", o.checkTimeout)), false

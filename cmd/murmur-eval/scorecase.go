@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
@@ -21,7 +23,9 @@ import (
 // scoring is the Report stage's work in a run.
 const scoreStage = "report"
 
-// rescorer scores a run's cases again from their session folders.
+// rescorer scores a run's cases again from their session folders. Its
+// cases may be scored concurrently: the plan, its judge and the check box
+// are safe for concurrent use, and each case writes only its own copy.
 type rescorer struct {
 	plan     *scoring.Plan
 	expected map[string]json.RawMessage // by case id: the dataset now
@@ -30,13 +34,24 @@ type rescorer struct {
 	checks   *checkBox                  // runs expected.check commands
 }
 
-// all scores every record again (rescorer.one), in order, and counts
-// what came of them.
-func (r rescorer) all(ctx context.Context, records []journal.Record) ([]journal.Record, scoreTally) {
-	var t scoreTally
+// all scores every record again (rescorer.one), workers at a time (a
+// judge's requests are what takes time), and counts what came of them,
+// in the records' order.
+func (r rescorer) all(ctx context.Context, records []journal.Record, workers int) ([]journal.Record, scoreTally) {
 	out := make([]journal.Record, len(records))
+	tallies := make([]scoreTally, len(records))
+	var g errgroup.Group
+	g.SetLimit(max(1, workers))
 	for i, rec := range records {
-		out[i] = r.one(ctx, rec, &t)
+		g.Go(func() error {
+			out[i] = r.one(ctx, rec, &tallies[i])
+			return nil
+		})
+	}
+	_ = g.Wait()
+	var t scoreTally
+	for _, ti := range tallies {
+		t.add(ti)
 	}
 	return out, t
 }

@@ -57,3 +57,14 @@ func (t scoreTally) print(w io.Writer) {
 		}
 	}
 }
+
+// add adds o's counts and lists to t's.
+func (t *scoreTally) add(o scoreTally) {
+	t.rescored += o.rescored
+	t.copied += o.copied
+	t.carried += o.carried
+	t.changed = append(t.changed, o.changed...)
+	t.notKept = append(t.notKept, o.notKept...)
+	t.errored = append(t.errored, o.errored...)
+	t.notInDataset = append(t.notInDataset, o.notInDataset...)
+}
