@@ -15,12 +15,14 @@ import (
 // reference, the trace, the result, the scores in murmur's record format,
 // and the folders murmur's stage and loop make (tools/ always, logs/ where
 // murmur writes its bootstrap log).
-var murmurSession = []string{"MURMUR.md", "eval.jsonl", "logs/", "out/", "out/result.txt", "task.md", "tools/", "trace.jsonl"}
+// logs/transcript.jsonl is murmur-eval's one addition: the conversation
+// show --case, view and the judge read (package transcript).
+var murmurSession = []string{"MURMUR.md", "eval.jsonl", "logs/", "logs/transcript.jsonl", "out/", "out/result.txt", "task.md", "tools/", "trace.jsonl"}
 
 // TestSessionHoldsMurmursLayoutOnly runs, through the real binary, a
 // capsule with no tool, the quickstart (two WASM tools) and a shell
 // capsule, and lists every entry of each case's session folder: exactly
-// murmur's layout, so that a file nobody reads (each one an inode per case
+// murmur's layout and the transcript, so that a file nobody reads (each one an inode per case
 // on the run folder's file system: BENCHMARKS.md, "Files per case") is
 // noticed. A WASM tool's folder holds its murmur.yaml and not its module,
 // as murmur's; the subprocesses' HOME exists only once one has run.
