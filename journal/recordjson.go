@@ -113,6 +113,8 @@ func (w *recordWriter) result(r *reports.ResultRow) {
 	w.int64Ptr(`,"ProviderOutputTokens":`, r.ProviderOutputTokens)
 	w.strPtr(`,"MurmurOverall":`, r.MurmurOverall)
 	w.strPtr(`,"MurmurDifference":`, r.MurmurDifference)
+	w.int(`,"CacheHits":`, int64(r.CacheHits))
+	w.int(`,"CacheMisses":`, int64(r.CacheMisses))
 	w.b = append(w.b, '}')
 }
 

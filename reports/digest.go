@@ -82,6 +82,9 @@ type Digest struct {
 	Gated       *GatedVerdicts     `json:"gated,omitempty"`
 	Gates       []GateResult       `json:"gates"`              // set by the run command
 	Baseline    *DiffReport        `json:"baseline,omitempty"` // the diff against --baseline
+	// Cache is what the model-turn cache did (cache.go); its dir and
+	// invocation counts are set by the run command.
+	Cache *CacheDigest `json:"cache,omitempty"`
 }
 
 // CapsuleDigest names the capsule under test.
@@ -169,6 +172,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		CasePasses:        s.casePasses(),
 		Gates:             []GateResult{},
 		MurmurDifferences: s.murmur.digest(),
+		Cache:             s.cache.digest(),
 	}
 	for _, st := range statusOrder() {
 		d.Statuses[st] = 0

@@ -78,6 +78,7 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 	row.Turns, row.InputTokens, row.OutputTokens, row.ToolCalls = int32(t.TotalTurns), t.TotalInputTokens, t.TotalOutputTokens, int32(t.TotalToolCalls)
 	ec := r.Trace.EvalCounts()
 	row.InferenceRetries, row.ReplayDivergences = int32(ec.Retries), int32(ec.Divergences)
+	row.CacheHits, row.CacheMisses = int32(ec.CacheHits), int32(ec.CacheMisses)
 	row.ProviderInputTokens, row.ProviderOutputTokens = ec.ProviderInputTokens, ec.ProviderOutputTokens
 	if ec.FirstDivergedTurn != nil {
 		turn := int32(*ec.FirstDivergedTurn)

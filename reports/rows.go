@@ -106,6 +106,11 @@ type ResultRow struct {
 	// scoring.Diff* key), null when it does not (docs/murmur-compatibility.md).
 	MurmurOverall    *string `parquet:"murmur_overall,dict"`
 	MurmurDifference *string `parquet:"murmur_difference,dict"`
+	// CacheHits counts the case's requests (model turns and judge
+	// requests) the model-turn cache (--cache) answered, CacheMisses those
+	// it sent on to the model; both 0 without --cache.
+	CacheHits   int32 `parquet:"cache_hits"`
+	CacheMisses int32 `parquet:"cache_misses"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.

@@ -59,6 +59,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"workspace_diff_bytes", "int64", true},
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
+		{"cache_hits", "int32", false}, {"cache_misses", "int32", false},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -92,7 +93,7 @@ func resultValues(r ResultRow) []any {
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
 		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
 		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens),
-		opt(r.MurmurOverall), opt(r.MurmurDifference)}
+		opt(r.MurmurOverall), opt(r.MurmurDifference), r.CacheHits, r.CacheMisses}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
@@ -136,6 +137,7 @@ func sampleResults(n int) []ResultRow {
 			r.WorkspaceDiffBytes = ptr(int64(1234))
 			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(3050)), ptr(int64(412))
 			r.MurmurDifference = ptr("model_turn_error")
+			r.CacheHits, r.CacheMisses = 3, 1
 		}
 		rows[i] = r
 	}

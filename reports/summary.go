@@ -53,6 +53,7 @@ type Summary struct {
 	firstStart     time.Time
 	lastEnd        time.Time
 	divergence     divergence
+	cache          cacheCount
 	missingTools   map[string]*MissingTool
 	murmur         murmurCounts
 	judges         judgeState // the llm_judge scorers (judges.go)
@@ -111,6 +112,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.multiEpoch = s.multiEpoch || r.Epoch > 1
 	s.countPass(r)
 	s.divergence.add(r)
+	s.cache.add(r)
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

@@ -73,6 +73,9 @@ func (d *Digest) writeHeadline(b *strings.Builder) {
 	if line := d.ranDespiteLine(); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
+	if line := d.cacheLine(); line != "" {
+		fmt.Fprintf(b, "%s\n", line)
+	}
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(b, "%s\n", line)
 	}

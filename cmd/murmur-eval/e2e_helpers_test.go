@@ -651,6 +651,7 @@ var (
 		{"workspace_diff_bytes", "int64", true},
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
+		{"cache_hits", "int32", false}, {"cache_misses", "int32", false},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},

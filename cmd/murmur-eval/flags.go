@@ -65,6 +65,7 @@ type options struct {
 	replay     string
 	driver     string // --driver: "installed" (the capsule's driver component) or "builtin"
 	record     string
+	modelCache string // --cache: the model-turn cache folder
 	maxConns   int
 	timeout    time.Duration
 	cacheDir   string
@@ -118,6 +119,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.StringVar(&o.pacing, "pacing", cmp.Or(env["MURMUR_EVAL_PACING"], pacingAdaptive), "when cases start, prepare and finish around their session loop: \"adaptive\" prepares up to --workers more cases ahead and finishes cases while the sessions wait for their model; \"semaphore\" runs --workers cases, each straight through (env MURMUR_EVAL_PACING)")
 	fs.StringVar(&o.replay, "replay", env["MURMUR_EVAL_REPLAY"], "serve model responses from the recordings in this folder (env MURMUR_EVAL_REPLAY)")
 	fs.StringVar(&o.record, "record", env["MURMUR_EVAL_RECORD"], "also write every model response to this folder, for --replay (env MURMUR_EVAL_RECORD)")
+	fs.StringVar(&o.modelCache, "cache", env["MURMUR_EVAL_CACHE"], "cache model turns in this folder: a request answered before (same model, endpoint, driver, epoch) is served from it, others are sent and kept; not with --replay; not --cache-dir, the WASM cache (env MURMUR_EVAL_CACHE)")
 	fs.StringVar(&o.driver, "driver", cmp.Or(env["MURMUR_EVAL_DRIVER"], driverInstalled), "who answers model turns of a transport: http capsule: \"installed\" runs the capsule's driver component, as murmur (a driver no artifacts: entry declares, E-RUN-006, or an endpoint outside its network.allow, E-EVL-081, refuses the run); \"builtin\" the built-in provider for murmur's own drivers, those two then warnings (env MURMUR_EVAL_DRIVER)")
 	fs.IntVar(&o.maxConns, "max-connections", envInt(env, "MURMUR_EVAL_MAX_CONNECTIONS", 0, &envErrs), "model requests in flight per endpoint across all cases, 0 for no bound beyond --workers (env MURMUR_EVAL_MAX_CONNECTIONS)")
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")

@@ -49,6 +49,9 @@ func resumeArgs(o options, path func(string) string) []string {
 	if o.record != "" {
 		add("--record", path(o.record))
 	}
+	if o.modelCache != "" {
+		add("--cache", path(o.modelCache))
+	}
 	if o.driver != driverInstalled {
 		add("--driver", o.driver)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/datasets/commands"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/cache"
 	"github.com/murmur-nexus/murmur-eval/inference/models"
 	"github.com/murmur-nexus/murmur-eval/internal/hugeheap"
 	"github.com/murmur-nexus/murmur-eval/reports"
@@ -51,7 +52,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	mods, err := models.New(models.Flags{Replay: o.replay, Record: o.record, MaxConnections: o.maxConns, Workers: o.workers,
+	mods, err := models.New(models.Flags{Replay: o.replay, Record: o.record, Cache: o.modelCache, MaxConnections: o.maxConns, Workers: o.workers,
 		OnUnreachable: stopRun, Judge: in.judged}, env)
 	if err != nil {
 		return usageError(stderr, err)
@@ -92,7 +93,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return code
 	}
 	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
-		stopRun: stopRun, heapProfile: heapProfile, intr: intr}
+		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats}
 	return r.run(ctx, stdout, stderr)
 }
 
@@ -122,6 +123,8 @@ type runEnd struct {
 	// line that runs them and the rest (resumeArgs).
 	unfinished int
 	resume     []string
+	// cacheStats are the model-turn cache's counts (--cache).
+	cacheStats func() cache.Stats
 }
 
 // finish compares with the baseline, applies the gates, writes the report
@@ -134,6 +137,7 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 		d.ResumeCommand = shellLine(resumeArgs(e.opts, absPath))
 	}
 	d.Version = buildVersion()
+	e.setCache(&d)
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil
 	switch {
@@ -189,6 +193,20 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return gateExit(v, &d, e.opts.gates, stderr)
+}
+
+// setCache completes summary.json's cache block under --cache: the folder,
+// and what this invocation found invalid or could not store there (the
+// hits and misses are the rows').
+func (e runEnd) setCache(d *reports.Digest) {
+	if e.opts.modelCache == "" || e.cacheStats == nil {
+		return
+	}
+	st := e.cacheStats()
+	if d.Cache == nil {
+		d.Cache = &reports.CacheDigest{}
+	}
+	d.Cache.Dir, d.Cache.Corrupt, d.Cache.Unwritten = e.opts.modelCache, st.Corrupt, st.Unwritten
 }
 
 // cacheDir resolves --cache-dir: "off" disables the cache; empty means the

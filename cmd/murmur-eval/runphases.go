@@ -13,6 +13,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/collect"
 	"github.com/murmur-nexus/murmur-eval/datasets"
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/cache"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/pipeline/pacing"
 	"github.com/murmur-nexus/murmur-eval/progress"
@@ -172,6 +173,7 @@ type preparedRun struct {
 	stopRun     context.CancelCauseFunc
 	heapProfile func() error
 	intr        *interruption
+	cacheStats  func() cache.Stats // the model-turn cache's counts (--cache)
 }
 
 // run opens the journal, the telemetry and the sinks, runs the cases not
@@ -240,7 +242,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
 		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan), ranDespite: r.in.warn.ranDespite,
 		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
-		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p })}
+		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats}
 	return end.finish(col, stdout, stderr)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference"
+	"github.com/murmur-nexus/murmur-eval/inference/cache"
 	"github.com/murmur-nexus/murmur-eval/inference/driver"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
@@ -24,6 +25,7 @@ import (
 type Flags struct {
 	Replay         string // --replay DIR
 	Record         string // --record DIR
+	Cache          string // --cache DIR, the model-turn cache
 	MaxConnections int    // --max-connections N, per endpoint; 0 for no bound
 	Workers        int    // --workers, to size the idle connection pool
 	// OnUnreachable stops the run when a model endpoint's first requests
@@ -51,23 +53,32 @@ type Models struct {
 	// JudgeDir of --record or --replay.
 	Judge inference.Source
 	Close func() // closes pooled connections when the run ends
+	// Caches are the model's and the judge's cache sources under --cache
+	// (nil without it), for the run's counts.
+	Caches []*cache.Source
 }
 
 // New builds the run's model source:
 //
 //	--replay DIR   the recordings in DIR; no network, no driver run
 //	--record DIR   the live source, every answer also written to DIR
+//	--cache DIR    the live source read through the cache in DIR
 //	neither        the live source
 //
 // The live source runs the capsule's driver component when its artifact
 // is installed, else the built-in provider chosen from the manifest's
-// inference.driver (docs/providers.md). Giving both flags is a usage
-// error.
+// inference.driver (docs/providers.md). Giving --replay with --record or
+// --cache is a usage error: --replay stays strict. --cache combines with
+// --record: a cached turn is recorded too, so the recording is whole.
+// The judge's source (Flags.Judge) is read through the same cache.
 func New(f Flags, env map[string]string) (Models, error) {
 	switch {
 	case f.Replay != "" && f.Record != "":
 		return Models{}, errcode.New(errcode.Usage, "--replay and --record cannot be used together").
 			WithHint("record against the live API with --record DIR, then replay it with --replay DIR")
+	case f.Replay != "" && f.Cache != "":
+		return Models{}, errcode.New(errcode.Usage, "--replay and --cache cannot be used together").
+			WithHint("--replay serves its recordings in order and checks each request; drop --cache, or drop --replay to read through the cache")
 	case f.MaxConnections < 0:
 		return Models{}, errcode.New(errcode.Usage, "--max-connections must not be negative, got %d", f.MaxConnections)
 	}
@@ -79,11 +90,13 @@ func New(f Flags, env map[string]string) (Models, error) {
 	})
 	m := Models{Guests: client.GuestClient(), Close: client.CloseIdleConnections}
 	if f.Judge {
-		judge, err := judgeSource(f, live.New(client))
+		judge, err := m.cached(f.Cache, live.New(client))
 		if err != nil {
 			return Models{}, err
 		}
-		m.Judge = judge
+		if m.Judge, err = judgeSource(f, judge); err != nil {
+			return Models{}, err
+		}
 	}
 	if f.Replay != "" {
 		src, err := replay.Open(f.Replay)
@@ -93,7 +106,11 @@ func New(f Flags, env map[string]string) (Models, error) {
 		m.Source = src
 		return m, nil
 	}
-	m.Source = driver.New(live.New(client))
+	src, err := m.cached(f.Cache, driver.New(live.New(client)))
+	if err != nil {
+		return Models{}, err
+	}
+	m.Source = src
 	if f.Record != "" {
 		rec, err := record.New(f.Record, m.Source)
 		if err != nil {
@@ -102,6 +119,33 @@ func New(f Flags, env map[string]string) (Models, error) {
 		m.Source = rec
 	}
 	return m, nil
+}
+
+// cached reads inner through the cache in dir ("" for none); the model
+// and the judge share it, their entries kept apart by their models.
+func (m *Models) cached(dir string, inner inference.Source) (inference.Source, error) {
+	if dir == "" {
+		return inner, nil
+	}
+	c, err := cache.New(dir, inner)
+	if err != nil {
+		return nil, err
+	}
+	m.Caches = append(m.Caches, c)
+	return c, nil
+}
+
+// CacheStats sums the counts of the run's caches.
+func (m Models) CacheStats() cache.Stats {
+	var sum cache.Stats
+	for _, c := range m.Caches {
+		st := c.Stats()
+		sum.Hits += st.Hits
+		sum.Misses += st.Misses
+		sum.Corrupt += st.Corrupt
+		sum.Unwritten += st.Unwritten
+	}
+	return sum
 }
 
 // judgeSource is the judge's source: replayed from --replay's JudgeDir,

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference/cache"
 	"github.com/murmur-nexus/murmur-eval/inference/driver"
 	"github.com/murmur-nexus/murmur-eval/inference/record"
 	"github.com/murmur-nexus/murmur-eval/inference/replay"
@@ -22,6 +23,9 @@ func TestNewModelsPicksTheSource(t *testing.T) {
 		{"record", Flags{Record: filepath.Join(dir, "rec"), MaxConnections: 8, Workers: 50}, "record"},
 		{"live", Flags{MaxConnections: 8}, "driver"},
 		{"both", Flags{Replay: dir, Record: dir}, errcode.Usage},
+		{"cache", Flags{Cache: filepath.Join(dir, "cache")}, "cache"},
+		{"cache and record", Flags{Cache: filepath.Join(dir, "cache"), Record: filepath.Join(dir, "rec")}, "record"},
+		{"cache and replay", Flags{Replay: dir, Cache: filepath.Join(dir, "cache")}, errcode.Usage},
 		{"negative limit", Flags{MaxConnections: -1}, errcode.Usage},
 		{"missing replay dir", Flags{Replay: filepath.Join(dir, "none")}, errcode.IONotFound},
 	}
@@ -35,6 +39,8 @@ func TestNewModelsPicksTheSource(t *testing.T) {
 				got = "replay"
 			case *record.Source:
 				got = "record"
+			case *cache.Source:
+				got = "cache"
 			case *driver.Source:
 				got = "driver"
 			}
