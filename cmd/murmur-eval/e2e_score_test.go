@@ -363,6 +363,9 @@ func TestScoreJudgesAgain(t *testing.T) {
 	if s.code != exitErrorBudget {
 		t.Fatalf("score replaying the judge: exit %d\n%s", s.code, s.stderr)
 	}
+	if strings.Contains(s.stderr, "differed from the ones recorded") {
+		t.Errorf("the replayed judge requests differ from the run's recorded ones:\n%s", s.stderr)
+	}
 	if diff := gocmp.Diff(verdicts(t, run), verdicts(t, replayed)); diff != "" {
 		t.Errorf("replayed verdicts differ from the run's (-run +score):\n%s", diff)
 	}

@@ -110,9 +110,10 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 		runID, len(src.Records), o.run, src.Run.RunID, in.capsuleDir, in.datasetPath, o.out)
 	box := &checkBox{outDir: outAbs, resources: in.resources}
 	defer box.Close()
-	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box}
+	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box, judged: newJudgeObserver()}
 	records, tally := rs.all(ctx, src.Records, o.workers)
 	tally.print(stderr)
+	rs.judged.print(stderr)
 	merge.Rebase(records, runID, outAbs)
 	m := merge.Output{Dir: outAbs, Out: o.out, RunID: runID, First: src.Run, PassAt: o.passAt, Gates: o.gates, Baseline: baseline, Limits: lim,
 		Planned: len(records), Version: buildVersion()}

@@ -32,6 +32,7 @@ type rescorer struct {
 	runDir   string                     // the run re-scored, absolute
 	outDir   string                     // the new run folder, absolute
 	checks   *checkBox                  // runs expected.check commands
+	judged   judgeObserver              // hears the judge's divergences and retries
 }
 
 // all scores every record again (rescorer.one), workers at a time (a
@@ -105,7 +106,7 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 	var in scoring.Input
 	if err == nil {
 		in, err = sessionInput(dir, res, raw, a.Events)
-		in.Checks = checks
+		in.Checks, in.Observer = checks, r.judged
 	}
 	if err == nil {
 		var scores []scoring.Score

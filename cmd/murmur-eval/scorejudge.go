@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/models"
 	"github.com/murmur-nexus/murmur-eval/survey"
 )
@@ -41,4 +43,34 @@ func scoreJudge(o scoreOptions, in *scoreInputs, stderr io.Writer, env map[strin
 	in.plan.Judge = o.judge.judge(mods.Judge)
 	in.judge = fmt.Sprintf("provider=%s endpoint=%s model=%s samples=%d", o.judge.provider, o.judge.endpoint, o.judge.model, o.judge.samples)
 	return mods, nil
+}
+
+// judgeObserver counts the judge's replayed requests that differ from the
+// recorded ones and its retried requests, over every case (safe for
+// concurrent use); the rest it ignores.
+type judgeObserver struct {
+	inference.NopObserver
+	divergences, retries *atomic.Int64
+}
+
+func newJudgeObserver() judgeObserver {
+	return judgeObserver{divergences: new(atomic.Int64), retries: new(atomic.Int64)}
+}
+
+// Diverged counts a divergence.
+func (o judgeObserver) Diverged(inference.Divergence) { o.divergences.Add(1) }
+
+// Retried counts a retry.
+func (o judgeObserver) Retried(inference.Retry) { o.retries.Add(1) }
+
+// print says, when there were any, how many judge requests diverged from
+// the recordings --replay served (their recorded answers were used) and
+// how many were retried.
+func (o judgeObserver) print(w io.Writer) {
+	if n := o.divergences.Load(); n > 0 {
+		fmt.Fprintf(w, "murmur-eval score: warning: %s to the judge differed from the ones recorded with them; the recorded answers were used (the judge now sees something else: record again)\n", plural(int(n), "replayed request"))
+	}
+	if n := o.retries.Load(); n > 0 {
+		fmt.Fprintf(w, "murmur-eval score: %s to the judge retried (429, 5xx or connection failures)\n", plural(int(n), "request"))
+	}
 }
