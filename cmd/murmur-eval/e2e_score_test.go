@@ -102,7 +102,8 @@ func folderDigest(t *testing.T, dir string) string {
 // TestScoreReproducesTheRun scores the quickstart's run again: every
 // verdict and score is the same, nothing asks a model (the capsule's
 // endpoint is a counting server, the recordings are gone), RUN is not
-// written to, and diff, show --case and report read the new run.
+// written to, the new run scores again alike, and diff, show --case,
+// report and view read it.
 func TestScoreReproducesTheRun(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
@@ -156,7 +157,7 @@ func TestScoreReproducesTheRun(t *testing.T) {
 	} else if diff := gocmp.Diff(verdicts(t, run), verdicts(t, again)); diff != "" {
 		t.Errorf("verdicts scored twice differ from the run's (-run +again):\n%s", diff)
 	}
-	for _, args := range [][]string{{"diff", run, out}, {"show", out, "--case", "calc-multiply"}, {"report", "-o", filepath.Join(t.TempDir(), "r.html"), run, out}} {
+	for _, args := range [][]string{{"diff", run, out}, {"show", out, "--case", "calc-multiply"}, {"report", "-o", filepath.Join(t.TempDir(), "r.html"), run, out}, {"view", out, run, "-o", filepath.Join(t.TempDir(), "site")}} {
 		if r, _ := runE2E(t, args, plainArgs()); r.code != 0 {
 			t.Errorf("%s: exit %d\nstderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
 		}
