@@ -56,6 +56,9 @@ func (t scoreTally) print(w io.Writer) {
 			fmt.Fprintf(w, "  ... and %d more\n", more)
 		}
 	}
+	if len(t.notKept) > 0 {
+		fmt.Fprintln(w, "  hint: a run keeps every case's session folder with --keep-sessions all (the default); --keep-sessions failed drops the passed ones")
+	}
 }
 
 // add adds o's counts and lists to t's.
