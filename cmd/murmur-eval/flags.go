@@ -26,6 +26,7 @@ const runUsage = `Usage: ` + runUsageLine + `
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
        murmur-eval merge -o OUT SHARD_RUN... [--allow-missing]
        murmur-eval report RUN... [-o report.html]
+       murmur-eval view RUN [BASELINE_RUN] -o DIR
        murmur-eval pack ARTIFACT_DIR... [--store DIR] [-o NAME-VERSION.mur.zip]
        murmur-eval help [SUBCOMMAND]
        murmur-eval version
