@@ -55,7 +55,7 @@
       b.className = "s s-" + r.s;
       b.textContent = r.s;
       s.appendChild(b);
-      if (data.baseline) cell(tr, r.f || "", "fl");
+      if (data.baseline) cell(tr, r.f || "", r.s === "passed" ? "fl up" : "fl");
       cell(tr, r.d + " ms", "n");
       cell(tr, String(r.t), "n");
       cell(tr, (r.sc || []).map(function (v) { return scorers[v >> 1] + (v & 1 ? " ✓" : " ✗"); }).join(", "), "");
