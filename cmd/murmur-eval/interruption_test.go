@@ -127,6 +127,7 @@ func TestResumeArgs(t *testing.T) {
 			"--limit", "5", "--shard", "1/4", "--timeout", "0s", "--check-timeout", "1m0s", "--replay", "rec", "--record", "new-rec",
 			"--driver", "builtin", "--workdir-max-files", "10", "--allow-task-outside-dataset", "--resume", "runs/r1"}},
 		{"run anyway", func(o *options) { o.runAnyway = true }, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--run-anyway", "--resume", "runs/r1"}},
+		{"cache", func(o *options) { o.modelCache = ".cache/turns" }, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--cache", ".cache/turns", "--resume", "runs/r1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := base
