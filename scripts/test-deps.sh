@@ -16,6 +16,8 @@
 #                            cmd/murmur-eval/testdata/browser/package-lock.json
 #                            (no browser download: Debian's chromium is used)
 #   jq and git               the how-to's shell.allow of named binaries
+#   bin/otelcol              the OpenTelemetry Collector the OTLP export test
+#                            sends through (built from cmd/murmur-eval/testdata/otelcol)
 #   /usr/bin/python3         the check-escape test's dataset check and the
 #                            escape-conformance probes (ctypes included, which
 #                            python3-minimal lacks)
@@ -51,6 +53,14 @@ jco_current() {
 	[[ -d $jco_dir/node_modules/@bytecodealliance/jco && -f $stamp && ! $jco_dir/package-lock.json -nt $stamp ]]
 }
 
+# otelcol_current: the OpenTelemetry Collector the export test runs is
+# built from the current testdata module.
+otelcol_dir=cmd/murmur-eval/testdata/otelcol
+otelcol_bin=bin/otelcol
+otelcol_current() {
+	[[ -x $otelcol_bin && ! $otelcol_dir/go.sum -nt $otelcol_bin && ! $otelcol_dir/main.go -nt $otelcol_bin ]]
+}
+
 # playwright_current: playwright-core is installed from the current lock.
 playwright_current() {
 	local stamp=$view_dir/node_modules/.package-lock.json
@@ -75,9 +85,16 @@ if ((install)) && ! playwright_current && command -v npm >/dev/null 2>&1; then
 	(cd "$view_dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 fi
 
+if ((install)) && ! otelcol_current && command -v go >/dev/null 2>&1; then
+	echo "test-deps: building the OpenTelemetry Collector (go build in $otelcol_dir; a few minutes the first time)"
+	mkdir -p bin
+	(cd "$otelcol_dir" && CGO_ENABLED=0 go build -o "../../../../$otelcol_bin" .)
+fi
+
 missing=()
 ((${#pkgs[@]})) && missing+=("the Debian packages ${pkgs[*]}: apt-get install ${pkgs[*]} (as root)")
 jco_current || missing+=("jco: npm ci --no-audit --no-fund in $jco_dir (needs npm)")
+otelcol_current || missing+=("the OpenTelemetry Collector: (cd $otelcol_dir && go build -o ../../../../$otelcol_bin .)")
 playwright_current || missing+=("playwright-core: PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund in $view_dir (needs npm)")
 if ((${#missing[@]} == 0)); then
 	echo "test-deps: every program the tests need is installed"
