@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,4 +152,61 @@ func countLines(t *testing.T, path string) int {
 		return 0
 	}
 	return strings.Count(string(b), "\n")
+}
+
+// TestCacheJudge: the judge's requests go through the cache too: a second
+// judged run with the same --cache sends neither the model nor the judge
+// a request, and gives the same verdicts.
+func TestCacheJudge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	qs := quickstart(t)
+	t.Parallel()
+	model := modelByTask(t)
+	useEndpoint(t, qs, model.URL)
+	var calls atomic.Int32
+	judge := judgeByAnswer(t, &calls)
+	var lines []string
+	for _, c := range judgeCases() {
+		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
+		lines = append(lines, string(line))
+	}
+	dataset := filepath.Join(qs, "cases-judge.jsonl")
+	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	cache := filepath.Join(t.TempDir(), "turns")
+	args := []string{qs, "--dataset", dataset, "--driver", "builtin", "--cache", cache,
+		"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
+	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
+	var runs []string
+	for _, name := range []string{"cold", "warm"} {
+		out := filepath.Join(reachableTempDir(t), name)
+		r, _ := runE2E(t, append(args, "--out", out), env)
+		if r.code != exitErrorBudget {
+			t.Fatalf("%s run: exit %d, want %d (one harness error)\n%s", name, r.code, exitErrorBudget, r.stderr)
+		}
+		checkJudged(t, out)
+		runs = append(runs, out)
+		if name == "cold" {
+			model.Close()
+			judge.Close()
+		}
+	}
+	if n := calls.Load(); n != 4 {
+		t.Errorf("%d judge requests over both runs, want the cold run's 4", n)
+	}
+	if diff := cmp.Diff(scoresByCase(t, runs[1]), scoresByCase(t, runs[0])); diff != "" {
+		t.Errorf("scores (-warm +cold):\n%s", diff)
+	}
+	cold, warm := resultsByCase(t, runs[0]), resultsByCase(t, runs[1])
+	// One model turn each, and the judge's request (broken's twice, with
+	// its repair).
+	if got := [3]int64{toInt(warm["good"]["cache_hits"]), toInt(warm["bad"]["cache_hits"]), toInt(warm["broken"]["cache_hits"])}; got != [3]int64{2, 2, 3} {
+		t.Errorf("warm cache_hits of good, bad, broken: got %v, want [2 2 3]", got)
+	}
+	for id, row := range warm {
+		if got, want := toInt(row["cache_hits"]), toInt(cold[id]["cache_misses"]); got != want || toInt(row["cache_misses"]) != 0 {
+			t.Errorf("%s: warm cache hits %d and misses %d, want %d and 0", id, got, toInt(row["cache_misses"]), want)
+		}
+	}
 }
