@@ -88,7 +88,7 @@ func ask(t *testing.T, src inference.Source, c inference.Case, req *inference.Re
 	return resp
 }
 
-func newSource(t *testing.T, inner inference.Source) (*cache.Source, string) {
+func newSource(t testing.TB, inner inference.Source) (*cache.Source, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "cache")
 	src, err := cache.New(dir, inner)
