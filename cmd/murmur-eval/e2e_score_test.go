@@ -165,8 +165,9 @@ func TestScoreReproducesTheRun(t *testing.T) {
 }
 
 // TestScoreAppliesTheNewExpected edits a case's expected value and
-// removes another from the dataset: the edited case's verdict changes, the
-// removed one is scored by the manifest alone and named, the rest stay.
+// another's check command, and removes a third from the dataset: the
+// edited cases' verdicts change (the new check ran), the removed one is
+// scored by the manifest alone and named, the rest stay.
 func TestScoreAppliesTheNewExpected(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
@@ -176,6 +177,7 @@ func TestScoreAppliesTheNewExpected(t *testing.T) {
 	}
 	dataset := filepath.Join(qs, "cases.jsonl")
 	editFile(t, dataset, `"expected": {"result_contains": "17.5"}`, `"expected": {"result_contains": "17.25"}`)
+	editFile(t, dataset, `"check": "grep -qx -- '- eggs' notes/shopping.md"`, `"check": "grep -qx -- '- bread' notes/shopping.md"`)
 	var kept []string
 	for _, l := range readLines(t, dataset) {
 		if !strings.Contains(l, `"case_id": "direct-answer"`) {
@@ -196,8 +198,11 @@ func TestScoreAppliesTheNewExpected(t *testing.T) {
 	if !strings.HasPrefix(now["direct-answer/1"], "passed") || strings.Contains(now["direct-answer/1"], "result_contains") {
 		t.Errorf("direct-answer, no longer in the dataset, is not scored by the manifest alone: %s", now["direct-answer/1"])
 	}
+	if got := now["notes/round trip/1"]; !strings.HasPrefix(got, "failed") || !strings.Contains(got, `check check fail 0 "exit status 1"`) {
+		t.Errorf("notes/round trip after its check changed: %s", got)
+	}
 	for k, v := range was {
-		if k != "calc-precedence/1" && k != "direct-answer/1" && now[k] != v {
+		if k != "calc-precedence/1" && k != "direct-answer/1" && k != "notes/round trip/1" && now[k] != v {
 			t.Errorf("%s changed: %s -> %s", k, v, now[k])
 		}
 	}
@@ -304,7 +309,8 @@ func TestScoreMergedShards(t *testing.T) {
 }
 
 // TestScoreJudgesAgain scores a judged run again with the agent's model
-// gone: without a judge model it is refused (E-EVL-090); with the judge
+// gone: without a judge model it is refused (E-EVL-090), and with
+// --run-anyway scored without the judge, warned of; with the judge
 // live, only the judge is asked (the passed and failed cases once each,
 // the case in error copied) and every verdict is the run's, its log in the
 // new run's session copy and RUN untouched; with --replay of the run's
@@ -337,6 +343,17 @@ func TestScoreJudgesAgain(t *testing.T) {
 	refused, _ := runE2E(t, []string{"score", run, "--out", filepath.Join(reachableTempDir(t), "refused")}, env, plainArgs())
 	if refused.code != exitUsage || !hasCode(refused.stderr, errcode.JudgeMissing) {
 		t.Errorf("score without a judge model: exit %d, want %d with %s\n%s", refused.code, exitUsage, errcode.JudgeMissing, refused.stderr)
+	}
+
+	// --run-anyway scores without the judge, and says so: the case only
+	// the judge failed passes, which is why it takes asking.
+	unjudged := filepath.Join(reachableTempDir(t), "unjudged")
+	anyway, _ := runE2E(t, []string{"score", run, "--out", unjudged, "--run-anyway"}, env, plainArgs())
+	if !strings.Contains(anyway.stderr, "warning["+errcode.JudgeMissing+"]") {
+		t.Errorf("score --run-anyway without a judge does not warn with %s:\n%s", errcode.JudgeMissing, anyway.stderr)
+	}
+	if got := resultsByCase(t, unjudged)["bad"]["status"]; got != "passed" {
+		t.Errorf("bad, scored without its judge: %v, want passed", got)
 	}
 
 	asked := calls.Load()
