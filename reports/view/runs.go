@@ -52,6 +52,10 @@ func readRun(path, what string) (*run, error) {
 		return nil, errcode.New(errcode.Usage, "%s %s is not a run folder", what, path).
 			WithHint("give the run's folder (the --out of murmur-eval run), not one of its files: the view reads its sessions/ too")
 	}
+	if _, err := os.Stat(filepath.Join(path, reports.ResultsFile)); err != nil {
+		return nil, errcode.Wrap(errcode.IONotFound, err, "%s %s has no %s", what, path, reports.ResultsFile).
+			WithHint("give a finished run's folder; a run killed before it wrote %s is finished with murmur-eval run --resume %s", reports.ResultsFile, path)
+	}
 	data, err := reports.ReadRun(path)
 	if err != nil {
 		return nil, err
