@@ -167,7 +167,8 @@ func TestScoreReproducesTheRun(t *testing.T) {
 // TestScoreAppliesTheNewExpected edits a case's expected value and
 // another's check command, and removes a third from the dataset: the
 // edited cases' verdicts change (the new check ran), the removed one is
-// scored by the manifest alone and named, the rest stay.
+// scored by the manifest alone and named, the rest stay; RUN's summary
+// marked interrupted, the re-scoring's is too.
 func TestScoreAppliesTheNewExpected(t *testing.T) {
 	qs := quickstart(t)
 	t.Parallel()
@@ -185,11 +186,23 @@ func TestScoreAppliesTheNewExpected(t *testing.T) {
 		}
 	}
 	writeFile(t, dataset, strings.Join(kept, "\n")+"\n")
+	// As if RUN had been interrupted: its re-scoring is as incomplete.
+	var summary map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(run, "summary.json"))), &summary); err != nil {
+		t.Fatal(err)
+	}
+	summary["planned"], summary["complete"], summary["stopped"] = 20, false, "interrupted"
+	b, _ := json.Marshal(summary)
+	writeFile(t, filepath.Join(run, "summary.json"), string(b))
 
 	out := filepath.Join(reachableTempDir(t), "rescored")
 	s := scoreRun(t, run, out)
 	if s.code != 0 {
 		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
+	}
+	if d := readDigest(t, out); d.Planned != 20 || d.Complete || d.Stopped != "interrupted" || d.Cases != 12 {
+		t.Errorf("summary.json of an interrupted run's re-scoring: planned %d, complete %v, stopped %q, %d cases; want 20, false, interrupted, 12",
+			d.Planned, d.Complete, d.Stopped, d.Cases)
 	}
 	was, now := verdicts(t, run), verdicts(t, out)
 	if !strings.HasPrefix(now["calc-precedence/1"], "failed") || !strings.Contains(now["calc-precedence/1"], "17.25") {

@@ -105,7 +105,7 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 		return usageError(stderr, err)
 	}
 	defer folder.Unlock()
-	outAbs, runID := absPath(o.out), folder.RunID
+	outAbs, runID, start := absPath(o.out), folder.RunID, time.Now()
 	fmt.Fprintf(stderr, "murmur-eval score %s: %d (case, epoch) rows of %s (%s) with %s and %s -> %s\n",
 		runID, len(src.Records), o.run, src.Run.RunID, in.capsuleDir, in.datasetPath, o.out)
 	box := &checkBox{outDir: outAbs, resources: in.resources}
@@ -115,16 +115,9 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 	tally.print(stderr)
 	rs.judged.print(stderr)
 	merge.Rebase(records, runID, outAbs)
-	m := merge.Output{Dir: outAbs, Out: o.out, RunID: runID, First: src.Run, PassAt: o.passAt, Gates: o.gates, Baseline: baseline, Limits: lim,
-		Planned: len(records), Version: buildVersion()}
-	w, err := m.Open()
-	if err != nil {
-		return usageError(stderr, err)
-	}
-	d, v, err := w.Write(records, stderr)
-	if err == nil {
-		err = writeScoreRunFile(outAbs, runID, src, in)
-	}
+	w := scoreOutput{dir: outAbs, out: o.out, run: scoreRunFile(runID, src, in), passAt: o.passAt, gates: o.gates, baseline: baseline, limits: lim,
+		from: readRunState(o.run, len(records)), started: start}
+	d, v, err := w.write(records, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

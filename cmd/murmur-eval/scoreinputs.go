@@ -138,10 +138,10 @@ const (
 	scoreJudgeNoneName = "none"
 )
 
-// writeScoreRunFile writes the re-scored run's run.json: the parts and
-// inputs of the run it re-scores (so its shard and selection still read
-// its journal back), plus what scored it, under a new fingerprint.
-func writeScoreRunFile(outAbs, runID string, src merge.Shard, in scoreInputs) error {
+// scoreRunFile is the re-scored run's run.json: the parts and inputs of
+// the run it re-scores (so its shard and selection still read its journal
+// back), plus what scored it, under a new fingerprint.
+func scoreRunFile(runID string, src merge.Shard, in scoreInputs) journal.Run {
 	parts := maps.Clone(src.Run.Config)
 	if parts == nil {
 		parts = map[string]string{}
@@ -157,6 +157,5 @@ func writeScoreRunFile(outAbs, runID string, src merge.Shard, in scoreInputs) er
 	inputs[scoreOfInput] = absPath(src.Dir)
 	inputs[scoreCapsuleInput] = in.capsuleDir
 	inputs[scoreDatasetInput] = in.datasetPath
-	return journal.WriteRun(outAbs, journal.Run{RunID: runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: inputs,
-		Version: buildVersion()})
+	return journal.Run{RunID: runID, ConfigSHA256: journal.Fingerprint(parts), Config: parts, Inputs: inputs, Version: buildVersion()}
 }
