@@ -67,7 +67,7 @@ const (
 	SetupFailed         = "E-EVL-062" // a case's setup command failed: non-zero exit, killed, or out of its time
 	JudgeMissing        = "E-EVL-090" // an llm_judge scorer (the manifest's, or a case's expected.rubric) and no judge model (--judge-model): refused before any case unless --run-anyway
 	JudgeAnswer         = "E-EVL-091" // the judge's answer, repaired once, was not the verdict object {"score", "reason"}: a harness error, never a pass or a fail
-	NotRescored         = "E-EVL-092" // score: a passed or failed case that cannot be scored again from its session (the folder was not kept, its trace has no session_end, or it is too large to copy for its check): no verdict is guessed
+	NotRescored         = "E-EVL-092" // score: a passed or failed case that cannot be scored again from its session (the folder was not kept, its trace has no session_end, or it is too large to copy for its check or judge): no verdict is guessed
 	Internal            = "E-EVL-099" // a bug in murmur-eval
 )
 
