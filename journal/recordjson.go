@@ -129,6 +129,13 @@ func (w *recordWriter) score(s *reports.ScoreRow) {
 	w.float(`,"Score":`, s.Score)
 	w.str(`,"Reason":`, s.Reason)
 	w.int(`,"Attempt":`, int64(s.Attempt))
+	w.strPtr(`,"JudgeModel":`, s.JudgeModel)
+	w.int64Ptr(`,"JudgeInputTokens":`, s.JudgeInputTokens)
+	w.int64Ptr(`,"JudgeOutputTokens":`, s.JudgeOutputTokens)
+	w.floatPtr(`,"JudgeLatencyMS":`, s.JudgeLatencyMS)
+	w.int32Ptr(`,"JudgeSamples":`, s.JudgeSamples)
+	w.floatPtr(`,"JudgeSpread":`, s.JudgeSpread)
+	w.boolPtr(`,"JudgeSplit":`, s.JudgeSplit)
 	w.b = append(w.b, '}')
 }
 
@@ -203,6 +210,17 @@ func (w *recordWriter) floatPtr(key string, f *float64) {
 		return
 	}
 	w.float(key, *f)
+}
+
+func (w *recordWriter) boolPtr(key string, v *bool) {
+	switch {
+	case v == nil:
+		w.null(key)
+	case *v:
+		w.b = append(append(w.b, key...), "true"...)
+	default:
+		w.b = append(append(w.b, key...), "false"...)
+	}
 }
 
 func (w *recordWriter) null(key string) { w.b = append(append(w.b, key...), "null"...) }

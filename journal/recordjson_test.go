@@ -129,6 +129,8 @@ func (e *entropy) fill(v reflect.Value) {
 		v.SetInt(e.int())
 	case reflect.Float64:
 		v.SetFloat(e.float())
+	case reflect.Bool:
+		v.SetBool(e.byte()%2 == 1)
 	default:
 		panic("entropy: no filler for " + v.Type().String() + ": extend fill and appendRecord")
 	}
