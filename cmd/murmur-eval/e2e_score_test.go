@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	gocmp "github.com/google/go-cmp/cmp"
 
@@ -123,6 +124,7 @@ func TestScoreReproducesTheRun(t *testing.T) {
 	if s.code != 0 {
 		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
 	}
+	t.Logf("run took %s, score %s", r.elapsed.Round(time.Millisecond), s.elapsed.Round(time.Millisecond))
 	if got := requests.Load(); got != 0 {
 		t.Errorf("score sent %d requests to the model endpoint, want none", got)
 	}
