@@ -25,6 +25,7 @@ const runUsage = `Usage: ` + runUsageLine + `
        murmur-eval show RUN [--json | --markdown]
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
        murmur-eval merge -o OUT SHARD_RUN... [--allow-missing]
+       murmur-eval score RUN --out DIR [--dataset FILE] [--judge-model NAME]
        murmur-eval report RUN... [-o report.html]
        murmur-eval view RUN [BASELINE_RUN] -o DIR
        murmur-eval pack ARTIFACT_DIR... [--store DIR] [-o NAME-VERSION.mur.zip]
