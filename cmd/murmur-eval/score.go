@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -87,6 +88,10 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 	}
 	shards, release, err := merge.ReadShards([]string{o.run})
 	if err != nil {
+		var ce *errcode.Error
+		if errcode.Is(err, errcode.IONotFound) && errors.As(err, &ce) {
+			err = ce.WithHint("score takes a run folder: the --out of a run or of a merge, with its run.json and journal.jsonl")
+		}
 		return usageError(stderr, err)
 	}
 	defer release()
