@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,23 +160,11 @@ func TestCacheJudge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
-	qs := quickstart(t)
+	j := newJudged(t)
 	t.Parallel()
-	model := modelByTask(t)
-	useEndpoint(t, qs, model.URL)
-	var calls atomic.Int32
-	judge := judgeByAnswer(t, &calls)
-	var lines []string
-	for _, c := range judgeCases() {
-		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
-		lines = append(lines, string(line))
-	}
-	dataset := filepath.Join(qs, "cases-judge.jsonl")
-	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	model, judge, env, calls := j.model, j.judge, j.env, j.calls
 	cache := filepath.Join(t.TempDir(), "turns")
-	args := []string{qs, "--dataset", dataset, "--driver", "builtin", "--cache", cache,
-		"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
-	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
+	args := append([]string{j.qs, "--dataset", j.dataset, "--driver", "builtin", "--cache", cache}, j.flags...)
 	var runs []string
 	for _, name := range []string{"cold", "warm"} {
 		out := filepath.Join(reachableTempDir(t), name)

@@ -57,6 +57,37 @@ func judgeByAnswer(t *testing.T, calls *atomic.Int32) *apitest.Server {
 	})
 }
 
+// judged is what a judged run needs: a copy of the quickstart whose model
+// is modelByTask, a judge (judgeByAnswer, its requests counted), the
+// judge cases' dataset with their rubric, the judge's flags and its key.
+type judged struct {
+	qs, dataset  string
+	model, judge *apitest.Server
+	calls        *atomic.Int32
+	flags        []string
+	env          runOption
+}
+
+// newJudged sets up a judged run (before t.Parallel: it copies the
+// quickstart).
+func newJudged(t *testing.T) *judged {
+	t.Helper()
+	j := &judged{qs: quickstart(t), calls: &atomic.Int32{}}
+	j.model = modelByTask(t)
+	useEndpoint(t, j.qs, j.model.URL)
+	j.judge = judgeByAnswer(t, j.calls)
+	var lines []string
+	for _, c := range judgeCases() {
+		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
+		lines = append(lines, string(line))
+	}
+	j.dataset = filepath.Join(j.qs, "cases-judge.jsonl")
+	writeFile(t, j.dataset, strings.Join(lines, "\n")+"\n")
+	j.flags = []string{"--judge-provider", "openai", "--judge-endpoint", j.judge.URL, "--judge-model", "judge-1"}
+	j.env = withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
+	return j
+}
+
 // TestJudgeScoresAndReplays: a case's expected.rubric is judged by the
 // judge model through the real binary: a pass, a fail, and an answer that
 // is no verdict even after the repair (a harness error, E-EVL-091, never a
@@ -64,22 +95,11 @@ func judgeByAnswer(t *testing.T, calls *atomic.Int32) *apitest.Server {
 // the judge's answers, and --replay gives the same rows with both servers
 // gone; without --judge-model the run is refused (E-EVL-090).
 func TestJudgeScoresAndReplays(t *testing.T) {
-	qs := quickstart(t)
+	j := newJudged(t)
 	t.Parallel()
-	model := modelByTask(t)
-	useEndpoint(t, qs, model.URL)
-	var calls atomic.Int32
-	judge := judgeByAnswer(t, &calls)
-	var lines []string
-	for _, c := range judgeCases() {
-		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
-		lines = append(lines, string(line))
-	}
-	dataset := filepath.Join(qs, "cases-judge.jsonl")
-	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	qs, dataset, model, judge, judgeFlags, env := j.qs, j.dataset, j.model, j.judge, j.flags, j.env
+	calls := j.calls
 	rec := filepath.Join(t.TempDir(), "rec")
-	judgeFlags := []string{"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
-	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
 
 	refused, _ := runE2E(t, []string{qs, "--dataset", dataset, "--out", filepath.Join(reachableTempDir(t), "refused"), "--driver", "builtin"}, env)
 	if refused.code != 2 || !hasCode(refused.stderr, "E-EVL-090") {

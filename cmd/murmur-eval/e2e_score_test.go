@@ -332,22 +332,10 @@ func TestScoreMergedShards(t *testing.T) {
 // recordings and the judge gone too, nothing is asked and the verdicts
 // hold.
 func TestScoreJudgesAgain(t *testing.T) {
-	qs := quickstart(t)
+	j := newJudged(t)
 	t.Parallel()
-	model := modelByTask(t)
-	useEndpoint(t, qs, model.URL)
-	var calls atomic.Int32
-	judge := judgeByAnswer(t, &calls)
-	var lines []string
-	for _, c := range judgeCases() {
-		line, _ := json.Marshal(map[string]any{"case_id": c.id, "task": c.task, "expected": map[string]any{"rubric": []string{"The answer says 42."}}})
-		lines = append(lines, string(line))
-	}
-	dataset := filepath.Join(qs, "cases-judge.jsonl")
-	writeFile(t, dataset, strings.Join(lines, "\n")+"\n")
+	qs, dataset, model, judge, judgeFlags, env, calls := j.qs, j.dataset, j.model, j.judge, j.flags, j.env, j.calls
 	rec := filepath.Join(t.TempDir(), "rec")
-	judgeFlags := []string{"--judge-provider", "openai", "--judge-endpoint", judge.URL, "--judge-model", "judge-1"}
-	env := withEnv("MURMUR_EVAL_JUDGE_API_KEY=judge-key")
 	run := filepath.Join(reachableTempDir(t), "run")
 	if r, _ := runE2E(t, append([]string{qs, "--dataset", dataset, "--out", run, "--driver", "builtin", "--record", rec}, judgeFlags...), env); r.code != exitErrorBudget {
 		t.Fatalf("run: exit %d, want %d (one judge error)\n%s", r.code, exitErrorBudget, r.stderr)
