@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/murmur-nexus/murmur-eval/inference/replay"
 	"github.com/murmur-nexus/murmur-eval/internal/tooltest"
 )
 
@@ -22,6 +23,11 @@ import (
 const browserDir = "testdata/browser"
 
 // viewRecordings are a night's recordings of the view test's cases:
+// hostileID is a case id that is itself hostile: markup, a '%' (which a
+// page's name keeps escaped, so its link escapes it again) and a bidi
+// override.
+const hostileID = "hostile 100% <img src=x onerror=\"window.__pwned=4\"> \u202edi"
+
 // multiply computes with calc (the expression given) and answers, hostile
 // answers with HTML, script, a javascript: link, a bidi override and
 // control characters.
@@ -32,7 +38,7 @@ func viewRecordings(expr, answer string) map[string]string {
 	return map[string]string{
 		"multiply": fmt.Sprintf(`{"stop_reason": "tool_call", "content": [{"type": "tool_call", "id": "call_1", "name": "calc", "input": {"expression": %s}}]}`+"\n"+
 			`{"stop_reason": "end_turn", "content": [{"type": "text", "text": %s}]}`+"\n", q(expr), q(answer)),
-		"hostile": fmt.Sprintf(`{"stop_reason": "end_turn", "content": [{"type": "text", "text": %s}]}`+"\n", q(hostile)),
+		hostileID: fmt.Sprintf(`{"stop_reason": "end_turn", "content": [{"type": "text", "text": %s}]}`+"\n", q(hostile)),
 		"plain":   `{"stop_reason": "end_turn", "content": [{"type": "text", "text": "plain 42"}]}` + "\n",
 	}
 }
@@ -47,11 +53,12 @@ func viewRun(t *testing.T, qs, root, name string, recordings map[string]string) 
 		t.Fatal(err)
 	}
 	for id, body := range recordings {
-		writeFile(t, filepath.Join(rec, id+".jsonl"), body)
+		writeFile(t, filepath.Join(rec, replay.FileName(id)), body)
 	}
 	dataset := filepath.Join(dir, "cases.jsonl")
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	writeFile(t, dataset, `{"case_id": "multiply", "task": "What is 6 times 7?", "expected": {"result_contains": "42"}}
-{"case_id": "hostile", "task": "Say <b>hello</b>.", "expected": {"result_contains": "done"}}
+{"case_id": `+q(hostileID)+`, "task": "Say <b>hello</b>.", "expected": {"result_contains": "done"}}
 {"case_id": "plain", "task": "Say 42.", "expected": {"result_contains": "42"}}
 `)
 	out := filepath.Join(root, name)

@@ -67,8 +67,17 @@ try {
   check(await flip.locator(".turn.div").count() === 2, "the divergent turn is not marked on both sides");
   check(await flip.locator(".right pre:text-is('42')").first().isVisible(), "the baseline's tool output 42 is not visible");
 
-  // The hostile case: its answer is text, and nothing ran.
-  await page.goto(pathToFileURL(path.join(site, "cases", "hostile.html")).href);
+  // The hostile case, reached from the index by its escaped link: its id
+  // and its answer are text, and nothing ran.
+  await page.goto(pathToFileURL(path.join(site, "index.html")).href);
+  await page.fill("#f-text", "hostile");
+  const link = page.locator("#cases-body a").first();
+  const shown = await link.innerText();
+  check(shown.includes('<img src=x onerror="window.__pwned=4">') && shown.includes("⟨U+202E⟩di"), `the hostile id is not shown as text: ${shown}`);
+  await link.click();
+  await page.waitForURL(/cases\/hostile/);
+  const title = await page.locator("#case-id").innerText();
+  check(title.includes("100% <img") && title.includes("⟨U+202E⟩"), `the hostile case's page names it as ${title}`);
   const answer = await page.locator(".attempt h3:text-is('Final answer') + pre").innerText();
   check(answer.includes("<script>window.__pwned=1</script>") && answer.includes("⟨U+202E⟩"), `the hostile answer is not shown as text: ${answer}`);
   await shot("hostile-case");
