@@ -24,6 +24,7 @@ type genCase struct {
 	passed     bool
 	traceBytes int  // a trace padded to about this size; 0 for a short one
 	noTrans    bool // no logs/transcript.jsonl (a run made before one was kept)
+	diff       string
 }
 
 // genRun writes a run folder at dir with the cases: results.parquet,
@@ -99,6 +100,9 @@ func writeSession(t testing.TB, dir string, c genCase) {
 		"trace.jsonl":       trace.String(),
 		"out/result.txt":    c.answer,
 		transcript.FileName: tr.String(),
+	}
+	if c.diff != "" {
+		files["out/workspace.diff"] = c.diff
 	}
 	if c.noTrans {
 		delete(files, transcript.FileName)

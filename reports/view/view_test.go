@@ -227,3 +227,14 @@ func TestNotable(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkspaceDiff(t *testing.T) {
+	diff := "--- a/x.go\n+++ b/x.go\n@@ -1 +1 @@\n-<old>\n+<new>\n"
+	out, _ := writeSite(t, []genCase{{id: "d", answer: "ok", toolOutput: "ok", passed: true, diff: diff}}, nil)
+	page := readPage(t, filepath.Join(out, "cases", "d.html"))
+	for _, want := range []string{"<h3>Workspace diff</h3><pre>--- a/x.go\n", "\n-&lt;old&gt;\n&#43;&lt;new&gt;\n</pre>", `<a href="../../sessions/ses_run1_000000/out/workspace.diff">out/workspace.diff</a>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
