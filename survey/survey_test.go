@@ -123,8 +123,9 @@ func TestNewPlan(t *testing.T) {
 // TestNewPlanKinds: what drops a scorer the manifest writes (a misspelt
 // observability, eval or scorers key, a key of a scorer entry, an unknown
 // scorer type) refuses the run with E-EVL-007 and keeps murmur's
-// did-you-mean; what changes nothing scored (another unknown key, an
-// llm_judge murmur never scores either) is a note.
+// did-you-mean; what changes nothing scored (another unknown key) is a
+// note, and an llm_judge scorer none (the run refuses it without a judge
+// model: TestJudgeScoresAndReplays).
 func TestNewPlanKinds(t *testing.T) {
 	tests := []struct {
 		name, yaml string
@@ -137,7 +138,7 @@ func TestNewPlanKinds(t *testing.T) {
 		{"max misspelt", "observability:\n  eval:\n    scorers: [{type: max_turns, mx: 2}]\n", []Kind{Unapplied}, `"observability.eval.scorers[0].mx"`},
 		{"unknown scorer type", "observability:\n  eval:\n    scorers: [{type: exit_okk}]\n", []Kind{Unapplied},
 			"murmur.yaml:5:22: unknown scorer type 'exit_okk' — skipping: the scorer is not applied"},
-		{"llm_judge", "observability:\n  eval:\n    scorers: [{type: llm_judge}]\n", []Kind{Note}, "(llm_judge) is never scored, as in murmur"},
+		{"llm_judge: scored by the judge (no judge model is the run's refusal, E-EVL-090)", "observability:\n  eval:\n    scorers: [{type: llm_judge}]\n", nil, ""},
 		{"other key", "colour: red\n", []Kind{Note}, `unknown key "colour"`},
 		{"none", "observability:\n  eval:\n    scorers: [{type: exit_ok}]\n", nil, ""},
 	}
