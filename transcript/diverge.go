@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Divergence is where two transcripts of one case part: the first turn,
@@ -106,7 +107,7 @@ func startDiff(a, b *Entry) string {
 	switch {
 	case a.Model != b.Model:
 		return fmt.Sprintf("the model differs (%s vs %s)", a.Model, b.Model)
-	case a.System != b.System:
+	case withoutWorkdir(a.System) != withoutWorkdir(b.System):
 		return "the system prompt differs"
 	case !slices.Equal(a.Tools, b.Tools):
 		return "the tools offered differ"
@@ -114,6 +115,24 @@ func startDiff(a, b *Entry) string {
 		return "the task differs"
 	}
 	return ""
+}
+
+// withoutWorkdir is a system prompt with its "Workdir:" line (murmur's
+// [Capsule] block names the session folder) made the same in every run:
+// the folder differs between any two runs, and would make every pair of
+// transcripts part at "the system prompt differs", as request digests
+// replace it with a placeholder for the same reason.
+func withoutWorkdir(system string) string {
+	if !strings.Contains(system, "Workdir: ") {
+		return system
+	}
+	lines := strings.Split(system, "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "Workdir: ") {
+			lines[i] = "Workdir: (the session folder)"
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 func endDiff(a, b *Entry) string {

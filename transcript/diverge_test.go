@@ -61,3 +61,16 @@ func TestDiverge(t *testing.T) {
 		})
 	}
 }
+
+// Two runs' system prompts name their own session folders: that alone is
+// no divergence.
+func TestDivergeIgnoresTheSessionFolder(t *testing.T) {
+	in := func(folder string) *Transcript {
+		r := record()
+		r.entries[0].System = "[Capsule]\nWorkdir: " + folder + "\nsys"
+		return Read(r.Encode())
+	}
+	if d := Diverge(in("/runs/b/sessions/ses_2"), in("/runs/a/sessions/ses_1")); d.Found {
+		t.Errorf("Diverge = %+v, want none", d)
+	}
+}

@@ -3,8 +3,6 @@ package view
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/transcript"
@@ -47,7 +45,7 @@ func flip(row *reports.ResultRow, sess *transcript.Session, runID string, baseRu
 		fv.Line = "The turns cannot be aligned: the baseline's session kept no transcript (a run made before murmur-eval kept one); compare the trace files."
 		return fv
 	}
-	d := transcript.Diverge(comparable(sess.Transcript), comparable(baseSess.Transcript))
+	d := transcript.Diverge(sess.Transcript, baseSess.Transcript)
 	left := flat(fromTranscript(sess.Transcript, b, l.href(filepath.Join(sess.Dir, transcript.FileName)), fmt.Sprintf("flip-e%d-run", row.Epoch)))
 	right := flat(fromTranscript(baseSess.Transcript, b, l.href(filepath.Join(baseSess.Dir, transcript.FileName)), fmt.Sprintf("flip-e%d-base", row.Epoch)))
 	for i := range max(len(left), len(right)) {
@@ -84,23 +82,4 @@ func flat(attempts []attemptView) []turnView {
 		out = append(out, a.Turns...)
 	}
 	return out
-}
-
-// comparable is t with its system prompts' "Workdir:" lines made equal:
-// the system prompt names the session folder (murmur's "[Capsule]"
-// block), which differs between any two runs, and would make every flip's
-// first difference "the system prompt differs".
-func comparable(t *transcript.Transcript) *transcript.Transcript {
-	c := *t
-	c.Attempts = slices.Clone(t.Attempts)
-	for i := range c.Attempts {
-		lines := strings.Split(c.Attempts[i].Start.System, "\n")
-		for j, line := range lines {
-			if strings.HasPrefix(line, "Workdir: ") {
-				lines[j] = "Workdir: (the session folder)"
-			}
-		}
-		c.Attempts[i].Start.System = strings.Join(lines, "\n")
-	}
-	return &c
 }
