@@ -32,7 +32,7 @@ func (d *Digest) writeJudgesText(b *strings.Builder) {
 		}
 	}
 	if d.Gated != nil {
-		fmt.Fprintf(b, "  the gates leave out %s: %s\n", pluralWord(len(d.Gated.LeftOut), "the uncalibrated judge scorer"),
+		fmt.Fprintf(b, "  --fail-under and --baseline leave out %s: %s\n", pluralWord(len(d.Gated.LeftOut), "the uncalibrated judge scorer"),
 			clean(strings.Join(d.Gated.LeftOut, ", ")))
 	}
 	if l := d.JudgeLabels; l != nil && l.UnmatchedTotal > 0 {

@@ -25,7 +25,7 @@ func TestJudgesText(t *testing.T) {
 	}
 	checkGolden(t, "judges.md", md.String())
 	for _, want := range []string{"uncalibrated: kappa 0.40 < 0.6", "n=3 agreement 66.7% kappa 0.40 TPR 50.0% TNR 100.0%",
-		"the gates leave out the uncalibrated judge scorers: helpful, llm_judge", `labels.jsonl:4: case "zz" is not in the run`} {
+		"--fail-under and --baseline leave out the uncalibrated judge scorers: helpful, llm_judge", `labels.jsonl:4: case "zz" is not in the run`} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("terminal summary does not say %q", want)
 		}

@@ -100,7 +100,7 @@ func TestJudgeCalibrationGates(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("uncalibrated judge left out: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"uncalibrated: kappa 0.67 < 0.7", "the gates leave out the uncalibrated judge scorer: llm_judge",
+	for _, want := range []string{"uncalibrated: kappa 0.67 < 0.7", "--fail-under and --baseline leave out the uncalibrated judge scorer: llm_judge",
 		"pass rate 100.0% (12 of 12 scored) is at least 60.0%; left out uncalibrated judge scorer(s) llm_judge (kappa 0.67 < 0.7); 6 cases only they failed counted as passed",
 		"no scorer regressed against " + base[4], "; left out uncalibrated judge scorer(s) llm_judge (kappa 0.67 < 0.7)\n",
 		"regression"} { // the comparison shown keeps the judge's regression
