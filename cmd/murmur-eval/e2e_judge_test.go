@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
 )
 
@@ -196,5 +198,38 @@ func TestJudgeExample(t *testing.T) {
 		if e["event_type"] == "replay_divergence" {
 			t.Errorf("a replayed request differs from its recording: %v", e)
 		}
+	}
+}
+
+// TestJudgeResume: a judged run's resume command names its judge (never
+// its key), and a resume under no judge or another one is refused as a
+// changed configuration: the run's verdicts would mix judges.
+func TestJudgeResume(t *testing.T) {
+	j := newJudged(t)
+	t.Parallel()
+	out := filepath.Join(reachableTempDir(t), "run")
+	base := []string{j.qs, "--dataset", j.dataset, "--driver", "builtin"}
+	if r, _ := runE2E(t, append(append(slices.Clone(base), "--out", out), j.flags...), j.env); r.code != exitErrorBudget {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	runJSON := readFile(t, filepath.Join(out, "run.json"))
+	if !strings.Contains(runJSON, `"--judge-model",`) || strings.Contains(runJSON, "judge-key") {
+		t.Errorf("run.json's resume command does not name the judge, or holds its key:\n%s", runJSON)
+	}
+	for _, tc := range []struct {
+		name, want string
+		flags      []string
+	}{
+		{"no judge", "error[" + errcode.JudgeMissing + "]", nil},
+		{"another judge", "the run's configuration changed since it started: judge", []string{"--judge-endpoint", j.judge.URL, "--judge-model", "judge-2"}},
+	} {
+		r, _ := runE2E(t, append(append(slices.Clone(base), "--resume", out), tc.flags...), j.env)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("resume with %s: exit %d, want %d saying %q\n%s", tc.name, r.code, exitUsage, tc.want, r.stderr)
+		}
+	}
+	r, _ := runE2E(t, append(append(slices.Clone(base), "--resume", out), j.flags...), j.env)
+	if r.code != exitErrorBudget {
+		t.Errorf("resume with the run's judge: exit %d\n%s", r.code, r.stderr)
 	}
 }

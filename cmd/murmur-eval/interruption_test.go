@@ -127,6 +127,12 @@ func TestResumeArgs(t *testing.T) {
 			"--limit", "5", "--shard", "1/4", "--timeout", "0s", "--check-timeout", "1m0s", "--replay", "rec", "--record", "new-rec",
 			"--driver", "builtin", "--workdir-max-files", "10", "--allow-task-outside-dataset", "--resume", "runs/r1"}},
 		{"run anyway", func(o *options) { o.runAnyway = true }, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--run-anyway", "--resume", "runs/r1"}},
+		{"judge", func(o *options) {
+			o.judge = judgeOptions{provider: judgeAnthropic, endpoint: "http://judge", model: "j-1", samples: 3, apiKey: "secret"}
+		}, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--judge-provider", "anthropic", "--judge-endpoint", "http://judge",
+			"--judge-model", "j-1", "--judge-samples", "3", "--resume", "runs/r1"}},
+		{"judge defaults", func(o *options) { o.judge = judgeOptions{provider: judgeOpenAI, model: "j-1", samples: 1} },
+			[]string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--judge-model", "j-1", "--resume", "runs/r1"}},
 		{"cache", func(o *options) { o.modelCache = ".cache/turns" }, []string{"murmur-eval", "caps", "--dataset", "cases.jsonl", "--cache", ".cache/turns", "--resume", "runs/r1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

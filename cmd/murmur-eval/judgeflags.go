@@ -2,6 +2,8 @@ package main
 
 import (
 	"cmp"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -56,6 +58,32 @@ func (j *judgeOptions) validate() error {
 
 // configured reports whether a judge model was named.
 func (j *judgeOptions) configured() bool { return j.model != "" }
+
+// args are the judge's flags not at their defaults, for the command line
+// that resumes a run (the key is never written: it stays in the
+// environment); none without a judge model.
+func (j *judgeOptions) args() []string {
+	if !j.configured() {
+		return nil
+	}
+	var args []string
+	if j.provider != judgeOpenAI {
+		args = append(args, "--judge-provider", j.provider)
+	}
+	if j.endpoint != "" {
+		args = append(args, "--judge-endpoint", j.endpoint)
+	}
+	args = append(args, "--judge-model", j.model)
+	if j.samples != 1 {
+		args = append(args, "--judge-samples", strconv.Itoa(j.samples))
+	}
+	return args
+}
+
+// fingerprint is the judge's part of a run's configuration (its flags as
+// args gives them), "" without a judge model, so a resume under another
+// judge is refused as a changed configuration.
+func (j *judgeOptions) fingerprint() string { return strings.Join(j.args(), " ") }
 
 // judge is the run's judge over src (models.Models.Judge).
 func (j *judgeOptions) judge(src inference.Source) scoring.Judge {

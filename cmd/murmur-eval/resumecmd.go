@@ -61,6 +61,7 @@ func resumeArgs(o options, path func(string) string) []string {
 	if o.allowTaskOutside {
 		args = append(args, "--allow-task-outside-dataset")
 	}
+	args = append(args, o.judge.args()...)
 	if o.runAnyway { // else the resume is refused for what the run went on despite
 		args = append(args, "--run-anyway")
 	}
