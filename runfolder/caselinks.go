@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/journal"
 )
 
 // CasesDir is the run folder's index of session folders by case: one
@@ -113,4 +114,37 @@ func pruneLinks(outDir string) {
 			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
+}
+
+// LinkRecords links each attempt of records whose session folder is kept
+// under dir's cases/ (LinkCase), as a run links its own cases: for a
+// folder merge or score writes from journal records. A relative session
+// folder is taken beneath dir; an attempt whose folder is gone (not kept,
+// or moved) is passed over. It links every attempt it can and returns the
+// first failure (the rows still name every folder).
+func LinkRecords(dir string, records []journal.Record) error {
+	dirAbs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, r := range records {
+		for _, a := range r.Attempts {
+			res := a.Result
+			if res.SessionDir == "" {
+				continue
+			}
+			session := filepath.FromSlash(res.SessionDir)
+			if !filepath.IsAbs(session) {
+				session = filepath.Join(dirAbs, session)
+			}
+			if fi, err := os.Stat(session); err != nil || !fi.IsDir() {
+				continue
+			}
+			if err := LinkCase(dirAbs, res.CaseID, int(res.Epoch), int(res.Attempt), session); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
 }

@@ -107,24 +107,7 @@ func (o scoreOutput) write(records []journal.Record, stderr io.Writer) (reports.
 // own, so show --case and view find them. One link that cannot be made is
 // said; the rows name every folder.
 func linkScoredCases(dir string, records []journal.Record, stderr io.Writer) {
-	warned := false
-	for _, r := range records {
-		for _, a := range r.Attempts {
-			res := a.Result
-			if res.SessionDir == "" {
-				continue
-			}
-			session := filepath.FromSlash(res.SessionDir)
-			if !filepath.IsAbs(session) {
-				session = filepath.Join(dir, session)
-			}
-			if fi, err := os.Stat(session); err != nil || !fi.IsDir() {
-				continue // not kept
-			}
-			if err := runfolder.LinkCase(dir, res.CaseID, int(res.Epoch), int(res.Attempt), session); err != nil && !warned {
-				warned = true
-				fmt.Fprintf(stderr, "murmur-eval score: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err)
-			}
-		}
+	if err := runfolder.LinkRecords(dir, records); err != nil {
+		fmt.Fprintf(stderr, "murmur-eval score: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err)
 	}
 }
