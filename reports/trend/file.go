@@ -1,43 +1,17 @@
 package trend
 
 import (
-	"bufio"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/atomicfile"
 )
 
 // WriteFile writes the page (WriteHTML) to a temporary file beside path
-// and renames it into place, so a half-written page is never published. It
-// returns the page's size.
+// and renames it into place (atomicfile), so a half-written page is never
+// published. It returns the page's size.
 func WriteFile(path string, r *Report, title string) (int64, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	w := bufio.NewWriter(f)
-	err = WriteHTML(w, r, title)
-	if err == nil {
-		err = w.Flush()
-	}
-	var size int64
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			size = fi.Size()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
+	size, err := atomicfile.Write(path, func(w io.Writer) error { return WriteHTML(w, r, title) })
 	if err != nil {
 		return 0, errcode.Wrap(errcode.IO, err, "write %s", path)
 	}

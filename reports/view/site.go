@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/atomicfile"
 )
 
 //go:embed *.html.tmpl
@@ -160,29 +161,10 @@ func buildCase(r, base *run, id string, l linker) casePage {
 	return p
 }
 
-// writeFile executes the template name into a temporary file beside path
-// and renames it into place, so a half-written page is never seen.
+// writeFile executes the template name into path whole (atomicfile), so
+// a half-written page is never seen.
 func writeFile(path, name string, data any) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".view.tmp-*")
-	if err != nil {
-		return errcode.Wrap(errcode.IO, err, "write %s", path)
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	w := bufio.NewWriterSize(f, 64<<10)
-	err = execute(w, name, data)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
+	if _, err := atomicfile.Write(path, func(w io.Writer) error { return execute(w, name, data) }); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write %s", path)
 	}
 	return nil
