@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/internal/atomicfile"
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
@@ -35,32 +35,10 @@ func WriteReports(outDir string, d *reports.Digest, junit *reports.JUnit, starte
 	)
 }
 
-// writeAtomic writes path through write into a temporary file in the same
-// folder, then renames it into place, so a reader never sees half a file.
+// writeAtomic writes path through write whole or not at all
+// (atomicfile), so a reader never sees half a file.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	dir, name := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return errcode.Wrap(errcode.IO, err, "create %s", path)
-	}
-	bw := bufio.NewWriter(tmp)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp makes it 0600; reports are for everyone
-	}
-	if err == nil {
-		err = tmp.Close()
-	} else {
-		_ = tmp.Close()
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	if _, err := atomicfile.Write(path, write); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write %s", path)
 	}
 	return nil
