@@ -159,15 +159,15 @@ func (l *run) run(ctx context.Context, task string) (Outcome, error) {
 // session ended.
 func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outcome, bool, error) {
 	l.turnNow = turn
-	obs := &observer{tr: l.tr, turn: turn}
+	obs := &session.TraceObserver{Trace: l.tr, Turn: turn}
 	digest := inference.RequestDigest(req, l.cfg.Workdir)
 	l.said.Asking()
 	mctx, wait := waiting(ctx)
 	resp, err := l.model.Complete(mctx, req, obs)
 	wait.End()
 	l.sayTurn(turn, digest, resp, err)
-	if obs.err != nil {
-		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.err, "write trace")
+	if obs.Err != nil {
+		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, obs.Err, "write trace")
 	}
 	if derr := l.traceDenials(turn); derr != nil {
 		return Outcome{}, true, derr

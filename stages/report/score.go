@@ -37,7 +37,10 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 	if plan.Judge != nil {
 		// What a judge reads: only gathered in a run that has one.
 		sin.Task, sin.Transcript, sin.Diff = in.Task, out.Transcript.Transcript(), readDiff(c.SessionDir)
-		sin.Observer = &judgeObserver{tr: ses.Trace, turn: int(tr.TotalTurns)}
+		// The judge's retries and divergences go to the trace as a model
+		// turn's do (--max-divergence counts them), at the last turn; a
+		// write failure there is the trace Close's to report.
+		sin.Observer = &session.TraceObserver{Trace: ses.Trace, Turn: int(tr.TotalTurns), Prefix: "judge: "}
 	}
 	scores, scoreErr := plan.Score(ctx, sin)
 	if scoreErr != nil {
