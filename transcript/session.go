@@ -141,3 +141,23 @@ func readScores(data []byte) []Score {
 	}
 	return out
 }
+
+// Notable reports whether a trace event says something the conversation
+// does not: not an ordinary turn or tool call, nor a session's or task's
+// start or end, but a hook's own model call (an inference event with an
+// origin), a tool call that did not succeed, a denial, a retry, a
+// divergence, a reopened task. `show --case` and `view` list these.
+func (e TraceEvent) Notable() bool {
+	switch e.Type {
+	case "session_start", "session_end", "task_start", "task_end":
+		return false
+	case "inference", "tool_call":
+		var c struct {
+			Status string `json:"status"`
+			Origin string `json:"origin"`
+		}
+		_ = json.Unmarshal(e.Raw, &c)
+		return c.Origin != "" || c.Status != "" && c.Status != "ok"
+	}
+	return true
+}

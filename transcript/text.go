@@ -33,18 +33,6 @@ const (
 	reset = "\x1b[0m"
 )
 
-// saidEvent reports whether the transcript already says what a trace event
-// of type typ says (a hook's inference is not said: hook reports it).
-func saidEvent(typ string, hook bool) bool {
-	switch typ {
-	case "session_start", "session_end", "task_start", "task_end", "tool_call":
-		return true
-	case "inference":
-		return !hook
-	}
-	return false
-}
-
 // textWriter prints a session, escaping every text from the session
 // (termtext: control characters and bidi overrides made visible) and
 // colouring only what it adds itself.
@@ -209,7 +197,7 @@ func (s *Session) writeTraceCalls(t *textWriter) {
 func (s *Session) writeEvents(t *textWriter) {
 	var shown bool
 	for _, e := range s.Trace {
-		if saidEvent(e.Type, e.Type == "inference" && bytes.Contains(e.Raw, []byte(`"origin"`))) {
+		if !e.Notable() {
 			continue
 		}
 		if !shown {

@@ -1,7 +1,6 @@
 package view
 
 import (
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -136,11 +135,6 @@ func fill(sv *sectionView, s *transcript.Session, l linker, b *budget) {
 	events(sv, s.Trace, b, raw("trace.jsonl"))
 }
 
-// quiet are the trace events every session has; the others (hooks,
-// denials, retries, divergences, reopened tasks, failed tool calls) are
-// listed as the section's events.
-var quiet = map[string]bool{"inference": true, "tool_call": true, "session_start": true, "session_end": true, "task_start": true, "task_end": true} //nolint:gochecknoglobals // a constant set
-
 // events lists the notable trace events, and the trace's first lines.
 func events(sv *sectionView, trace []transcript.TraceEvent, b *budget, raw string) {
 	counts := map[string]int{}
@@ -158,7 +152,7 @@ func events(sv *sectionView, trace []transcript.TraceEvent, b *budget, raw strin
 		} else {
 			left += int64(len(e.Raw) + 1)
 		}
-		if !notable(e) {
+		if !e.Notable() {
 			continue
 		}
 		if len(sv.Events) >= maxEvents {
@@ -185,21 +179,6 @@ func events(sv *sectionView, trace []transcript.TraceEvent, b *budget, raw strin
 	if !sv.Trace.Fold {
 		sv.Trace.Fold, sv.Trace.Summary = true, fmt.Sprintf("the trace's lines (%s)", size(int64(head.Len())+left))
 	}
-}
-
-// notable reports whether a trace event is one the section lists: not an
-// ordinary turn, a tool call that did not succeed, or a hook's own model
-// call (an inference event with an origin).
-func notable(e transcript.TraceEvent) bool {
-	if e.Type != "tool_call" && e.Type != "inference" {
-		return !quiet[e.Type]
-	}
-	var c struct {
-		Status string `json:"status"`
-		Origin string `json:"origin"`
-	}
-	_ = json.Unmarshal(e.Raw, &c)
-	return c.Origin != "" || c.Status != "" && c.Status != "ok"
 }
 
 // rawLinks links the session folder and the raw files Load found in it

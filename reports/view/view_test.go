@@ -222,8 +222,8 @@ func TestNotable(t *testing.T) {
 		if err := json.Unmarshal([]byte(tt.line), &e); err != nil {
 			t.Fatal(err)
 		}
-		if got := notable(e); got != tt.want {
-			t.Errorf("notable(%s) = %v, want %v", tt.line, got, tt.want)
+		if got := e.Notable(); got != tt.want {
+			t.Errorf("Notable(%s) = %v, want %v", tt.line, got, tt.want)
 		}
 	}
 }
