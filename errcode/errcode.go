@@ -74,11 +74,13 @@ const (
 // Codes of the checks that keep a run from passing by accident
 // (docs/exit-codes.md).
 const (
+	Variants            = "E-EVL-002" // a --variants file refused before any case (not YAML, an unknown key, a bad value, a duplicate name), at file:line and field; a variant the capsule cannot take (an endpoint for a process transport)
 	EmptySelection      = "E-EVL-003" // the dataset, --filter or --limit selected no case: a run of nothing is a usage error (an empty shard of a non-empty selection is only warned about)
 	MergeIncomplete     = "E-EVL-004" // merge: (case, epoch) pairs no shard ran (or completeness cannot be checked), without --allow-missing
 	StrictWarning       = "E-EVL-005" // --strict: a warning (unknown key, unread expected value, ...) refused the run before any case started
 	GateUndetectable    = "E-EVL-006" // the baseline gate cannot detect a drop of --max-drop points with its paired cases, or cannot fire at all: a warning; --require-detectable fails the gate (exit 4)
 	UnappliedScoring    = "E-EVL-007" // a scorer or a check the inputs configure would not be applied (a misspelt observability key, an unknown scorer type, an expected value murmur-eval does not read): refused before any case unless --run-anyway
+	Prices              = "E-EVL-008" // a --prices file refused before any case (not YAML, an unknown key, a currency other than USD, a price not a non-negative number, a bad model glob, a duplicate model), at file:line and field
 	JudgeLabels         = "E-EVL-009" // a --judge-labels file refused before any case (a malformed or oversized line, a label not pass or fail, a duplicate (case_id, scorer, epoch)); as a warning, labels naming a case or scorer the run does not have
 	EndpointUnreachable = "E-EVL-018" // the first requests to a model endpoint all failed to connect (refused, DNS, TLS) or were refused for auth, none succeeded: the run stopped starting cases
 	ReplayDiverged      = "E-EVL-019" // replayed requests differed from the recorded ones beyond --max-divergence: the recordings answered a different conversation
