@@ -30,9 +30,13 @@ type Response struct {
 }
 
 // Usage is the provider's own token count for one turn.
+// CachedInputTokens is the part of InputTokens the provider served from
+// its prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
+// Anthropic's cache_read_input_tokens), priced apart (package pricing).
 type Usage struct {
-	InputTokens  int64 `json:"input_tokens"`
-	OutputTokens int64 `json:"output_tokens"`
+	InputTokens       int64 `json:"input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
 }
 
 // Block is one content block. Text is set for text blocks; ID, Name and
@@ -78,7 +82,7 @@ func ParseResponse(data []byte) (*Response, error) {
 		return nil, fmt.Errorf("response has no stop_reason string")
 	}
 	r := &Response{StopReason: *w.StopReason, Usage: w.Usage, Raw: data, Content: json.RawMessage("[]")}
-	if w.Usage != nil && (w.Usage.InputTokens < 0 || w.Usage.OutputTokens < 0) {
+	if w.Usage != nil && (w.Usage.InputTokens < 0 || w.Usage.OutputTokens < 0 || w.Usage.CachedInputTokens < 0) {
 		return nil, fmt.Errorf("usage: token counts must not be negative")
 	}
 	if len(w.Error) > 0 && string(w.Error) != "null" {
