@@ -21,7 +21,18 @@ const (
 	StatusTimeout   Status = "timeout"   // the case ran out of its --timeout
 	StatusCancelled Status = "cancelled" // the run was interrupted while the case ran
 	StatusSkipped   Status = "skipped"   // reserved: the case was not run (filtered, sharded out)
+	// StatusOverBudget: the case's loop reached its --case-max-tokens or
+	// --case-max-cost and was ended there: a harness limit, unscored like
+	// a timeout, never retried.
+	StatusOverBudget Status = "over_budget"
 )
+
+// OverBudgeter is a stage result that can say a per-case budget ended the
+// case (the loop's Outcome): Judge gives such a case over_budget, whatever
+// a grader says, when no stage failed.
+type OverBudgeter interface {
+	OverBudget() bool
+}
 
 // Errors that end a case from outside: the context causes the runner sets.
 var (
@@ -47,7 +58,9 @@ type Verdict struct {
 // (E-EVL-099 when the error carries none). With no failed stage, the
 // latest stored result that grades the model decides (Grader): Report's
 // scores when it scored the case, else the Loop's exit status, which is
-// what the default exit_ok scorer would say. A case nothing graded failed.
+// what the default exit_ok scorer would say; a case whose loop a per-case
+// budget ended (OverBudgeter) is over_budget first. A case nothing graded
+// failed.
 func Judge(c *Case) Verdict {
 	for _, r := range c.Stages {
 		if r.Outcome != Failed {
@@ -66,6 +79,11 @@ func Judge(c *Case) Verdict {
 			v.Code = errcode.Internal
 		}
 		return v
+	}
+	for _, k := range c.stored {
+		if ob, ok := c.results[k].(OverBudgeter); ok && ob.OverBudget() {
+			return Verdict{Status: StatusOverBudget}
+		}
 	}
 	for i := len(c.stored) - 1; i >= 0; i-- {
 		g, ok := c.results[c.stored[i]].(Grader)

@@ -51,6 +51,9 @@ type Options struct {
 	// Staging are the Stage stage's workspace and setup settings; New
 	// sets its Commands (the run's launcher) and StagedDir.
 	Staging staging.Options
+	// CaseBudget ends a case's loop when reached (--case-max-tokens,
+	// --case-max-cost); the zero value has no limit.
+	CaseBudget loop.Budget
 }
 
 // Table is a run's stage graph and what the run owns for it.
@@ -97,7 +100,7 @@ func New(o Options) (*Table, error) {
 		pipeline.Node{Decl: staging.Decl, Stage: staging.NewWith(stageOpts)},
 		pipeline.Node{Decl: contain.Decl, Stage: contain.New(o.Env)},
 		pipeline.Node{Decl: launch.Decl, Stage: ln},
-		pipeline.Node{Decl: loop.Decl, Stage: loop.Stage{Tokens: t.tokens}},
+		pipeline.Node{Decl: loop.Decl, Stage: loop.Stage{Tokens: t.tokens, Budget: o.CaseBudget}},
 		pipeline.Node{Decl: rep, Stage: report.New(report.Options{Reads: reads, Commands: t.Commands, Plan: o.Plan})},
 	)
 	t.Graph = g

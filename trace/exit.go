@@ -7,3 +7,7 @@ const (
 	ExitFailed          = "failed"
 	ExitMaxTurnsReached = "max_turns_reached"
 )
+
+// ExitBudgetReached is murmur-eval's addition to murmur's exit statuses:
+// the case's loop reached its --case-max-tokens or --case-max-cost.
+const ExitBudgetReached = "budget_reached"

@@ -44,6 +44,9 @@ type Outcome = session.Outcome
 // it counted); nil gives each case a Counter of its own.
 type Stage struct {
 	Tokens *tokens.Counter
+	// Budget ends a case's loop when its model turns reach it (budget.go);
+	// the zero value has no limit.
+	Budget Budget
 }
 
 // Name returns "loop".
@@ -51,7 +54,8 @@ func (Stage) Name() string { return Name }
 
 // Run runs the loop on the task Stage staged (the text itself: task.md is
 // for the tools and hooks, not read back) and stores its Outcome. The
-// session's ending (ok, failed, max_turns_reached) is the outcome, not an
+// session's ending (ok, failed, max_turns_reached, budget_reached: the
+// case's Budget, budget.go) is the outcome, not an
 // error: Run returns an error only when the loop
 // cannot go on (the model provider failed, the case's context ended, the
 // trace cannot be written), as murmur's loop returns Err.
@@ -66,7 +70,7 @@ func (st Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	}
 	l := &run{cfg: s.Config, tr: s.Trace, model: s.Model, tools: s.Tools, process: s.Process, denied: s.Denied,
 		hooks: s.Hooks, dir: c.SessionDir, sessionID: c.SessionID, maxTurns: s.Config.MaxTurns, tokens: st.Tokens,
-		said: transcript.New()}
+		said: transcript.New(), spend: newSpend(st.Budget, s.Config.Model)}
 	if l.tokens == nil {
 		l.tokens = &tokens.Counter{}
 	}
@@ -112,6 +116,8 @@ type run struct {
 	denied *session.Denials
 	// said records the conversation for logs/transcript.jsonl.
 	said *transcript.Recorder
+	// spend is the case's spending against its Budget (nil: no limit).
+	spend *spend
 }
 
 // traceDenials writes the network_denied events of the requests guests
@@ -199,6 +205,12 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outco
 			msg = "driver returned error"
 		}
 		out, err := l.end(trace.ExitFailed, "error: "+msg)
+		return out, true, err
+	}
+	// A turn that ends the session ends it as it says; one that would go
+	// on to its tool calls stops here once the budget is reached.
+	if reached := l.spend.charge(resp.Usage, in, out); reached != "" && resp.StopReason == inference.StopToolCall {
+		out, err := l.end(trace.ExitBudgetReached, reached)
 		return out, true, err
 	}
 	if out, done, err := l.compact(ctx, turn, req, trace.AddTokens(ev.InputTokens, ev.OutputTokens)); done || err != nil {

@@ -82,6 +82,9 @@ func (l *run) task(ctx context.Context, task string) (Outcome, error) {
 			err = herr
 			exit = trace.ExitFailed
 		}
+		if reopen != nil && outcome.OverBudget() {
+			reopen = nil // the case's budget is spent: no further attempt
+		}
 		if reopen != nil {
 			used = l.tr.Totals().TotalTurns - base.TotalTurns
 			if len(feedback) < l.cfg.MaxTaskReopens && used < l.maxTurns {

@@ -175,11 +175,14 @@ func (s Stage) workspace(c *pipeline.Case) Workspace {
 }
 
 // scorable reports whether the case gets a verdict from its scorers: its
-// session ended and no stage before Report failed (a failed stage makes it
+// session ended, not by its budget (status over_budget), and no stage before Report failed (a failed stage makes it
 // an error, a timeout or cancelled, whatever the trace says).
 func scorable(c *pipeline.Case, ses *session.Session, out *session.Outcome) bool {
 	if out.ExitStatus == "" || ses == nil || ses.Trace == nil {
 		return false
+	}
+	if out.OverBudget() {
+		return false // ended by the harness's limit: unscored, as a timeout
 	}
 	for _, r := range c.Stages {
 		if r.Outcome == pipeline.Failed {

@@ -1,0 +1,75 @@
+package loop
+
+import (
+	"fmt"
+
+	"github.com/murmur-nexus/murmur-eval/inference"
+)
+
+// Budget is a case's limit on its agent loop (--case-max-tokens,
+// --case-max-cost), shared read-only by the run's cases. The zero value
+// has no limit.
+type Budget struct {
+	// MaxTokens bounds the input and output tokens of the case's model
+	// turns; 0 for no bound.
+	MaxTokens int64
+	// MaxCost bounds the cost of the case's model turns, in USD; 0 for
+	// no bound.
+	MaxCost float64
+	// Price returns what a turn's usage costs on model, and false when
+	// model has no price (the turn then costs nothing here: the run
+	// refuses to start a budget on a model it cannot price). nil prices
+	// nothing.
+	Price func(model string) func(inference.Usage) (usd float64, priced bool)
+}
+
+// Limited reports whether b bounds anything.
+func (b Budget) Limited() bool { return b.MaxTokens > 0 || b.MaxCost > 0 }
+
+// spend is one case's spending against its Budget, charged after each
+// model turn. It lives on the case's goroutine and needs no lock.
+type spend struct {
+	budget Budget
+	price  func(inference.Usage) (float64, bool)
+	tokens int64
+	usd    float64
+}
+
+// newSpend starts a case's spending on model; nil when b bounds nothing.
+func newSpend(b Budget, model string) *spend {
+	if !b.Limited() {
+		return nil
+	}
+	s := &spend{budget: b}
+	if b.MaxCost > 0 && b.Price != nil {
+		s.price = b.Price(model)
+	}
+	return s
+}
+
+// charge adds one model turn: the provider's usage when it reported one,
+// else murmur's counts (in, out), as the rows' cost prefers them. It
+// returns, once a limit is reached, the result text that says which; ""
+// while the case may go on. A nil spend is never reached.
+func (s *spend) charge(provider *inference.Usage, in, out int64) string {
+	if s == nil {
+		return ""
+	}
+	u := inference.Usage{InputTokens: in, OutputTokens: out}
+	if provider != nil {
+		u = *provider
+	}
+	s.tokens += u.InputTokens + u.OutputTokens
+	if s.price != nil {
+		if usd, ok := s.price(u); ok {
+			s.usd += usd
+		}
+	}
+	switch {
+	case s.budget.MaxTokens > 0 && s.tokens >= s.budget.MaxTokens:
+		return fmt.Sprintf("error: case budget reached: %d tokens of --case-max-tokens %d", s.tokens, s.budget.MaxTokens)
+	case s.budget.MaxCost > 0 && s.usd >= s.budget.MaxCost:
+		return fmt.Sprintf("error: case budget reached: $%.4f of --case-max-cost %g", s.usd, s.budget.MaxCost)
+	}
+	return ""
+}
