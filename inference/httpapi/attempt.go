@@ -47,11 +47,11 @@ type result struct {
 // The slot is released before any backoff, so a waiting retry does not hold
 // a connection another case could use.
 func (c *Client) attempt(ctx context.Context, api API, body []byte) result {
-	release, err := c.limits.acquire(ctx, api.URL())
+	sl, err := c.limits.acquire(ctx, api.URL())
 	if err != nil {
 		return result{ctxErr: err}
 	}
-	defer release()
+	defer sl.release()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, api.URL(), bytes.NewReader(body))
 	if err != nil {
 		return result{err: errcode.Wrap(errcode.ProviderDriver, err, "%s: bad endpoint", api.Name())}
@@ -69,6 +69,7 @@ func (c *Client) attempt(ctx context.Context, api API, body []byte) result {
 		return result{err: connErr(api, err), retry: true, reason: inference.RetryConnection, unreach: connUnreachable(err)}
 	}
 	defer resp.Body.Close()
+	sl.answered(resp)
 	limit := int64(maxBody)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		limit = maxErrorBody

@@ -23,6 +23,19 @@ type Options struct {
 	// MaxConnections bounds concurrent requests per endpoint across all
 	// cases; 0 means no bound (the run's workers bound it).
 	MaxConnections int
+	// FixedConnections keeps each endpoint's bound at MaxConnections;
+	// otherwise it adapts (aimd.go): halved on a 429 or 503, at most once
+	// per round of requests, held through a Retry-After, grown by one per
+	// limit's worth of successful answers, within [1, MaxConnections], or
+	// with no MaxConnections within [1, max(Workers, most in flight)] once
+	// the endpoint first answers 429 or 503.
+	FixedConnections bool
+	// Workers is the run's --workers (see FixedConnections).
+	Workers int
+	// OnConnections hears each change of an endpoint's adaptive limit. It
+	// is called with the endpoint's lock held: it must not block for long
+	// or send requests through the Client.
+	OnConnections func(ConnectionChange)
 	// IdleConnsPerHost is how many idle connections to keep per host for
 	// reuse; 0 means max(MaxConnections, 16).
 	IdleConnsPerHost int
@@ -105,12 +118,16 @@ func NewClient(o Options) *Client {
 			ExpectContinueTimeout: time.Second,
 		}
 	}
-	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: noRedirects}, limits: newLimiter(o.MaxConnections),
+	return &Client{hc: &http.Client{Transport: rt, CheckRedirect: noRedirects}, limits: newLimiter(o),
 		reach: newReach(o.UnreachableAfter, o.OnUnreachable), opts: o}
 }
 
 // Provider returns a case's provider speaking api through c.
 func (c *Client) Provider(api API) inference.Provider { return &provider{c: c, api: api} }
+
+// Connections are the ranges the endpoints' limits ran at so far, by
+// endpoint: each endpoint with a bound, and each with none that adapted.
+func (c *Client) Connections() []ConnectionRange { return c.limits.ranges() }
 
 // CloseIdleConnections closes the pooled connections; call it when the run
 // ends.

@@ -60,11 +60,15 @@ func (g *guestTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		release, err := g.c.limits.acquire(ctx, req.URL.String())
+		sl, err := g.c.limits.acquire(ctx, req.URL.String())
 		if err != nil {
 			return nil, err
 		}
+		release := sl.release
 		resp, err := g.c.hc.Transport.RoundTrip(req)
+		if err == nil {
+			sl.answered(resp)
+		}
 		if retries && ctx.Err() == nil {
 			if rerr := g.reached(ep, resp, err); rerr != nil {
 				discard(resp)
