@@ -108,7 +108,7 @@ func (t *suiteTally) add(status string) {
 	case StatusPassed:
 	case StatusFailed:
 		t.failures++
-	case StatusError, StatusTimeout:
+	case StatusError, StatusTimeout, StatusOverBudget:
 		t.errors++
 	default:
 		t.skipped++
@@ -269,7 +269,7 @@ func (c junitCase) xml(class string) xmlCase {
 			msg = truncate(c.failures[0], 200)
 		}
 		x.Failure = &xmlProblem{Message: msg, Type: "scorer", Text: xmlChars(strings.Join(c.failures, "\n"))}
-	case StatusError, StatusTimeout:
+	case StatusError, StatusTimeout, StatusOverBudget:
 		x.Error = &xmlProblem{Message: truncate(c.status+": "+c.message, 200), Type: c.code,
 			Text: xmlChars(fmt.Sprintf("status %s, error %s at stage %s: %s", c.status, c.code, c.stage, c.message))}
 	default: // cancelled, skipped

@@ -19,7 +19,7 @@ const failedKept = 50
 // statusOrder returns the order of statuses in the headline; any other
 // status follows, sorted.
 func statusOrder() []string {
-	return []string{StatusPassed, StatusFailed, StatusError, StatusTimeout, StatusCancelled, StatusSkipped}
+	return []string{StatusPassed, StatusFailed, StatusError, StatusTimeout, StatusOverBudget, StatusCancelled, StatusSkipped}
 }
 
 // Summary aggregates a run's rows into what the end-of-run reports show:
@@ -215,8 +215,11 @@ func (s *Summary) Ran() int {
 func (s *Summary) PassRateAll() Rate { return NewRate(s.byStatus[StatusPassed], s.Ran()) }
 
 // Unscored is the number of cases that ran but got no verdict because of
-// the harness or the clock: status error or timeout.
-func (s *Summary) Unscored() int { return s.byStatus[StatusError] + s.byStatus[StatusTimeout] }
+// the harness, the clock or a per-case budget: status error, timeout or
+// over_budget.
+func (s *Summary) Unscored() int {
+	return s.byStatus[StatusError] + s.byStatus[StatusTimeout] + s.byStatus[StatusOverBudget]
+}
 
 // ErrorRate is Unscored over the cases that ran; 0 when none ran.
 func (s *Summary) ErrorRate() float64 {

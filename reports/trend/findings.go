@@ -172,7 +172,7 @@ func topErrors(d reports.Digest) string {
 }
 
 // cellLetters writes a grid row as letters, one per run: P passed, F failed,
-// E error, T timeout, C cancelled, - not run.
+// E error, T timeout, B over_budget, C cancelled, - not run.
 func cellLetters(cells []string) string {
 	var b strings.Builder
 	for i, c := range cells {
@@ -194,6 +194,8 @@ func cellLetter(status string) string {
 		return "E"
 	case reports.StatusTimeout:
 		return "T"
+	case reports.StatusOverBudget:
+		return "B"
 	case reports.StatusCancelled:
 		return "C"
 	case "":

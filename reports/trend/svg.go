@@ -50,11 +50,11 @@ const ink = "#222"
 // statusColors are the status breakdown's and the grid's colours.
 var statusColors = map[string]string{ //nolint:gochecknoglobals // read-only table of colours
 	reports.StatusPassed: "#2e7d32", reports.StatusFailed: "#e65100", reports.StatusError: "#6a1b9a",
-	reports.StatusTimeout: "#546e7a", reports.StatusCancelled: "#9e9e9e",
+	reports.StatusTimeout: "#546e7a", reports.StatusOverBudget: "#8d6e63", reports.StatusCancelled: "#9e9e9e",
 }
 
 // statusStack is the order of a bar's segments, bottom up.
-var statusStack = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusCancelled} //nolint:gochecknoglobals // read-only list of the stack order
+var statusStack = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusOverBudget, reports.StatusCancelled} //nolint:gochecknoglobals // read-only list of the stack order
 
 func trendColor(i int) string {
 	if i == 0 {

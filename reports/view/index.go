@@ -61,7 +61,7 @@ type indexRow struct {
 const maxIndexText = 160
 
 // statusOrder is the order the summary counts statuses in.
-var statusOrder = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusCancelled, reports.StatusSkipped} //nolint:gochecknoglobals // a constant list
+var statusOrder = []string{reports.StatusPassed, reports.StatusFailed, reports.StatusError, reports.StatusTimeout, reports.StatusOverBudget, reports.StatusCancelled, reports.StatusSkipped} //nolint:gochecknoglobals // a constant list
 
 // buildIndex is the index of run r against base (nil for none).
 func buildIndex(r, base *run) (indexPage, int) {
