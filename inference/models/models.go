@@ -28,6 +28,10 @@ type Flags struct {
 	Cache          string // --cache DIR, the model-turn cache
 	MaxConnections int    // --max-connections N, per endpoint; 0 for no bound
 	Workers        int    // --workers, to size the idle connection pool
+	// FixedConnections is --connections fixed: no adaptation to 429s and
+	// 503s; OnConnections hears each change of an endpoint's limit.
+	FixedConnections bool
+	OnConnections    func(httpapi.ConnectionChange)
 	// OnUnreachable stops the run when a model endpoint's first requests
 	// all fail to connect or are refused for their credentials.
 	OnUnreachable func(error)
@@ -53,6 +57,8 @@ type Models struct {
 	// JudgeDir of --record or --replay.
 	Judge inference.Source
 	Close func() // closes pooled connections when the run ends
+	// Connections are the ranges the endpoints' limits ran at.
+	Connections func() []httpapi.ConnectionRange
 	// Caches are the model's and the judge's cache sources under --cache
 	// (nil without it), for the run's counts.
 	Caches []*cache.Source
@@ -87,8 +93,11 @@ func New(f Flags, env map[string]string) (Models, error) {
 		IdleConnsPerHost: max(f.MaxConnections, f.Workers),
 		Proxy:            proxyFromEnv(env),
 		OnUnreachable:    f.OnUnreachable,
+		FixedConnections: f.FixedConnections,
+		Workers:          f.Workers,
+		OnConnections:    f.OnConnections,
 	})
-	m := Models{Guests: client.GuestClient(), Close: client.CloseIdleConnections}
+	m := Models{Guests: client.GuestClient(), Close: client.CloseIdleConnections, Connections: client.Connections}
 	if f.Judge {
 		judge, err := m.cached(f.Cache, live.New(client))
 		if err != nil {
