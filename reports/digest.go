@@ -85,6 +85,9 @@ type Digest struct {
 	// Cache is what the model-turn cache did (cache.go); its dir and
 	// invocation counts are set by the run command.
 	Cache *CacheDigest `json:"cache,omitempty"`
+	// Connections are the model endpoints' ranges of requests in flight
+	// (connections.go), set by the run command.
+	Connections []ConnectionsDigest `json:"connections,omitempty"`
 }
 
 // CapsuleDigest names the capsule under test.
