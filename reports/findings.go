@@ -96,6 +96,8 @@ func (d *Digest) completenessLine() string {
 		why = "interrupted"
 	case StoppedEndpoint:
 		why = "stopped (model endpoint unreachable)"
+	case StoppedBudget:
+		why = "stopped (--max-cost reached)"
 	case StoppedShardsMissing:
 		why = "incomplete (shards missing)"
 	case StoppedKilled:
@@ -116,6 +118,7 @@ func (d *Digest) completenessLine() string {
 const (
 	StoppedInterrupted   = "interrupted"          // SIGINT or SIGTERM
 	StoppedEndpoint      = "endpoint_unreachable" // the model endpoint could not be reached (E-EVL-018)
+	StoppedBudget        = "budget"               // --max-cost was spent: no more cases started, the running ones finished
 	StoppedShardsMissing = "shards_missing"       // merge --allow-missing of shards that do not cover the run
 	StoppedFailed        = "failed"               // murmur-eval could not write its outputs
 	StoppedKilled        = "killed"               // show: a run folder with a journal and no summary

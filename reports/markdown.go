@@ -153,10 +153,16 @@ func (d *Digest) writeCompleteness(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "> **%s.**", md(strings.ToUpper(line[:1])+line[1:]))
 	switch {
-	case (d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint) && d.ResumeCommand != "":
+	case d.resumable() && d.ResumeCommand != "":
 		fmt.Fprintf(b, " Run the rest with:\n\n```sh\n%s\n```", strings.ReplaceAll(d.ResumeCommand, "```", ""))
-	case d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint:
+	case d.resumable():
 		b.WriteString(" `murmur-eval --resume` runs the rest.")
 	}
 	b.WriteString("\n\n")
+}
+
+// resumable reports whether the run stopped in a way --resume finishes:
+// interrupted, its endpoint unreachable, its --max-cost spent.
+func (d *Digest) resumable() bool {
+	return d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint || d.Stopped == StoppedBudget
 }
