@@ -115,6 +115,7 @@ func (w *recordWriter) result(r *reports.ResultRow) {
 	w.strPtr(`,"MurmurDifference":`, r.MurmurDifference)
 	w.int(`,"CacheHits":`, int64(r.CacheHits))
 	w.int(`,"CacheMisses":`, int64(r.CacheMisses))
+	w.strPtr(`,"Variant":`, r.Variant)
 	w.b = append(w.b, '}')
 }
 
@@ -136,6 +137,7 @@ func (w *recordWriter) score(s *reports.ScoreRow) {
 	w.int32Ptr(`,"JudgeSamples":`, s.JudgeSamples)
 	w.floatPtr(`,"JudgeSpread":`, s.JudgeSpread)
 	w.boolPtr(`,"JudgeSplit":`, s.JudgeSplit)
+	w.strPtr(`,"Variant":`, s.Variant)
 	w.b = append(w.b, '}')
 }
 
@@ -151,6 +153,7 @@ func (w *recordWriter) event(e *reports.EventRow) {
 	w.strPtr(`,"ToolName":`, e.ToolName)
 	w.str(`,"EventJSON":`, e.EventJSON)
 	w.int(`,"Attempt":`, int64(e.Attempt))
+	w.strPtr(`,"Variant":`, e.Variant)
 	w.b = append(w.b, '}')
 }
 

@@ -14,9 +14,12 @@ type Case struct {
 	RunID string
 	// ID is the dataset line's case_id; Input is the line itself, which
 	// the stages read as their dataset's type (InputOf).
-	ID         string
-	Input      any
-	Epoch      int       // 1-based
+	ID    string
+	Input any
+	Epoch int // 1-based
+	// Variant is the run's variant the case runs (Job.Variant); "" in a
+	// run without variants.
+	Variant    string
 	Attempt    int       // 1-based; a case that ended in error may be retried (Runner.Retries)
 	SessionID  string    // ses_<uuidv7 hex>, murmur's form
 	SessionDir string    // absolute path of the case's session directory

@@ -18,6 +18,9 @@ type Job struct {
 	ID    string
 	Input any
 	Epoch int
+	// Variant is the name of the run's variant the job runs (--models,
+	// --variants); "" in a run without variants.
+	Variant string
 	// Attempt is the attempt NewCase is asked for (1-based), set by the
 	// runner.
 	Attempt int

@@ -15,16 +15,19 @@ const OverallScorer = "overall"
 type CaseKey struct {
 	CaseID string `json:"case_id"`
 	Epoch  int32  `json:"epoch"`
+	// Variant is the row's variant, "" in a run without variants: a run
+	// compared with another pairs a variant with the same-named one.
+	Variant string `json:"variant,omitempty"`
 }
 
-// Key is the row's case and epoch.
-func (r ResultRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch} }
+// Key is the row's case, epoch and variant.
+func (r ResultRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch, deref(r.Variant)} }
 
-// Key is the row's case and epoch.
-func (r ScoreRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch} }
+// Key is the row's case, epoch and variant.
+func (r ScoreRow) Key() CaseKey { return CaseKey{r.CaseID, r.Epoch, deref(r.Variant)} }
 
 func (k CaseKey) compare(o CaseKey) int {
-	return cmp.Or(strings.Compare(k.CaseID, o.CaseID), cmp.Compare(k.Epoch, o.Epoch))
+	return cmp.Or(strings.Compare(k.CaseID, o.CaseID), cmp.Compare(k.Epoch, o.Epoch), strings.Compare(k.Variant, o.Variant))
 }
 
 // DiffOptions decide what counts as a regression: on the cases scored in

@@ -71,7 +71,7 @@ func TestDiffRegression(t *testing.T) {
 	if o.PairedChangePP != -10 || math.Abs(o.ChangePP+10) > 1e-9 || !o.Regression {
 		t.Errorf("change %v / paired %v, regression %v; want -10, -10, true", o.ChangePP, o.PairedChangePP, o.Regression)
 	}
-	if o.PassToFail[0] != (CaseKey{"case-000", 1}) || o.PassToFail[19] != (CaseKey{"case-025", 1}) {
+	if o.PassToFail[0] != (CaseKey{CaseID: "case-000", Epoch: 1}) || o.PassToFail[19] != (CaseKey{CaseID: "case-025", Epoch: 1}) {
 		t.Errorf("pass→fail %v", o.PassToFail)
 	}
 	if diff := cmp.Diff([]string{"overall", "result_contains"}, r.Regressions); diff != "" {
@@ -126,14 +126,14 @@ func TestDiffOneSidedCases(t *testing.T) {
 	head.Results[0].Status, head.Results[0].ErrorCode = StatusError, &code // unscored in head
 	head.Scores = head.Scores[2:]
 	r := Diff(base, head, DiffOptions{Alpha: 0.05})
-	if diff := cmp.Diff([]CaseKey{{"case-008", 1}, {"case-009", 1}}, r.OnlyBase); diff != "" {
+	if diff := cmp.Diff([]CaseKey{{CaseID: "case-008", Epoch: 1}, {CaseID: "case-009", Epoch: 1}}, r.OnlyBase); diff != "" {
 		t.Errorf("only base (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]CaseKey{{"new-case", 1}}, r.OnlyHead); diff != "" {
+	if diff := cmp.Diff([]CaseKey{{CaseID: "new-case", Epoch: 1}}, r.OnlyHead); diff != "" {
 		t.Errorf("only head (-want +got):\n%s", diff)
 	}
 	o := scorer(t, r, OverallScorer)
-	if diff := cmp.Diff([]CaseKey{{"case-000", 1}, {"case-008", 1}, {"case-009", 1}}, o.OnlyBase); diff != "" {
+	if diff := cmp.Diff([]CaseKey{{CaseID: "case-000", Epoch: 1}, {CaseID: "case-008", Epoch: 1}, {CaseID: "case-009", Epoch: 1}}, o.OnlyBase); diff != "" {
 		t.Errorf("overall scored in base only (-want +got):\n%s", diff)
 	}
 	if o.Paired != 7 {

@@ -50,6 +50,7 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 		Status:    string(v.Status),
 		StartedAt: c.StartedAt.UTC(),
 		Attempt:   attempt(c),
+		Variant:   VariantOf(c),
 	}
 	if rel, err := filepath.Rel(outDir, c.SessionDir); err == nil {
 		row.SessionDir = filepath.ToSlash(rel)
@@ -119,11 +120,12 @@ func eventRows(c *pipeline.Case, lines []trace.Line) []EventRow {
 	turns := make([]int32, len(lines))
 	names := make([]string, len(lines))
 	text := lineJSON(lines)
-	a := attempt(c)
+	a, variant := attempt(c), VariantOf(c)
 	for i, l := range lines {
 		e := EventRow{
 			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
 			Seq: int32(i), Timestamp: l.Timestamp.UTC(), EventType: l.Type, Attempt: a,
+			Variant: variant,
 		}
 		e.EventJSON, text = text[:len(l.JSON)], text[len(l.JSON):]
 		if l.Turn != nil {

@@ -260,7 +260,7 @@ func (j *judgeState) labelsDigest(scorers map[string]*scorerStat) *JudgeLabelsDi
 		switch {
 		case !j.labelled[l.CaseID]:
 			why = fmt.Sprintf("case %q is not in the run", l.CaseID)
-		case l.Epoch > 0 && !j.ran[CaseKey{l.CaseID, l.Epoch}]:
+		case l.Epoch > 0 && !j.ran[CaseKey{CaseID: l.CaseID, Epoch: l.Epoch}]:
 			why = fmt.Sprintf("case %q has no epoch %d in the run", l.CaseID, l.Epoch)
 		case st == nil:
 			why = fmt.Sprintf("scorer %q is not in the run", l.Scorer)

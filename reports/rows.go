@@ -111,6 +111,16 @@ type ResultRow struct {
 	// it sent on to the model; both 0 without --cache.
 	CacheHits   int32 `parquet:"cache_hits"`
 	CacheMisses int32 `parquet:"cache_misses"`
+	// Variant is the name of the run's variant the case ran (--models: the
+	// model's name; --variants: the file's name); null in a run without
+	// variants.
+	Variant *string `parquet:"variant,dict"`
+	// CostUSD is the case's model turns priced (--prices, docs/cost.md):
+	// the sum over the turns whose model has a price; null when none has.
+	// CostEstimated: some turn was priced from murmur's own token counts,
+	// its provider having reported no usage.
+	CostUSD       *float64 `parquet:"cost_usd"`
+	CostEstimated bool     `parquet:"cost_estimated"`
 }
 
 // EventRow is one row of events.parquet: one line of one case's trace.jsonl.
@@ -132,4 +142,9 @@ type EventRow struct {
 	EventJSON string `parquet:"event_json"`
 	// Attempt is the attempt of the case the event belongs to (1-based).
 	Attempt int32 `parquet:"attempt"`
+	// Variant is the variant of the event's case (ResultRow.Variant).
+	Variant *string `parquet:"variant,dict"`
+	// CostUSD is an inference event's turn priced (a loop's turn or a
+	// hook's call); null on other events and on a turn without a price.
+	CostUSD *float64 `parquet:"cost_usd"`
 }

@@ -60,6 +60,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
 		{"cache_hits", "int32", false}, {"cache_misses", "int32", false},
+		{"variant", "utf8", true},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -74,7 +75,7 @@ func TestEventRowColumns(t *testing.T) {
 		{"session_id", "utf8", false}, {"seq", "int32", false},
 		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
 		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
-		{"attempt", "int32", false},
+		{"attempt", "int32", false}, {"variant", "utf8", true},
 	}
 	path := filepath.Join(t.TempDir(), "events.parquet")
 	writeAll(t, path, 10, []EventRow{{}})
@@ -93,13 +94,13 @@ func resultValues(r ResultRow) []any {
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
 		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
 		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens),
-		opt(r.MurmurOverall), opt(r.MurmurDifference), r.CacheHits, r.CacheMisses}
+		opt(r.MurmurOverall), opt(r.MurmurDifference), r.CacheHits, r.CacheMisses, opt(r.Variant)}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
 func eventValues(e EventRow) []any {
 	return []any{e.RunID, e.CaseID, e.Epoch, e.SessionID, e.Seq, ms(e.Timestamp), e.EventType,
-		opt(e.Turn), opt(e.ToolName), e.EventJSON, e.Attempt}
+		opt(e.Turn), opt(e.ToolName), e.EventJSON, e.Attempt, opt(e.Variant)}
 }
 
 // sampleResults returns n varied results: every third has all nullable

@@ -36,6 +36,8 @@ type ScoreRow struct {
 	JudgeSpread       *float64 `parquet:"judge_spread"`
 	// JudgeSplit: the samples disagreed on the verdict.
 	JudgeSplit *bool `parquet:"judge_split"`
+	// Variant is the variant of the scored case (ResultRow.Variant).
+	Variant *string `parquet:"variant,dict"`
 }
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
@@ -47,6 +49,7 @@ func ScoresFromCase(r CaseRun) []ScoreRow {
 		rows[i] = ScoreRow{
 			RunID: c.RunID, CaseID: c.ID, Epoch: int32(c.Epoch), SessionID: c.SessionID,
 			Scorer: s.Name, ScorerType: s.Type, Result: s.Result(), Score: s.Value, Reason: s.Reason, Attempt: attempt(c),
+			Variant: VariantOf(c),
 		}
 		if j := s.Judge; j != nil {
 			model, in, out, ms, n, spread := j.Model, j.InputTokens, j.OutputTokens, j.LatencyMS, int32(j.Samples), j.Spread
