@@ -39,6 +39,17 @@ type Usage struct {
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
 }
 
+// Canonical is u as murmur's drivers write it in a canonical response:
+// input and output only, so a built-in provider's bytes stay the
+// driver's; nil for nil. The cached count travels beside the bytes
+// (Response.Usage, a recording's provider usage).
+func (u *Usage) Canonical() *Usage {
+	if u == nil {
+		return nil
+	}
+	return &Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+}
+
 // Block is one content block. Text is set for text blocks; ID, Name and
 // Input for tool_call blocks. Other types (thinking, image) keep only Type.
 type Block struct {

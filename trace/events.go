@@ -41,7 +41,9 @@ type SessionStart struct {
 // (the provider's usage), "none" for a process-transport turn (0, as murmur
 // writes them). ProviderInputTokens and ProviderOutputTokens, also
 // additions, are the provider's reported usage of the turn, when it
-// reported one.
+// reported one; ProviderCachedInputTokens the part of its input the
+// provider served from its prompt cache, when it said (the turn is priced
+// from them: package pricing).
 type Inference struct {
 	Turn         int     `json:"turn"`
 	InputTokens  int64   `json:"input_tokens"`
@@ -56,6 +58,8 @@ type Inference struct {
 
 	ProviderInputTokens  *int64 `json:"provider_input_tokens,omitempty"`
 	ProviderOutputTokens *int64 `json:"provider_output_tokens,omitempty"`
+	// ProviderCachedInputTokens is appended last: a trace line's fields keep their order.
+	ProviderCachedInputTokens *int64 `json:"provider_cached_input_tokens,omitempty"`
 }
 
 // ToolCall is written after each non-skill tool call.

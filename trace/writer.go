@@ -18,6 +18,9 @@ type Line struct {
 	Turn      *int   // nil for events without a turn
 	ToolName  string // "" for events without a tool
 	JSON      []byte // the line, without its newline
+	// Inference is the event of an inference line (nil for other lines),
+	// so that its tokens are priced without parsing the line back.
+	Inference *Inference
 }
 
 // Writer appends events to one session's trace.jsonl and keeps totals the
@@ -90,7 +93,11 @@ func (w *Writer) Inference(e Inference) error {
 	if e.ToolName != nil {
 		name = *e.ToolName
 	}
-	return w.write(TypeInference, &e.Turn, name, e)
+	if err := w.write(TypeInference, &e.Turn, name, e); err != nil {
+		return err
+	}
+	w.lines[len(w.lines)-1].Inference = &e
+	return nil
 }
 
 // ToolCall writes a tool_call event and counts it.

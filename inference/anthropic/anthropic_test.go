@@ -190,9 +190,9 @@ func TestUsage(t *testing.T) {
 		usage      *inference.Usage
 	}{
 		{"cache tokens count as input", `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":5,"cache_creation_input_tokens":100,"cache_read_input_tokens":1000,"output_tokens":2}}`,
-			&inference.Usage{InputTokens: 1105, OutputTokens: 2}},
+			&inference.Usage{InputTokens: 1105, OutputTokens: 2, CachedInputTokens: 1000}},
 		{"saturates at the 64-bit maximum", `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":9223372036854775807,"cache_creation_input_tokens":9223372036854775807,"cache_read_input_tokens":9223372036854775807,"output_tokens":9223372036854775807}}`,
-			&inference.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64}},
+			&inference.Usage{InputTokens: math.MaxInt64, OutputTokens: math.MaxInt64, CachedInputTokens: math.MaxInt64}},
 		// The driver ignores usage: a bad one is dropped, the answer kept.
 		{"negative is unknown", `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":-5,"output_tokens":1}}`, nil},
 		{"past int64 is unknown", `{"type":"message","content":[],"stop_reason":"end_turn","usage":{"input_tokens":18446744073709551615,"output_tokens":1}}`, nil},

@@ -88,13 +88,16 @@ func Decode(body []byte) (*inference.Response, error) {
 	if ans.blocks == nil {
 		ans.blocks = []json.RawMessage{}
 	}
-	data, err := json.Marshal(canonicalAnswer{Content: ans.blocks, StopReason: stop, Usage: ans.usage})
+	data, err := json.Marshal(canonicalAnswer{Content: ans.blocks, StopReason: stop, Usage: ans.usage.Canonical()})
 	if err != nil {
 		return nil, fmt.Errorf("encode canonical response: %w", err)
 	}
 	r, err := inference.ParseResponse(data)
 	if err != nil {
 		return nil, fmt.Errorf("the driver's canonical response would not parse: %w", err)
+	}
+	if ans.usage != nil {
+		r.Usage = ans.usage // with its cache reads
 	}
 	return r, nil
 }
@@ -168,7 +171,8 @@ func mustJSON(v any) json.RawMessage {
 }
 
 // usageOf reads a usage object over base: input tokens are input plus
-// cache creation plus cache reads. A count that is not a non-negative
+// cache creation plus cache reads, the cache reads also counted apart
+// (CachedInputTokens, priced lower). A count that is not a non-negative
 // integer makes the usage unknown (the driver ignores usage altogether).
 func usageOf(v any, base *inference.Usage) *inference.Usage {
 	m, ok := v.(map[string]any)
@@ -200,6 +204,9 @@ func usageOf(v any, base *inference.Usage) *inference.Usage {
 	}
 	if inSet || ccSet || crSet {
 		u.InputTokens = trace.AddTokens(in, cc, cr) // saturating
+	}
+	if crSet {
+		u.CachedInputTokens = cr
 	}
 	if outSet {
 		u.OutputTokens = out

@@ -102,6 +102,7 @@ func providerUsage(exchanges []httpapi.Exchange) *inference.Usage {
 		}
 		sum.InputTokens = trace.AddTokens(sum.InputTokens, u.InputTokens)
 		sum.OutputTokens = trace.AddTokens(sum.OutputTokens, u.OutputTokens)
+		sum.CachedInputTokens = trace.AddTokens(sum.CachedInputTokens, u.CachedInputTokens)
 	}
 	return sum
 }

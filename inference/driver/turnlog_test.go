@@ -109,7 +109,7 @@ func TestFailedDriverTurnsWithHarnessCauses(t *testing.T) {
 		{name: "no answer, then a trap", after: -1, trap: true, code: errcode.ProviderUnavailable, message: "gave no answer"},
 		{name: "400 is the model's", path: "/400", after: -1, failed: true},
 		{name: "a trap alone", path: "/400", after: -1, trap: true, code: errcode.RunAgentLoop},
-		{name: "usage from the answer", path: "/ok", after: -1, usage: &inference.Usage{InputTokens: 17, OutputTokens: 4}},
+		{name: "usage from the answer", path: "/ok", after: -1, usage: &inference.Usage{InputTokens: 17, OutputTokens: 4, CachedInputTokens: 5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

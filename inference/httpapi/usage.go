@@ -15,7 +15,9 @@ import (
 // counts replacing earlier ones. Both providers' names are read:
 // input_tokens (plus Anthropic's cache_creation_input_tokens and
 // cache_read_input_tokens, as the built-in provider counts them) or
-// prompt_tokens, and output_tokens or completion_tokens. A usage with a
+// prompt_tokens, and output_tokens or completion_tokens; the cached part
+// of the input (Anthropic's cache_read_input_tokens, OpenAI's
+// prompt_tokens_details.cached_tokens) as CachedInputTokens. A usage with a
 // count that is not a non-negative integer is ignored. It is how the
 // provider_*_tokens columns are filled when a driver component answers:
 // murmur's drivers drop the provider's usage from their canonical
@@ -82,9 +84,27 @@ func usageOver(base *inference.Usage, raw json.RawMessage) *inference.Usage {
 	}
 	if inSet {
 		u.InputTokens = in
+		u.CachedInputTokens = cachedOf(m)
 	}
 	if outSet {
 		u.OutputTokens = out
 	}
 	return &u
+}
+
+// cachedOf is the cached part of a usage object's input: Anthropic's
+// cache_read_input_tokens, else OpenAI's prompt_tokens_details.
+// cached_tokens; 0 when neither is a non-negative integer.
+func cachedOf(m map[string]json.RawMessage) int64 {
+	var n int64
+	if raw, ok := m["cache_read_input_tokens"]; ok && json.Unmarshal(raw, &n) == nil && n >= 0 {
+		return n
+	}
+	var details struct {
+		Cached *int64 `json:"cached_tokens"`
+	}
+	if raw, ok := m["prompt_tokens_details"]; ok && json.Unmarshal(raw, &details) == nil && details.Cached != nil && *details.Cached >= 0 {
+		return *details.Cached
+	}
+	return 0
 }

@@ -14,7 +14,11 @@ func TestReportedUsage(t *testing.T) {
 		want *inference.Usage
 	}{
 		{"anthropic JSON", `{"type":"message","content":[],"usage":{"input_tokens":10,"output_tokens":3}}`, u(10, 3)},
-		{"anthropic JSON with cache", `{"usage":{"input_tokens":10,"cache_creation_input_tokens":2,"cache_read_input_tokens":5,"output_tokens":3}}`, u(17, 3)},
+		{"anthropic JSON with cache", `{"usage":{"input_tokens":10,"cache_creation_input_tokens":2,"cache_read_input_tokens":5,"output_tokens":3}}`,
+			&inference.Usage{InputTokens: 17, OutputTokens: 3, CachedInputTokens: 5}},
+		{"openai JSON with cached tokens", `{"usage":{"prompt_tokens":2000,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":1536}}}`,
+			&inference.Usage{InputTokens: 2000, OutputTokens: 4, CachedInputTokens: 1536}},
+		{"openai cached tokens not a count", `{"usage":{"prompt_tokens":20,"completion_tokens":4,"prompt_tokens_details":{"cached_tokens":-3}}}`, u(20, 4)},
 		{"openai JSON", `{"choices":[],"usage":{"prompt_tokens":17,"completion_tokens":4,"total_tokens":21}}`, u(17, 4)},
 		{"canonical JSON", `{"content":[{"text":"hi","type":"text"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}}`, u(1, 2)},
 		{"no usage", `{"content":[],"stop_reason":"end_turn"}`, nil},
@@ -54,7 +58,7 @@ func FuzzReportedUsage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		u := ReportedUsage(body)
-		if u != nil && (u.InputTokens < 0 || u.OutputTokens < 0) {
+		if u != nil && (u.InputTokens < 0 || u.OutputTokens < 0 || u.CachedInputTokens < 0) {
 			t.Fatalf("ReportedUsage(%q) = %+v: a negative count", body, u)
 		}
 		again := ReportedUsage(body)

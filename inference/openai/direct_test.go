@@ -11,6 +11,7 @@ import (
 	gocmp "github.com/google/go-cmp/cmp"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
 	"github.com/murmur-nexus/murmur-eval/inference/httpapi"
 )
@@ -92,6 +93,9 @@ func trickyBodies() []string {
 		withUsage(`{"prompt_tokens":{}}`),
 		withUsage(`{"prompt_tokens":[]}`),
 		withUsage(` { "prompt_tokens" : 7 , "completion_tokens" : 8 } `),
+		withUsage(`{"prompt_tokens":9,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":4}}`),
+		withUsage(`{"prompt_tokens":9,"completion_tokens":1,"prompt_tokens_details":{"cached_tokens":"4"}}`),
+		withUsage(`{"prompt_tokens":9,"prompt_tokens_details":null}`),
 		`{"choices":[{"message":{"content":"a"},"finish_reason":"length"}]}`,
 		`{"choices":[{"message":{"content":"a"},"finish_reason":"content_filter"}]}`,
 		`{"choices":[{"message":{"content":"a"},"finish_reason":"function_call"}]}`,
@@ -238,4 +242,23 @@ func nesting(s string) int {
 		}
 	}
 	return deepest
+}
+
+// TestCachedTokens: prompt_tokens_details.cached_tokens is the cached part
+// of the input, on the direct path and the round trip alike, and stays out
+// of the canonical bytes (the driver's).
+func TestCachedTokens(t *testing.T) {
+	body := `{"choices":[{"message":{"content":"a"},"finish_reason":"stop"}],"usage":{"prompt_tokens":2000,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":1536}}}`
+	for name, decode := range map[string]func([]byte) (*inference.Response, error){"Decode": Decode, "round trip": decodeRoundTrip} {
+		r, err := decode([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Usage; got == nil || *got != (inference.Usage{InputTokens: 2000, OutputTokens: 5, CachedInputTokens: 1536}) {
+			t.Errorf("%s: usage %+v, want 1536 of 2000 cached", name, got)
+		}
+		if bytes.Contains(r.Raw, []byte("cached")) {
+			t.Errorf("%s: canonical bytes %s carry the cached count", name, r.Raw)
+		}
+	}
 }

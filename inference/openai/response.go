@@ -68,11 +68,14 @@ func roundTrip(a answer) (*inference.Response, error) {
 	}
 	out := map[string]any{"content": content, "stop_reason": a.stop}
 	if a.usage != nil {
-		out["usage"] = a.usage
+		out["usage"] = a.usage.Canonical()
 	}
 	r, err := inference.ParseResponse([]byte(httpapi.DriverJSON(out)))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunAgentLoop, err, "failed to parse driver response")
+	}
+	if a.usage != nil {
+		r.Usage = a.usage // with its cached tokens
 	}
 	return r, nil
 }

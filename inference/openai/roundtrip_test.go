@@ -36,7 +36,26 @@ func decodeRoundTrip(body []byte) (*inference.Response, error) {
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunAgentLoop, err, "failed to parse driver response")
 	}
+	if u != nil {
+		withCached := *u
+		withCached.CachedInputTokens = refCached(field(body, "usage"))
+		r.Usage = &withCached
+	}
 	return r, nil
+}
+
+// refCached is usage.prompt_tokens_details.cached_tokens read with
+// encoding/json (keys exact, the last of a repeated key kept).
+func refCached(raw json.RawMessage) int64 {
+	var usage, details map[string]json.RawMessage
+	if json.Unmarshal(raw, &usage) != nil || json.Unmarshal(usage["prompt_tokens_details"], &details) != nil {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(details["cached_tokens"]), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 func refDecode(body []byte) (content []any, stop, failed string, u *inference.Usage) {

@@ -51,7 +51,21 @@ func usage(raw json.RawMessage) *inference.Usage {
 	if u.InputTokens < 0 || u.OutputTokens < 0 {
 		return nil
 	}
+	u.CachedInputTokens = cachedTokens(raw)
 	return &u
+}
+
+// cachedTokens is prompt_tokens_details.cached_tokens, the part of
+// prompt_tokens served from OpenAI's prompt cache: 0 when absent or not a
+// non-negative integer (the driver reads none of it, so it never makes a
+// usage invalid).
+func cachedTokens(raw json.RawMessage) int64 {
+	c := skipSpace(field(field(raw, "prompt_tokens_details"), "cached_tokens"))
+	n, err := strconv.ParseInt(string(c), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // usageCount is the count of u that the quoted key sets, nil for another

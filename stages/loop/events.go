@@ -27,6 +27,9 @@ func inferenceEvent(turn int, in, out int64, counted bool, resp *inference.Respo
 	if resp.Usage != nil {
 		pin, pout := resp.Usage.InputTokens, resp.Usage.OutputTokens
 		ev.ProviderInputTokens, ev.ProviderOutputTokens = &pin, &pout
+		if cached := resp.Usage.CachedInputTokens; cached > 0 {
+			ev.ProviderCachedInputTokens = &cached
+		}
 	}
 	if calls := resp.ToolCalls(); len(calls) > 0 {
 		name := calls[0].Name
