@@ -1,6 +1,9 @@
 package httpapi
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // ConnectionChange is one change of an endpoint's limit on requests in
 // flight under adaptive connections: a line of the run's
@@ -24,8 +27,10 @@ type ConnectionRange struct {
 	// (for an endpoint with no bound, from the requests in flight when it
 	// first adapted).
 	Min, Max, Final int
-	// Decreases and Increases count the changes.
+	// Decreases and Increases count the changes; Reasons are the
+	// decreases' reasons, each once, in the order first seen.
 	Decreases, Increases int
+	Reasons              []string
 }
 
 // record counts c in r.
@@ -38,5 +43,8 @@ func (r *ConnectionRange) record(c change) {
 		r.Increases++
 	} else {
 		r.Decreases++
+		if !slices.Contains(r.Reasons, c.reason) {
+			r.Reasons = append(r.Reasons, c.reason)
+		}
 	}
 }

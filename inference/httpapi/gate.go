@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
@@ -159,5 +160,7 @@ func (s *slot) release() {
 func (g *gate) span() ConnectionRange {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.rng
+	r := g.rng
+	r.Reasons = slices.Clone(r.Reasons)
+	return r
 }
