@@ -100,6 +100,9 @@ type options struct {
 	workdirMaxFiles int
 	// judge is the judge model's flags (llm_judge scorers).
 	judge judgeOptions
+	// budget is --max-cost, --case-max-tokens, --case-max-cost
+	// (budgetflags.go).
+	budget budgetOptions
 }
 
 // defaultWorkdirMaxFiles is --workdir-max-files' default: past what an
@@ -134,6 +137,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	registerJudgeFlags(&o.judge, fs, env, &envErrs)
+	o.budget.register(fs, env, &envErrs)
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	registerProfileFlags(&o.profile, fs)
@@ -201,6 +205,9 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--pacing %q: want %s or %s", o.pacing, pacingAdaptive, pacingSemaphore)
 	}
 	if err := o.judge.validate(); err != nil {
+		return err
+	}
+	if err := o.budget.validate(); err != nil {
 		return err
 	}
 	if o.batch.resume != "" {

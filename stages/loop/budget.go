@@ -21,10 +21,17 @@ type Budget struct {
 	// refuses to start a budget on a model it cannot price). nil prices
 	// nothing.
 	Price func(model string) func(inference.Usage) (usd float64, priced bool)
+	// Charge, when set, is told each priced turn's cost as it is spent:
+	// the run's --max-cost (called concurrently by the run's cases).
+	Charge func(usd float64)
 }
 
 // Limited reports whether b bounds anything.
 func (b Budget) Limited() bool { return b.MaxTokens > 0 || b.MaxCost > 0 }
+
+// counts reports whether a case's turns must be counted: a limit, or a
+// run-wide charge.
+func (b Budget) counts() bool { return b.Limited() || (b.Charge != nil && b.Price != nil) }
 
 // spend is one case's spending against its Budget, charged after each
 // model turn. It lives on the case's goroutine and needs no lock.
@@ -35,13 +42,13 @@ type spend struct {
 	usd    float64
 }
 
-// newSpend starts a case's spending on model; nil when b bounds nothing.
+// newSpend starts a case's spending on model; nil when nothing counts.
 func newSpend(b Budget, model string) *spend {
-	if !b.Limited() {
+	if !b.counts() {
 		return nil
 	}
 	s := &spend{budget: b}
-	if b.MaxCost > 0 && b.Price != nil {
+	if b.Price != nil {
 		s.price = b.Price(model)
 	}
 	return s
@@ -63,6 +70,9 @@ func (s *spend) charge(provider *inference.Usage, in, out int64) string {
 	if s.price != nil {
 		if usd, ok := s.price(u); ok {
 			s.usd += usd
+			if s.budget.Charge != nil {
+				s.budget.Charge(usd)
+			}
 		}
 	}
 	switch {

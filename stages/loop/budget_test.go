@@ -48,3 +48,22 @@ func TestSpendCharge(t *testing.T) {
 		})
 	}
 }
+
+// TestSpendChargesRun: each priced turn is told to the run's Charge, with
+// or without a limit of the case's own.
+func TestSpendChargesRun(t *testing.T) {
+	var got []float64
+	b := Budget{Charge: func(usd float64) { got = append(got, usd) },
+		Price: func(string) func(inference.Usage) (float64, bool) {
+			return func(u inference.Usage) (float64, bool) { return float64(u.InputTokens+u.OutputTokens) / 1e6, true }
+		}}
+	s := newSpend(b, "m")
+	s.charge(nil, 1e6, 0)
+	s.charge(&inference.Usage{InputTokens: 2e6, OutputTokens: 1e6}, 0, 0)
+	if want := []float64{1, 3}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("charged %v, want %v", got, want)
+	}
+	if s := newSpend(Budget{Charge: b.Charge}, "m"); s != nil {
+		t.Errorf("a charge without prices counts turns: %+v", s)
+	}
+}
