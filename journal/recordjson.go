@@ -116,6 +116,8 @@ func (w *recordWriter) result(r *reports.ResultRow) {
 	w.int(`,"CacheHits":`, int64(r.CacheHits))
 	w.int(`,"CacheMisses":`, int64(r.CacheMisses))
 	w.strPtr(`,"Variant":`, r.Variant)
+	w.floatPtr(`,"CostUSD":`, r.CostUSD)
+	w.boolPtr(`,"CostEstimated":`, &r.CostEstimated)
 	w.b = append(w.b, '}')
 }
 
@@ -138,6 +140,7 @@ func (w *recordWriter) score(s *reports.ScoreRow) {
 	w.floatPtr(`,"JudgeSpread":`, s.JudgeSpread)
 	w.boolPtr(`,"JudgeSplit":`, s.JudgeSplit)
 	w.strPtr(`,"Variant":`, s.Variant)
+	w.floatPtr(`,"JudgeCostUSD":`, s.JudgeCostUSD)
 	w.b = append(w.b, '}')
 }
 
@@ -154,6 +157,7 @@ func (w *recordWriter) event(e *reports.EventRow) {
 	w.str(`,"EventJSON":`, e.EventJSON)
 	w.int(`,"Attempt":`, int64(e.Attempt))
 	w.strPtr(`,"Variant":`, e.Variant)
+	w.floatPtr(`,"CostUSD":`, e.CostUSD)
 	w.b = append(w.b, '}')
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/pricing"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -35,6 +36,9 @@ type CaseRun struct {
 	Trace *trace.Writer
 	// Scores are the case's scores, in scoring order; nil when unscored.
 	Scores []scoring.Score
+	// Prices prices the case's model turns and its judge (cost.go); nil
+	// computes no cost (--prices off).
+	Prices *pricing.Table
 }
 
 // FromCase turns a finished case into its results row and its events rows.
@@ -85,7 +89,9 @@ func FromCase(r CaseRun, outDir string) (ResultRow, []EventRow) {
 		turn := int32(*ec.FirstDivergedTurn)
 		row.ReplayFirstDivergentTurn = &turn
 	}
-	return row, eventRows(c, r.Trace.Lines())
+	events := eventRows(c, r.Trace.Lines())
+	caseCost(&row, events, r.Trace.Lines(), r.Model, r.Prices)
+	return row, events
 }
 
 // setStageMillis sets duration_ms, the sum of every stage's time, and the

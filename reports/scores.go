@@ -38,6 +38,9 @@ type ScoreRow struct {
 	JudgeSplit *bool `parquet:"judge_split"`
 	// Variant is the variant of the scored case (ResultRow.Variant).
 	Variant *string `parquet:"variant,dict"`
+	// JudgeCostUSD is the judge's tokens priced at judge_model's price
+	// (--prices); null without a judge or a price.
+	JudgeCostUSD *float64 `parquet:"judge_cost_usd"`
 }
 
 // ScoresFromCase returns the score rows of a finished case, in scoring
@@ -56,6 +59,7 @@ func ScoresFromCase(r CaseRun) []ScoreRow {
 			rows[i].JudgeModel, rows[i].JudgeInputTokens, rows[i].JudgeOutputTokens = &model, &in, &out
 			split := j.Split
 			rows[i].JudgeLatencyMS, rows[i].JudgeSamples, rows[i].JudgeSpread, rows[i].JudgeSplit = &ms, &n, &spread, &split
+			rows[i].JudgeCostUSD = judgeCost(&rows[i], r.Prices)
 		}
 	}
 	return rows

@@ -1,0 +1,104 @@
+package reports
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/pricing"
+	"github.com/murmur-nexus/murmur-eval/trace"
+)
+
+func testPrices(t *testing.T) *pricing.Table {
+	t.Helper()
+	tab, err := pricing.Parse("p.yaml", strings.NewReader(`
+models:
+  m: {input: 2, output: 10, cached_input: 0.5}
+  judge: {input: 1, output: 4}
+  hook-model: {input: 3, output: 3}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func i64(n int64) *int64 { return &n }
+
+func TestCaseCost(t *testing.T) {
+	provider := &trace.Inference{ProviderInputTokens: i64(1000), ProviderOutputTokens: i64(100), ProviderCachedInputTokens: i64(400), InputTokens: 9, OutputTokens: 9}
+	counted := &trace.Inference{InputTokens: 2000, OutputTokens: 50, TokensSource: "cl100k_base"}
+	hook := &trace.Inference{InputTokens: 100, OutputTokens: 10, TokensSource: "provider", Model: "hook-model"}
+	none := &trace.Inference{TokensSource: "none"}
+	unpricedHook := &trace.Inference{InputTokens: 100, OutputTokens: 10, TokensSource: "provider", Model: "other"}
+	providerUSD := (600*2 + 400*0.5 + 100*10) / 1e6
+	countedUSD := (2000*2 + 50*10) / 1e6
+	hookUSD := (100*3 + 10*3) / 1e6
+	tests := []struct {
+		name      string
+		model     string
+		lines     []*trace.Inference // nil: a line of another type
+		want      float64            // the case's cost; -1: null
+		estimated bool
+		eventCost []float64 // per line; -1: null
+	}{
+		{"provider usage", "m", []*trace.Inference{nil, provider, nil}, providerUSD, false, []float64{-1, providerUSD, -1}},
+		{"murmur's counts are estimated", "m", []*trace.Inference{provider, counted}, providerUSD + countedUSD, true, []float64{providerUSD, countedUSD}},
+		{"a hook's call at its model", "m", []*trace.Inference{provider, hook}, providerUSD + hookUSD, false, []float64{providerUSD, hookUSD}},
+		{"no model price: null", "unknown", []*trace.Inference{provider, counted}, -1, false, []float64{-1, -1}},
+		{"a hook priced, the model not", "unknown", []*trace.Inference{provider, hook}, hookUSD, false, []float64{-1, hookUSD}},
+		{"uncounted turns: null", "m", []*trace.Inference{none}, -1, false, []float64{-1}},
+		{"an unpriced hook's call is left out", "m", []*trace.Inference{provider, unpricedHook}, providerUSD, false, []float64{providerUSD, -1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := make([]trace.Line, len(tt.lines))
+			for i, ev := range tt.lines {
+				lines[i].Inference = ev
+			}
+			row, events := ResultRow{}, make([]EventRow, len(lines))
+			caseCost(&row, events, lines, tt.model, testPrices(t))
+			if got := orNull(row.CostUSD); math.Abs(got-tt.want) > 1e-12 || row.CostEstimated != tt.estimated {
+				t.Errorf("case cost %v (estimated %t), want %v (%t)", got, row.CostEstimated, tt.want, tt.estimated)
+			}
+			for i, e := range events {
+				if got := orNull(e.CostUSD); math.Abs(got-tt.eventCost[i]) > 1e-12 {
+					t.Errorf("event %d cost %v, want %v", i, got, tt.eventCost[i])
+				}
+			}
+		})
+	}
+}
+
+func TestNoPricesNoCost(t *testing.T) {
+	row, events := ResultRow{}, make([]EventRow, 1)
+	caseCost(&row, events, []trace.Line{{Inference: &trace.Inference{InputTokens: 5}}}, "gpt-4o", nil)
+	if row.CostUSD != nil || events[0].CostUSD != nil {
+		t.Errorf("cost without a table: %v, %v", row.CostUSD, events[0].CostUSD)
+	}
+}
+
+func TestJudgeCost(t *testing.T) {
+	judge, other := "judge", "other"
+	tests := []struct {
+		name string
+		row  ScoreRow
+		want float64
+	}{
+		{"priced", ScoreRow{JudgeModel: &judge, JudgeInputTokens: i64(3000), JudgeOutputTokens: i64(200)}, (3000*1 + 200*4) / 1e6},
+		{"no price", ScoreRow{JudgeModel: &other, JudgeInputTokens: i64(3000), JudgeOutputTokens: i64(200)}, -1},
+		{"no judge", ScoreRow{}, -1},
+	}
+	for _, tt := range tests {
+		if got := orNull(judgeCost(&tt.row, testPrices(t))); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: judge cost %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func orNull(f *float64) float64 {
+	if f == nil {
+		return -1
+	}
+	return *f
+}
