@@ -69,6 +69,7 @@ type options struct {
 	record     string
 	modelCache string // --cache: the model-turn cache folder
 	maxConns   int
+	conns      string // --connections: connectionsAdaptive or connectionsFixed
 	timeout    time.Duration
 	cacheDir   string
 	// checkTimeout bounds an expected check command without its own
@@ -127,6 +128,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.StringVar(&o.modelCache, "cache", env["MURMUR_EVAL_CACHE"], "cache model turns in this folder: a request answered before (same model, endpoint, driver, epoch) is served from it, others are sent and kept; not with --replay; not --cache-dir, the WASM cache (env MURMUR_EVAL_CACHE)")
 	fs.StringVar(&o.driver, "driver", cmp.Or(env["MURMUR_EVAL_DRIVER"], driverInstalled), "who answers model turns of a transport: http capsule: \"installed\" runs the capsule's driver component, as murmur (a driver no artifacts: entry declares, E-RUN-006, or an endpoint outside its network.allow, E-EVL-081, refuses the run); \"builtin\" the built-in provider for murmur's own drivers, those two then warnings (env MURMUR_EVAL_DRIVER)")
 	fs.IntVar(&o.maxConns, "max-connections", envInt(env, "MURMUR_EVAL_MAX_CONNECTIONS", 0, &envErrs), "model requests in flight per endpoint across all cases, 0 for no bound beyond --workers (env MURMUR_EVAL_MAX_CONNECTIONS)")
+	fs.StringVar(&o.conns, "connections", cmp.Or(env["MURMUR_EVAL_CONNECTIONS"], connectionsAdaptive), "model requests in flight per endpoint: \"adaptive\" halves them on a 429 or 503 and grows them back, within --max-connections; \"fixed\" keeps --max-connections (env MURMUR_EVAL_CONNECTIONS)")
 	fs.DurationVar(&o.timeout, "timeout", envDuration(env, "MURMUR_EVAL_TIMEOUT", 10*time.Minute, &envErrs), "time limit per case, 0 for none (env MURMUR_EVAL_TIMEOUT)")
 	fs.StringVar(&o.cacheDir, "cache-dir", env["MURMUR_EVAL_CACHE_DIR"], "compiled-WASM cache folder, \"off\" for none (env MURMUR_EVAL_CACHE_DIR) (default <user cache dir>/murmur-eval)")
 	fs.DurationVar(&o.checkTimeout, "check-timeout", envDuration(env, "MURMUR_EVAL_CHECK_TIMEOUT", scoring.DefaultCheckTimeout, &envErrs), "time limit of a case's expected check command without its own timeout_seconds (env MURMUR_EVAL_CHECK_TIMEOUT)")
@@ -203,6 +205,8 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--driver %q: want %s or %s", o.driver, driverInstalled, driverBuiltin)
 	case o.pacing != pacingAdaptive && o.pacing != pacingSemaphore:
 		return errcode.New(errcode.Usage, "--pacing %q: want %s or %s", o.pacing, pacingAdaptive, pacingSemaphore)
+	case o.conns != connectionsAdaptive && o.conns != connectionsFixed:
+		return errcode.New(errcode.Usage, "--connections %q: want %s or %s", o.conns, connectionsAdaptive, connectionsFixed)
 	}
 	if err := o.judge.validate(); err != nil {
 		return err

@@ -52,11 +52,13 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	// model endpoint stops it with its cause.
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
+	conns := &connectionLog{}
 	mods, err := models.New(models.Flags{Replay: o.replay, Record: o.record, Cache: o.modelCache, MaxConnections: o.maxConns, Workers: o.workers,
-		OnUnreachable: stopRun, Judge: in.judged}, env)
+		OnUnreachable: stopRun, Judge: in.judged, FixedConnections: o.conns == connectionsFixed, OnConnections: conns.record}, env)
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	conns.ranges = mods.Connections
 	defer mods.Close()
 	if in.judged {
 		in.plan.Judge = o.judge.judge(mods.Judge)
@@ -93,7 +95,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return code
 	}
 	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
-		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats}
+		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats, conns: conns}
 	return r.run(ctx, stdout, stderr)
 }
 
@@ -125,6 +127,8 @@ type runEnd struct {
 	resume     []string
 	// cacheStats are the model-turn cache's counts (--cache).
 	cacheStats func() cache.Stats
+	// conns are the model endpoints' requests in flight (connlog.go).
+	conns *connectionLog
 }
 
 // finish compares with the baseline, applies the gates, writes the report
@@ -138,6 +142,7 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	}
 	d.Version = buildVersion()
 	e.setCache(&d)
+	d.Connections = e.conns.digest()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil
 	switch {

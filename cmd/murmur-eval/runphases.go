@@ -174,6 +174,7 @@ type preparedRun struct {
 	heapProfile func() error
 	intr        *interruption
 	cacheStats  func() cache.Stats // the model-turn cache's counts (--cache)
+	conns       *connectionLog     // the model endpoints' requests in flight
 }
 
 // run opens the journal, the telemetry and the sinks, runs the cases not
@@ -194,6 +195,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	defer shutdownTelemetry(tel, stderr)
 	ctx, runSpan := tel.StartRun(ctx, telemetry.Run{ID: r.folder.RunID, Dataset: o.dataset, Cases: njobs, Epochs: o.batch.epochs, Shard: o.batch.shard.String()})
+	r.conns.open(r.outAbs, runSpan)
 	scores, err := collect.NewScoreSink(r.outAbs)
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
@@ -238,11 +240,14 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	col.Progress.Close()
 	sinkErr := errors.Join(sinks.Close(), scores.Close(), col.Err())
+	if err := r.conns.close(); err != nil {
+		fmt.Fprintf(stderr, "murmur-eval: warning: %s not written whole: %s\n", connectionsLog, errcode.Format(err))
+	}
 	telemetry.EndRun(runSpan, col.Summary.Count(reports.StatusPassed), col.Summary.Count(reports.StatusFailed), col.Summary.Unscored())
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
 		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan), ranDespite: r.in.warn.ranDespite,
 		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
-		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats}
+		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats, conns: r.conns}
 	return end.finish(col, stdout, stderr)
 }
 
