@@ -102,3 +102,31 @@ func orNull(f *float64) float64 {
 	}
 	return *f
 }
+
+func TestCostDigest(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	m, judge, unpriced := "m", "judge", "other"
+	var s Summary
+	s.AddCase(ResultRow{RunID: "r", CaseID: "a", Status: StatusPassed, Turns: 2, Model: &m, CostUSD: f(0.25)},
+		[]ScoreRow{{Scorer: "j", JudgeModel: &judge, JudgeCostUSD: f(0.05)}})
+	s.AddCase(ResultRow{RunID: "r", CaseID: "b", Status: StatusPassed, Turns: 1, Model: &m, CostUSD: f(0.10), CostEstimated: true},
+		[]ScoreRow{{Scorer: "j", JudgeModel: &unpriced}})
+	s.AddCase(ResultRow{RunID: "r", CaseID: "c", Status: StatusError, Turns: 1, Model: &unpriced}, nil)
+	s.AddCase(ResultRow{RunID: "r", CaseID: "d", Status: StatusError, Model: &unpriced}, nil) // no turn: nothing to price
+	got := s.Digest(0).CostUSD
+	want := &CostDigest{Total: 0.40, Agent: 0.35, Judge: 0.05, Currency: "USD", PricedCases: 2, MeanCase: 0.20,
+		UnpricedModels: []string{"other"}, EstimatedCases: 1}
+	if got == nil || math.Abs(got.Total-want.Total) > 1e-12 || math.Abs(got.MeanCase-want.MeanCase) > 1e-12 ||
+		got.PricedCases != want.PricedCases || got.EstimatedCases != 1 || strings.Join(got.UnpricedModels, ",") != "other" {
+		t.Errorf("cost digest %+v, want %+v", got, want)
+	}
+	d := s.Digest(0)
+	if line := d.costLine(); line != "cost: $0.4000 (agent $0.3500, judge $0.0500; $0.2000 a case), 1 case estimated from murmur's token counts (no provider usage), no price for other (--prices)" {
+		t.Errorf("cost line %q", line)
+	}
+	var none Summary
+	none.AddCase(ResultRow{RunID: "r", CaseID: "a", Status: StatusPassed}, nil)
+	if none.Digest(0).CostUSD != nil {
+		t.Error("a cost digest without cost")
+	}
+}

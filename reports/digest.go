@@ -88,6 +88,9 @@ type Digest struct {
 	// Connections are the model endpoints' ranges of requests in flight
 	// (connections.go), set by the run command.
 	Connections []ConnectionsDigest `json:"connections,omitempty"`
+	// CostUSD is what the run cost (costdigest.go); its prices date is
+	// set by the run command.
+	CostUSD *CostDigest `json:"cost_usd,omitempty"`
 }
 
 // CapsuleDigest names the capsule under test.
@@ -176,6 +179,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		Gates:             []GateResult{},
 		MurmurDifferences: s.murmur.digest(),
 		Cache:             s.cache.digest(),
+		CostUSD:           s.cost.digest(),
 	}
 	for _, st := range statusOrder() {
 		d.Statuses[st] = 0

@@ -52,6 +52,9 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 		percent(d.PassRateAll.Rate), d.PassRateAll.Total, errorsOrTimeouts(d.Unscored), percent(d.ErrorRate))
 	fmt.Fprintf(&b, "\nTotals: %s, %s, %d input tokens, %d output tokens.\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
+	if line := d.costLine(); line != "" {
+		fmt.Fprintf(&b, "\n%s.\n", md("C"+line[1:]))
+	}
 
 	if len(d.Scorers) > 0 {
 		b.WriteString("\n| scorer | type | passed | rate | 95% CI |\n|---|---|---:|---:|---|\n")

@@ -54,6 +54,7 @@ type Summary struct {
 	lastEnd        time.Time
 	divergence     divergence
 	cache          cacheCount
+	cost           costCount
 	missingTools   map[string]*MissingTool
 	murmur         murmurCounts
 	judges         judgeState // the llm_judge scorers (judges.go)
@@ -113,6 +114,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.countPass(r)
 	s.divergence.add(r)
 	s.cache.add(r)
+	s.cost.add(r, scores)
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

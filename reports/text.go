@@ -76,6 +76,9 @@ func (d *Digest) writeHeadline(b *strings.Builder) {
 	if line := d.cacheLine(); line != "" {
 		fmt.Fprintf(b, "%s\n", line)
 	}
+	if line := d.costLine(); line != "" {
+		fmt.Fprintf(b, "%s\n", line)
+	}
 	for _, line := range d.connectionLines() {
 		fmt.Fprintf(b, "%s\n", line)
 	}

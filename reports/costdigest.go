@@ -1,0 +1,145 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CostDigest is what a run's model turns and judge cost (docs/cost.md):
+// summary.json's "cost_usd", absent when nothing was priced and no model
+// went unpriced (--prices off, a run of no turn).
+type CostDigest struct {
+	// Total is Agent plus Judge, in Currency: the agent's model turns
+	// (results cost_usd) and the judge's requests (scores judge_cost_usd).
+	Total float64 `json:"total"`
+	Agent float64 `json:"agent"`
+	Judge float64 `json:"judge"`
+	// Currency is always USD; PricesDate the date of the prices table
+	// (set by the run command; "" when summed from rows alone).
+	Currency   string `json:"currency"`
+	PricesDate string `json:"prices_date,omitempty"`
+	// PricedCases counts the cases with a cost, MeanCase their mean cost
+	// (the agent's and the judge's), what diff compares per case.
+	PricedCases int     `json:"priced_cases"`
+	MeanCase    float64 `json:"mean_case"`
+	// UnpricedModels are the models some turn or judge request ran on
+	// that the table has no price for: their tokens are in no cost.
+	UnpricedModels []string `json:"unpriced_models"`
+	// EstimatedCases counts the cases priced, in part, from murmur's own
+	// token counts (cost_estimated): their provider reported no usage.
+	EstimatedCases int `json:"estimated_cases"`
+}
+
+// costCount sums the rows' cost columns.
+type costCount struct {
+	agent, judge float64
+	priced       int
+	estimated    int
+	unpriced     map[string]bool
+}
+
+func (c *costCount) add(r ResultRow, scores []ScoreRow) {
+	caseCost, priced := 0.0, false
+	if r.CostUSD != nil {
+		c.agent += *r.CostUSD
+		caseCost, priced = *r.CostUSD, true
+	} else if r.Turns > 0 && r.Model != nil {
+		c.unpricedModel(*r.Model)
+	}
+	if r.CostEstimated {
+		c.estimated++
+	}
+	for _, s := range scores {
+		switch {
+		case s.JudgeCostUSD != nil:
+			c.judge += *s.JudgeCostUSD
+			caseCost, priced = caseCost+*s.JudgeCostUSD, true
+		case s.JudgeModel != nil:
+			c.unpricedModel(*s.JudgeModel)
+		}
+	}
+	if priced {
+		c.priced++
+	}
+}
+
+func (c *costCount) unpricedModel(m string) {
+	if c.unpriced == nil {
+		c.unpriced = map[string]bool{}
+	}
+	c.unpriced[m] = true
+}
+
+// digest is nil when no case was priced and no model went unpriced.
+func (c costCount) digest() *CostDigest {
+	if c.priced == 0 && len(c.unpriced) == 0 {
+		return nil
+	}
+	d := &CostDigest{Total: c.agent + c.judge, Agent: c.agent, Judge: c.judge, Currency: "USD",
+		PricedCases: c.priced, UnpricedModels: slices.Sorted(mapKeys(c.unpriced)), EstimatedCases: c.estimated}
+	if c.priced > 0 {
+		d.MeanCase = d.Total / float64(c.priced)
+	}
+	if d.UnpricedModels == nil {
+		d.UnpricedModels = []string{}
+	}
+	return d
+}
+
+func mapKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// Dollars formats a cost: cents for a dollar or more, four decimals below
+// (a run of small cases costs fractions of a cent), "$0" for nothing.
+func Dollars(usd float64) string {
+	switch {
+	case usd == 0:
+		return "$0"
+	case usd >= 1 || usd <= -1:
+		return fmt.Sprintf("$%.2f", usd)
+	}
+	return fmt.Sprintf("$%.4f", usd)
+}
+
+// costLine reads "cost: $1.23 (agent $1.10, judge $0.13; $0.0123 a case;
+// prices of 2025-11-25), 2 cases estimated from murmur's counts, no price
+// for: m"; "" without a cost digest.
+func (d *Digest) costLine() string {
+	c := d.CostUSD
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	if c.Judge > 0 {
+		parts = append(parts, fmt.Sprintf("agent %s, judge %s", Dollars(c.Agent), Dollars(c.Judge)))
+	}
+	if c.PricedCases > 0 {
+		parts = append(parts, Dollars(c.MeanCase)+" a case")
+	}
+	if c.PricesDate != "" {
+		parts = append(parts, "prices of "+c.PricesDate)
+	}
+	s := "cost: " + Dollars(c.Total)
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	if c.EstimatedCases > 0 {
+		s += fmt.Sprintf(", %s estimated from murmur's token counts (no provider usage)", plural(c.EstimatedCases, "case"))
+	}
+	if len(c.UnpricedModels) > 0 {
+		names := make([]string, len(c.UnpricedModels))
+		for i, m := range c.UnpricedModels {
+			names[i] = clean(m)
+		}
+		s += ", no price for " + strings.Join(names, ", ") + " (--prices)"
+	}
+	return s
+}
