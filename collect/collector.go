@@ -236,7 +236,7 @@ func (col *Collector) unlinkMissing(rec journal.Record) {
 	for _, a := range rec.Attempts {
 		r := a.Result
 		if _, err := os.Lstat(filepath.Join(col.OutDir, filepath.FromSlash(r.SessionDir))); errors.Is(err, fs.ErrNotExist) {
-			runfolder.UnlinkCase(col.OutDir, r.CaseID, int(r.Epoch), int(r.Attempt))
+			runfolder.UnlinkCase(col.OutDir, r.CaseID, reports.VariantName(r.Variant), int(r.Epoch), int(r.Attempt))
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Case struct {
 	// (a judge's request). The model-turn cache keys on it, so each epoch
 	// keeps its own answers.
 	Epoch int
+	// Variant is the run's variant the case runs ("" for none): a
+	// recording is kept per case and variant (replay.CaseFileName).
+	Variant string
 	// Workdir is the session folder as the system prompt names it. Request
 	// digests replace it with a placeholder, so a recording made in one run
 	// folder checks the requests of a replay in another.

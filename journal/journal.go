@@ -26,9 +26,12 @@ import (
 // Entry is one finished case (one attempt of one epoch). Record is the
 // caller's data for it (its results row, for instance), kept verbatim.
 type Entry struct {
-	CaseID  string          `json:"case_id"`
-	Epoch   int             `json:"epoch"`
-	Attempt int             `json:"attempt"`
+	CaseID  string `json:"case_id"`
+	Epoch   int    `json:"epoch"`
+	Attempt int    `json:"attempt"`
+	// Variant is the run's variant the case ran; "" (left out) in a run
+	// without variants, so their journals read as before.
+	Variant string          `json:"variant,omitempty"`
 	Record  json.RawMessage `json:"record"`
 	// Line is the entry's 1-based line in the journal it was read from; 0
 	// for an entry not read from a file. It is not written.
@@ -39,14 +42,15 @@ type Entry struct {
 	Marshalled bool `json:"-"`
 }
 
-// Key identifies a case's epoch across attempts.
+// Key identifies a case's epoch (of a variant) across attempts.
 type Key struct {
-	CaseID string
-	Epoch  int
+	CaseID  string
+	Epoch   int
+	Variant string
 }
 
-// Key returns the entry's (case, epoch).
-func (e Entry) Key() Key { return Key{e.CaseID, e.Epoch} }
+// Key returns the entry's (case, epoch, variant).
+func (e Entry) Key() Key { return Key{e.CaseID, e.Epoch, e.Variant} }
 
 // MaxLine bounds one journal line, so a journal from elsewhere cannot make
 // a reader hold an unbounded line: a longer line is skipped as bad. A
@@ -360,6 +364,13 @@ func appendLine(buf []byte, e Entry) ([]byte, error) {
 	buf = append(append(buf, `{"case_id":`...), id...)
 	buf = strconv.AppendInt(append(buf, `,"epoch":`...), int64(e.Epoch), 10)
 	buf = strconv.AppendInt(append(buf, `,"attempt":`...), int64(e.Attempt), 10)
+	if e.Variant != "" {
+		v, err := json.Marshal(e.Variant)
+		if err != nil {
+			return buf, err
+		}
+		buf = append(append(buf, `,"variant":`...), v...)
+	}
 	buf = append(append(buf, `,"record":`...), e.Record...)
 	return append(buf, "}\n"...), nil
 }

@@ -26,10 +26,14 @@ type Attempt struct {
 // Final is the attempt that counts.
 func (r Record) Final() Attempt { return r.Attempts[len(r.Attempts)-1] }
 
-// Key is the record's (case, epoch).
+// Key is the record's (case, epoch, variant).
 func (r Record) Key() Key {
 	f := r.Final().Result
-	return Key{CaseID: f.CaseID, Epoch: int(f.Epoch)}
+	var v string
+	if f.Variant != nil {
+		v = *f.Variant
+	}
+	return Key{CaseID: f.CaseID, Epoch: int(f.Epoch), Variant: v}
 }
 
 // NewAttempt is the rows of one attempt of a finished case, as
@@ -59,7 +63,11 @@ func (r Record) EntryIn(buf []byte) (Entry, error) {
 			return Entry{}, errcode.Wrap(errcode.Internal, err, "encode journal record of %q", f.CaseID)
 		}
 	}
-	return Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}, nil
+	e := Entry{CaseID: f.CaseID, Epoch: int(f.Epoch), Attempt: int(f.Attempt), Record: b, Marshalled: true}
+	if f.Variant != nil {
+		e.Variant = *f.Variant
+	}
+	return e, nil
 }
 
 // DecodeRecord reads a journal line's record back.

@@ -108,11 +108,11 @@ func TestInRunAndRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(records) != 2 || len(done) != 2 || !done[Key{"a", 1}] || !done[Key{"a", 2}] {
+	if len(records) != 2 || len(done) != 2 || !done[Key{CaseID: "a", Epoch: 1}] || !done[Key{CaseID: "a", Epoch: 2}] {
 		t.Fatalf("records %d, done %v", len(records), done)
 	}
 	for _, r := range records {
-		if r.Key() == (Key{"a", 1}) && len(r.Attempts) != 2 {
+		if r.Key() == (Key{CaseID: "a", Epoch: 1}) && len(r.Attempts) != 2 {
 			t.Errorf("epoch 1: %d attempts, want the retried line's 2", len(r.Attempts))
 		}
 	}

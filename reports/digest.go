@@ -91,6 +91,11 @@ type Digest struct {
 	// CostUSD is what the run cost (costdigest.go); its prices date is
 	// set by the run command.
 	CostUSD *CostDigest `json:"cost_usd,omitempty"`
+	// Variants are a run with variants' (--models, --variants) side by
+	// side, and VariantPairs each two of them on the cases both scored
+	// (variants.go); left out without variants.
+	Variants     []VariantDigest `json:"variants,omitempty"`
+	VariantPairs []VariantPair   `json:"variant_pairs,omitempty"`
 }
 
 // CapsuleDigest names the capsule under test.
@@ -181,6 +186,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		Cache:             s.cache.digest(),
 		CostUSD:           s.cost.digest(),
 	}
+	d.Variants, d.VariantPairs = s.variants.digest()
 	for _, st := range statusOrder() {
 		d.Statuses[st] = 0
 	}

@@ -55,6 +55,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	if line := d.costLine(); line != "" {
 		fmt.Fprintf(&b, "\n%s.\n", md("C"+line[1:]))
 	}
+	_ = writeVariants(&b, d.Variants, d.VariantPairs, true) // a Builder takes every write
 
 	if len(d.Scorers) > 0 {
 		b.WriteString("\n| scorer | type | passed | rate | 95% CI |\n|---|---|---:|---:|---|\n")

@@ -58,6 +58,7 @@ type Summary struct {
 	missingTools   map[string]*MissingTool
 	murmur         murmurCounts
 	judges         judgeState // the llm_judge scorers (judges.go)
+	variants       variantTally // by variant (variants.go); empty without
 }
 
 // caseRef names one case of a run and what the summary shows of it.
@@ -115,6 +116,7 @@ func (s *Summary) AddCase(r ResultRow, scores []ScoreRow) {
 	s.divergence.add(r)
 	s.cache.add(r)
 	s.cost.add(r, scores)
+	s.variants.add(r)
 
 	ref := caseRef{caseID: r.CaseID, epoch: r.Epoch, status: r.Status, duration: r.DurationMS,
 		stage: deref(r.ErrorStage), message: deref(r.ErrorMessage)}

@@ -97,6 +97,7 @@ func (d *Digest) writeHeadline(b *strings.Builder) {
 	}
 	fmt.Fprintf(b, "totals: %s, %s, %d input tokens, %d output tokens\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
+	_ = writeVariants(b, d.Variants, d.VariantPairs, false) // a Builder takes every write
 }
 
 // writeSections writes the summary's sections that have content: the

@@ -36,13 +36,31 @@ const maxEscapedID = 180
 // escapes past 180 bytes is cut there and ends in "~" and 16 hex digits
 // of its SHA-256 ('~' never appears in an escaped id).
 func CaseLinkName(caseID string, epoch, attempt int) string {
-	return fmt.Sprintf("%s.e%d.a%d", EscapeCaseID(caseID), epoch, attempt)
+	return VariantLinkName(caseID, "", epoch, attempt)
+}
+
+// maxEscapedVariant bounds the escaped variant in a link's name, cut and
+// hashed past it as a long case id is.
+const maxEscapedVariant = 48
+
+// VariantLinkName is CaseLinkName for a case of a run's variant: the
+// variant, escaped as a case id is (cut and hashed past 48 bytes), after
+// the case id and an '@', which an escaped id never holds
+// ("calc-multiply@gpt-5-mini.e1.a1"); no variant is CaseLinkName's name.
+func VariantLinkName(caseID, variant string, epoch, attempt int) string {
+	if variant == "" {
+		return fmt.Sprintf("%s.e%d.a%d", EscapeCaseID(caseID), epoch, attempt)
+	}
+	return fmt.Sprintf("%s@%s.e%d.a%d", EscapeCaseID(caseID), escapeCut(variant, maxEscapedVariant), epoch, attempt)
 }
 
 // EscapeCaseID is a case id as one file-name element, escaped as
 // CaseLinkName escapes it (and cut the same way past 180 bytes): other
 // files named by case, such as `murmur-eval view`'s pages, use it too.
-func EscapeCaseID(caseID string) string {
+func EscapeCaseID(caseID string) string { return escapeCut(caseID, maxEscapedID) }
+
+// escapeCut is EscapeCaseID cut past limit bytes.
+func escapeCut(caseID string, limit int) string {
 	var b strings.Builder
 	for i := 0; i < len(caseID); i++ {
 		c := caseID[i]
@@ -53,8 +71,8 @@ func EscapeCaseID(caseID string) string {
 		}
 	}
 	esc := b.String()
-	if len(esc) > maxEscapedID {
-		cut := maxEscapedID
+	if len(esc) > limit {
+		cut := limit
 		for i := cut - 2; i < cut; i++ { // never split a %XX
 			if esc[i] == '%' {
 				cut = i
@@ -71,8 +89,8 @@ func EscapeCaseID(caseID string) string {
 // run folder can move. A link of the same name left by an earlier
 // invocation is replaced. The name is checked to be one path element
 // before anything is made.
-func LinkCase(outDir, caseID string, epoch, attempt int, sessionDir string) error {
-	name := CaseLinkName(caseID, epoch, attempt)
+func LinkCase(outDir, caseID, variant string, epoch, attempt int, sessionDir string) error {
+	name := VariantLinkName(caseID, variant, epoch, attempt)
 	if !filepath.IsLocal(name) || strings.ContainsAny(name, `/\`) {
 		return errcode.New(errcode.Internal, "case link name %q is not one path element", name)
 	}
@@ -100,8 +118,8 @@ func LinkCase(outDir, caseID string, epoch, attempt int, sessionDir string) erro
 
 // UnlinkCase removes the link of a case attempt (its session folder was
 // removed: --keep-sessions, or the case made none).
-func UnlinkCase(outDir, caseID string, epoch, attempt int) {
-	_ = os.Remove(filepath.Join(outDir, CasesDir, CaseLinkName(caseID, epoch, attempt)))
+func UnlinkCase(outDir, caseID, variant string, epoch, attempt int) {
+	_ = os.Remove(filepath.Join(outDir, CasesDir, VariantLinkName(caseID, variant, epoch, attempt)))
 }
 
 // pruneLinks removes the links under outDir's cases/ whose session folder
@@ -141,10 +159,18 @@ func LinkRecords(dir string, records []journal.Record) error {
 			if fi, err := os.Stat(session); err != nil || !fi.IsDir() {
 				continue
 			}
-			if err := LinkCase(dirAbs, res.CaseID, int(res.Epoch), int(res.Attempt), session); err != nil && first == nil {
+			if err := LinkCase(dirAbs, res.CaseID, deref(res.Variant), int(res.Epoch), int(res.Attempt), session); err != nil && first == nil {
 				first = err
 			}
 		}
 	}
 	return first
+}
+
+// deref is a nullable column's value, "" for null.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

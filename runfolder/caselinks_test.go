@@ -75,7 +75,7 @@ func TestLinkCase(t *testing.T) {
 	for _, l := range []struct {
 		id, sid string
 	}{{"../kept", lost}, {"../kept", kept}, {"lost one", lost}, {"pruned", kept}} {
-		if err := LinkCase(out, l.id, 1, 1, filepath.Join(out, "sessions", l.sid)); err != nil {
+		if err := LinkCase(out, l.id, "", 1, 1, filepath.Join(out, "sessions", l.sid)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -89,7 +89,7 @@ func TestLinkCase(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(link, "trace.jsonl")); err != nil || string(b) != "x" {
 		t.Errorf("reading through the link: %q, %v", b, err)
 	}
-	UnlinkCase(out, "pruned", 1, 1)
+	UnlinkCase(out, "pruned", "", 1, 1)
 	PruneUnjournaled(out, []journal.Record{{Attempts: []journal.Attempt{{Result: reports.ResultRow{SessionDir: "sessions/" + kept}}}}})
 	entries, _ := os.ReadDir(filepath.Join(out, CasesDir))
 	if len(entries) != 1 || entries[0].Name() != CaseLinkName("../kept", 1, 1) {

@@ -154,7 +154,7 @@ func TestPlanJobs(t *testing.T) {
 	}
 	defer ds.Close()
 	sel := datasets.Selection{}.Apply(ds)
-	n, jobs := PlanJobs(ds, sel, 2, map[journal.Key]bool{{CaseID: "b", Epoch: 1}: true})
+	n, jobs := PlanJobs(ds, sel, 2, []string{""}, map[journal.Key]bool{{CaseID: "b", Epoch: 1}: true})
 	var got []string
 	for j := range jobs {
 		got = append(got, j.ID+"/"+string(rune('0'+j.Epoch)))
@@ -165,6 +165,16 @@ func TestPlanJobs(t *testing.T) {
 	}
 	if want := []string{"a/1", "a/2", "b/2"}; n != 3 || !slices.Equal(got, want) {
 		t.Errorf("%d jobs %v, want 3 %v", n, got, want)
+	}
+	// With variants: a case's variants one after the other, the done
+	// (case, epoch, variant) left out.
+	n, jobs = PlanJobs(ds, sel, 1, []string{"x", "y"}, map[journal.Key]bool{{CaseID: "a", Epoch: 1, Variant: "y"}: true})
+	got = nil
+	for j := range jobs {
+		got = append(got, j.ID+"/"+j.Variant)
+	}
+	if want := []string{"a/x", "b/x", "b/y"}; n != 3 || !slices.Equal(got, want) {
+		t.Errorf("with variants: %d jobs %v, want 3 %v", n, got, want)
 	}
 	b := Bounds(ds, sel, 2, 1)
 	if !b.HasCase("a") || b.HasCase("z") || b.Epochs != 2 || b.Attempts != 2 {

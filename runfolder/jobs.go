@@ -8,21 +8,25 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 )
 
-// PlanJobs yields the (case, epoch) pairs to run, epoch by epoch so a run
-// cut short has whole epochs first, leaving out those already done, and
-// says how many it will yield. A job is made when the runner asks for it
-// (no list of them held all run); its Input is the case's index in ds,
-// which CaseInput reads.
-func PlanJobs(ds *datasets.Dataset, selected datasets.Picked, epochs int, done map[journal.Key]bool) (int, iter.Seq[pipeline.Job]) {
-	isDone := func(i, e int) bool {
-		return len(done) > 0 && done[journal.Key{CaseID: ds.ID(i), Epoch: e}]
+// PlanJobs yields the (case, epoch, variant) triples to run, epoch by
+// epoch so a run cut short has whole epochs first, and a case's variants
+// one after the other so a run cut short has them in pairs, leaving out
+// those already done, and says how many it will yield. variants are the
+// run's variant names (variant.Set.Names: one "" for a run without). A
+// job is made when the runner asks for it (no list of them held all run);
+// its Input is the case's index in ds, which CaseInput reads.
+func PlanJobs(ds *datasets.Dataset, selected datasets.Picked, epochs int, variants []string, done map[journal.Key]bool) (int, iter.Seq[pipeline.Job]) {
+	isDone := func(i, e int, v string) bool {
+		return len(done) > 0 && done[journal.Key{CaseID: ds.ID(i), Epoch: e, Variant: v}]
 	}
-	n := selected.Len() * epochs
+	n := selected.Len() * epochs * len(variants)
 	if len(done) > 0 {
 		for e := 1; e <= epochs; e++ {
 			for i := range selected.All() {
-				if isDone(i, e) {
-					n--
+				for _, v := range variants {
+					if isDone(i, e, v) {
+						n--
+					}
 				}
 			}
 		}
@@ -30,8 +34,10 @@ func PlanJobs(ds *datasets.Dataset, selected datasets.Picked, epochs int, done m
 	return n, func(yield func(pipeline.Job) bool) {
 		for e := 1; e <= epochs; e++ {
 			for i := range selected.All() {
-				if !isDone(i, e) && !yield(pipeline.Job{ID: ds.ID(i), Input: int32(i), Epoch: e}) {
-					return
+				for _, v := range variants {
+					if !isDone(i, e, v) && !yield(pipeline.Job{ID: ds.ID(i), Input: int32(i), Epoch: e, Variant: v}) {
+						return
+					}
 				}
 			}
 		}

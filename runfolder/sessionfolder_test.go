@@ -15,7 +15,7 @@ func TestSessionFolder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := LinkCase(run, "a/b", 1, 2, linked); err != nil {
+	if err := LinkCase(run, "a/b", "", 1, 2, linked); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -32,7 +32,7 @@ func TestSessionFolder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, ok := SessionFolder(run, tt.caseID, 1, 2, tt.sessionID)
+			got, ok := SessionFolder(run, tt.caseID, "", 1, 2, tt.sessionID)
 			if got != tt.want || ok != (tt.want != "") {
 				t.Errorf("SessionFolder = %q, %v; want %q", got, ok, tt.want)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/stages/resolve"
 	"github.com/murmur-nexus/murmur-eval/stages/staging"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
+	"github.com/murmur-nexus/murmur-eval/variant"
 )
 
 // Options are what a run's stage table is built from.
@@ -54,6 +55,9 @@ type Options struct {
 	// CaseBudget ends a case's loop when reached (--case-max-tokens,
 	// --case-max-cost); the zero value has no limit.
 	CaseBudget loop.Budget
+	// Variants are the run's variants (--models, --variants): Resolve
+	// gives a case of one the manifest with its inference block.
+	Variants variant.Set
 }
 
 // Table is a run's stage graph and what the run owns for it.
@@ -95,7 +99,7 @@ func New(o Options) (*Table, error) {
 	rep := report.Decl
 	rep.Requires = reads.Requires
 	g, err := pipeline.NewGraph(
-		pipeline.Node{Decl: resolve.Decl, Stage: resolve.New(resolve.Options{Dir: o.CapsuleDir, LookupEnv: lookup, Home: o.Env["HOME"], Platform: capsule.CurrentPlatform()})},
+		pipeline.Node{Decl: resolve.Decl, Stage: resolve.New(resolve.Options{Dir: o.CapsuleDir, LookupEnv: lookup, Home: o.Env["HOME"], Platform: capsule.CurrentPlatform(), Variants: o.Variants})},
 		pipeline.Node{Decl: verify.Decl, Stage: t.Verify},
 		pipeline.Node{Decl: staging.Decl, Stage: staging.NewWith(stageOpts)},
 		pipeline.Node{Decl: contain.Decl, Stage: contain.New(o.Env)},

@@ -245,7 +245,7 @@ func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	dir, ok := runfolder.SessionFolder(run, "calc-retry", 1, 1, "")
+	dir, ok := runfolder.SessionFolder(run, "calc-retry", "", 1, 1, "")
 	if !ok {
 		t.Fatal("calc-retry has no session folder")
 	}
@@ -257,7 +257,7 @@ func TestScoreDoesNotGuessASessionNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A trace.jsonl a tool replaced: the run's own events are scored.
-	multiply, ok := runfolder.SessionFolder(run, "calc-multiply", 1, 1, "")
+	multiply, ok := runfolder.SessionFolder(run, "calc-multiply", "", 1, 1, "")
 	if !ok {
 		t.Fatal("calc-multiply has no session folder")
 	}

@@ -78,7 +78,7 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 		return rec
 	}
 	label := fmt.Sprintf("case %q epoch %d", res.CaseID, res.Epoch)
-	dir, ok := runfolder.SessionFolder(r.runDir, res.CaseID, int(res.Epoch), int(res.Attempt), res.SessionID)
+	dir, ok := runfolder.SessionFolder(r.runDir, res.CaseID, reports.VariantName(res.Variant), int(res.Epoch), int(res.Attempt), res.SessionID)
 	if !ok {
 		t.notKept = append(t.notKept, label)
 		r.notRescored(a, errcode.New(errcode.NotRescored, "not re-scored: its session folder was not kept"))

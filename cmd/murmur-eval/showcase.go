@@ -71,7 +71,7 @@ func showAttempt(w io.Writer, run string, r reports.ResultRow, opt transcript.Te
 	if r.ErrorCode != nil || r.ErrorMessage != nil {
 		fmt.Fprintf(w, "error %s: %s\n", termtext.Field(deref(r.ErrorCode)), termtext.Field(deref(r.ErrorMessage)))
 	}
-	dir, ok := runfolder.SessionFolder(run, r.CaseID, int(r.Epoch), int(r.Attempt), r.SessionID)
+	dir, ok := runfolder.SessionFolder(run, r.CaseID, reports.VariantName(r.Variant), int(r.Epoch), int(r.Attempt), r.SessionID)
 	if !ok {
 		fmt.Fprintf(w, "its session folder was not kept (session %s)\n", termtext.Field(r.SessionID))
 		return nil

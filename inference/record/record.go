@@ -62,7 +62,7 @@ func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provi
 		return nil, errcode.New(errcode.Usage, "--record cannot record a transport: process capsule: its CLI calls its model itself").
 			WithHint("run without --record; a process capsule's turns are in each session's trace.jsonl")
 	}
-	name := replay.FileName(c.ID)
+	name := replay.CaseFileName(c)
 	if !s.claim(name) {
 		return p, nil
 	}

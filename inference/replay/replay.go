@@ -61,6 +61,21 @@ func FileName(caseID string) string {
 	return "sha256-" + hex.EncodeToString(sum[:]) + ".jsonl"
 }
 
+// CaseFileName is the name of a case's recording: FileName of its id, or
+// for a case of a run's variant "<case_id>@<variant>.jsonl" when both are
+// plain names that fit (else "sha256-" and the hex of the SHA-256 of the
+// id, a NUL and the variant), so one folder holds every variant's.
+func CaseFileName(c inference.Case) string {
+	if c.Variant == "" {
+		return FileName(c.ID)
+	}
+	if safeID(c.ID) && safeID(c.Variant) && len(c.ID)+1+len(c.Variant)+len(".jsonl") <= maxNameBytes {
+		return c.ID + "@" + c.Variant + ".jsonl"
+	}
+	sum := sha256.Sum256([]byte(c.ID + "\x00" + c.Variant))
+	return "sha256-" + hex.EncodeToString(sum[:]) + ".jsonl"
+}
+
 // maxNameBytes is the longest file name the file systems murmur-eval runs
 // on accept.
 const maxNameBytes = 255
@@ -81,12 +96,12 @@ func safeID(id string) bool {
 // ForCase reads and checks the case's whole recording.
 func (s *Source) ForCase(ctx context.Context, c inference.Case) (inference.Provider, error) {
 	caseID := c.ID
-	path := filepath.Join(s.dir, FileName(caseID))
+	path := filepath.Join(s.dir, CaseFileName(c))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, errcode.New(errcode.ReplayMissing, "no recording for case %q: %s not found", caseID, path).
-				WithHint("record the case with --record, or name the file %s", FileName(caseID))
+				WithHint("record the case with --record, or name the file %s", CaseFileName(c))
 		}
 		return nil, errcode.Wrap(errcode.IO, err, "read recording %s", path)
 	}

@@ -113,7 +113,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err := taskConfig(m, &cfg); err != nil {
 			return err
 		}
-		ic := inference.Case{ID: c.ID, Epoch: c.Epoch, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference),
+		ic := inference.Case{ID: c.ID, Epoch: c.Epoch, Variant: c.Variant, Workdir: cfg.Workdir, Inference: inferenceConfig(m.Inference),
 			Driver: bindDriver(tools, ts.Driver, m.Inference)}
 		if model, err = s.models.ForCase(ctx, ic); err != nil {
 			return err

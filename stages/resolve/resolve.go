@@ -10,6 +10,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/variant"
 )
 
 // Name is the stage's name in the graph.
@@ -41,24 +42,32 @@ type Options struct {
 	LookupEnv func(string) (string, bool)
 	Home      string // for the global store; "" for none
 	Platform  string // murmur's platform string
+	// Variants are the run's variants: a case of one gets the manifest
+	// with the variant's inference block (variant.Variant.Apply).
+	Variants variant.Set
 }
 
 // Stage is the Resolve stage. It is safe for concurrent use.
 type Stage struct {
-	opts Options
-	memo pipeline.Memo[*Capsule]
+	opts     Options
+	memo     pipeline.Memo[*Capsule]
+	variants *variants
 }
 
 // New returns a Resolve stage for one run.
-func New(opts Options) *Stage { return &Stage{opts: opts} }
+func New(opts Options) *Stage { return &Stage{opts: opts, variants: &variants{set: opts.Variants}} }
 
 // Name returns "resolve".
 func (s *Stage) Name() string { return Name }
 
-// Run stores the run's Capsule, resolving the project on first use.
+// Run stores the run's Capsule, resolving the project on first use; a
+// case of a variant gets the variant's (made once per variant).
 func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 	cap, err := s.memo.Get(ctx, s.resolve)
 	if err != nil {
+		return err
+	}
+	if cap, err = s.variants.of(cap, c.Variant); err != nil {
 		return err
 	}
 	pipeline.Store(c, Result, cap)

@@ -1,0 +1,169 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// VariantDigest is one variant of a run with variants (--models,
+// --variants): its cases counted as the run's are.
+type VariantDigest struct {
+	Name string `json:"name"`
+	// Model is the model its cases ran (the first row's).
+	Model    string `json:"model,omitempty"`
+	Cases    int    `json:"cases"`
+	Passed   int    `json:"passed"`
+	Failed   int    `json:"failed"`
+	Unscored int    `json:"unscored"`
+	// PassRate is passed over passed and failed, as the run's pass_rate.
+	PassRate Rate  `json:"pass_rate"`
+	Tokens   int64 `json:"tokens"`
+	// CostUSD is the sum of its cases' cost_usd; null when none was
+	// priced.
+	CostUSD *float64 `json:"cost_usd"`
+}
+
+// VariantPair compares two variants on the (case, epoch) pairs both gave a
+// verdict (passed or failed): Both passed in both, AOnly in A only, BOnly
+// in B only; PValue is McNemar's exact test on AOnly and BOnly.
+type VariantPair struct {
+	A      string  `json:"a"`
+	B      string  `json:"b"`
+	Paired int     `json:"paired"`
+	Both   int     `json:"both"`
+	AOnly  int     `json:"a_only"`
+	BOnly  int     `json:"b_only"`
+	PValue float64 `json:"p_value"`
+}
+
+// variantTally counts a run's rows by variant; empty for a run without.
+type variantTally struct {
+	order   []string
+	by      map[string]*VariantDigest
+	verdict map[CaseKey]map[string]bool // (case, epoch) -> variant -> passed
+}
+
+func (t *variantTally) add(r ResultRow) {
+	if r.Variant == nil {
+		return
+	}
+	name := *r.Variant
+	if t.by == nil {
+		t.by, t.verdict = map[string]*VariantDigest{}, map[CaseKey]map[string]bool{}
+	}
+	v := t.by[name]
+	if v == nil {
+		v = &VariantDigest{Name: name}
+		t.by[name] = v
+		t.order = append(t.order, name)
+	}
+	if v.Model == "" && r.Model != nil {
+		v.Model = *r.Model
+	}
+	v.Cases++
+	v.Tokens += r.InputTokens + r.OutputTokens
+	if r.CostUSD != nil {
+		v.CostUSD = new(derefFloat(v.CostUSD) + *r.CostUSD)
+	}
+	switch r.Status {
+	case StatusPassed, StatusFailed:
+		if r.Status == StatusPassed {
+			v.Passed++
+		} else {
+			v.Failed++
+		}
+		k := CaseKey{CaseID: r.CaseID, Epoch: r.Epoch}
+		if t.verdict[k] == nil {
+			t.verdict[k] = map[string]bool{}
+		}
+		t.verdict[k][name] = r.Status == StatusPassed
+	case StatusError, StatusTimeout:
+		v.Unscored++
+	}
+}
+
+func derefFloat(f *float64) float64 {
+	if f == nil {
+		return 0
+	}
+	return *f
+}
+
+// digest is the variants in the order they first came, and every pair of
+// them in that order; both nil for a run without variants.
+func (t *variantTally) digest() ([]VariantDigest, []VariantPair) {
+	if len(t.order) == 0 {
+		return nil, nil
+	}
+	vs := make([]VariantDigest, len(t.order))
+	for i, name := range t.order {
+		vs[i] = *t.by[name]
+		vs[i].PassRate = NewRate(vs[i].Passed, vs[i].Passed+vs[i].Failed)
+	}
+	var pairs []VariantPair
+	for i, a := range t.order {
+		for _, b := range t.order[i+1:] {
+			p := VariantPair{A: a, B: b}
+			for _, by := range t.verdict {
+				pa, okA := by[a]
+				pb, okB := by[b]
+				if !okA || !okB {
+					continue
+				}
+				p.Paired++
+				switch {
+				case pa && pb:
+					p.Both++
+				case pa:
+					p.AOnly++
+				case pb:
+					p.BOnly++
+				}
+			}
+			p.PValue = McNemarExact(p.AOnly, p.BOnly)
+			pairs = append(pairs, p)
+		}
+	}
+	return vs, pairs
+}
+
+// writeVariants writes the variants side by side, one line each, and
+// their pairs, for the terminal and summary.md (markdown: a table).
+func writeVariants(w io.Writer, vs []VariantDigest, pairs []VariantPair, markdown bool) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	if markdown {
+		b.WriteString("\n## Variants\n\n| variant | model | cases | passed | failed | unscored | pass rate (95% CI) | tokens | cost (USD) |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
+	} else {
+		b.WriteString("\nvariants:\n")
+	}
+	for _, v := range vs {
+		rate := fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*v.PassRate.Rate, 100*v.PassRate.Low, 100*v.PassRate.High)
+		cost := "-"
+		if v.CostUSD != nil {
+			cost = fmt.Sprintf("%.4f", *v.CostUSD)
+		}
+		if markdown {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %d | %s |\n", md(v.Name), md(v.Model), v.Cases, v.Passed, v.Failed, v.Unscored, rate, v.Tokens, cost)
+			continue
+		}
+		fmt.Fprintf(&b, "  %-24s %d cases, %d passed, %d failed, %d unscored, pass rate %s, %d tokens, cost %s\n",
+			clean(v.Name), v.Cases, v.Passed, v.Failed, v.Unscored, rate, v.Tokens, cost)
+	}
+	if len(pairs) > 0 && markdown {
+		b.WriteString("\n| A | B | paired | both passed | A only | B only | McNemar p |\n|---|---|---:|---:|---:|---:|---:|\n")
+	}
+	for _, p := range pairs {
+		if markdown {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %.4g |\n", md(p.A), md(p.B), p.Paired, p.Both, p.AOnly, p.BOnly, p.PValue)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s vs %s: %d paired, %d both passed, %d %s only, %d %s only, McNemar p=%.4g\n",
+			clean(p.A), clean(p.B), p.Paired, p.Both, p.AOnly, clean(p.A), p.BOnly, clean(p.B), p.PValue)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
