@@ -104,6 +104,8 @@ type options struct {
 	// budget is --max-cost, --case-max-tokens, --case-max-cost
 	// (budgetflags.go).
 	budget budgetOptions
+	// prices is --prices, the table cost is computed with (priceflags.go).
+	prices priceOptions
 }
 
 // defaultWorkdirMaxFiles is --workdir-max-files' default: past what an
@@ -140,6 +142,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	registerJudgeFlags(&o.judge, fs, env, &envErrs)
 	o.budget.register(fs, env, &envErrs)
+	o.prices.register(fs, env)
 	registerRunGates(&o.gates, fs, env, &envErrs)
 	o.batch.register(fs, env, &envErrs)
 	registerProfileFlags(&o.profile, fs)
@@ -212,6 +215,9 @@ func (o *options) validate(env map[string]string) error {
 		return err
 	}
 	if err := o.budget.validate(); err != nil {
+		return err
+	}
+	if err := o.prices.load(); err != nil {
 		return err
 	}
 	if o.batch.resume != "" {

@@ -62,6 +62,7 @@ func resumeArgs(o options, path func(string) string) []string {
 		args = append(args, "--allow-task-outside-dataset")
 	}
 	args = append(args, o.judge.args()...)
+	args = append(args, o.prices.args(path)...)
 	if o.runAnyway { // else the resume is refused for what the run went on despite
 		args = append(args, "--run-anyway")
 	}

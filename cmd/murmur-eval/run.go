@@ -45,6 +45,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer in.ds.Close()
+	warnUnpriced(stderr, o.prices.table, pricedModels(o, env))
 	if in.commands {
 		intr.runsChecks(o.checkTimeout)
 	}
@@ -142,6 +143,7 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	}
 	d.Version = buildVersion()
 	e.setCache(&d)
+	e.opts.prices.setCost(&d)
 	d.Connections = e.conns.digest()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil

@@ -220,7 +220,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	summary.SetEpochs(o.batch.epochs)
 	summary.SetJudges(o.gates.JudgeLabels, o.gates.JudgeMinKappa)
 	col := &collect.Collector{OutDir: r.outAbs, Sinks: sinks, Scores: scores, Summary: summary, JUnit: reports.NewSpillingJUnit(r.outAbs),
-		Stderr: stderr, CaseRun: stages.CaseRun, Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
+		Stderr: stderr, CaseRun: withPrices(stages.CaseRun, o.prices.table), Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
 		Progress: progress.New(stderr, o.batch.progress, isTerminal(stderr), njobs)}
 	for _, rec := range records {
 		col.Emit(rec)
