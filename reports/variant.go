@@ -11,3 +11,11 @@ func VariantOf(c *pipeline.Case) *string {
 	v := c.Variant
 	return &v
 }
+
+// VariantName is a row's variant column as a name: "" for null.
+func VariantName(v *string) string {
+	if v == nil {
+		return ""
+	}
+	return *v
+}

@@ -101,6 +101,8 @@ type options struct {
 	workdirMaxFiles int
 	// judge is the judge model's flags (llm_judge scorers).
 	judge judgeOptions
+	// variants are --models and --variants (variantflags.go).
+	variants variantOptions
 	// budget is --max-cost, --case-max-tokens, --case-max-cost
 	// (budgetflags.go).
 	budget budgetOptions
@@ -141,6 +143,7 @@ func newRunFlags(o *options, env map[string]string, stderr io.Writer) (*pflag.Fl
 	fs.IntVar(&o.workdirMaxFiles, "workdir-max-files", envInt(env, "MURMUR_EVAL_WORKDIR_MAX_FILES", defaultWorkdirMaxFiles, &envErrs), "stop a case (E-RUN-013) whose session holds more files, folders and links than this, deleted ones its tools keep open included; raised by a copied workspace's own; 0 for no bound (env MURMUR_EVAL_WORKDIR_MAX_FILES)")
 	fs.BoolVar(&o.hugePages, "huge-pages", envBool(env, "MURMUR_EVAL_HUGE_PAGES", true, &envErrs), "ask Linux for transparent huge pages for the run's heap, which saves most of its page faults; false if the machine stalls compacting memory (env MURMUR_EVAL_HUGE_PAGES)")
 	registerJudgeFlags(&o.judge, fs, env, &envErrs)
+	o.variants.register(fs, env)
 	o.budget.register(fs, env, &envErrs)
 	o.prices.register(fs, env)
 	registerRunGates(&o.gates, fs, env, &envErrs)
@@ -212,6 +215,9 @@ func (o *options) validate(env map[string]string) error {
 		return errcode.New(errcode.Usage, "--connections %q: want %s or %s", o.conns, connectionsAdaptive, connectionsFixed)
 	}
 	if err := o.judge.validate(); err != nil {
+		return err
+	}
+	if err := o.variants.validate(); err != nil {
 		return err
 	}
 	if err := o.budget.validate(); err != nil {

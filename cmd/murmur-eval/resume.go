@@ -40,6 +40,10 @@ func fingerprintConfig(o options, env map[string]string, inputs string) runfolde
 		// Likewise only when not the default (--workdir-max-files is newer).
 		c.Optional["workdir-max-files"] = strconv.Itoa(o.workdirMaxFiles)
 	}
+	if v := o.variants.fingerprint(); v != "" {
+		// Which variants run, and what each changes, decide the rows.
+		c.Optional["variants"] = v
+	}
 	if j := o.judge.fingerprint(); j != "" {
 		// A judge's verdicts are the run's: a resume under another judge
 		// would mix them.

@@ -63,6 +63,7 @@ func resumeArgs(o options, path func(string) string) []string {
 	}
 	args = append(args, o.judge.args()...)
 	args = append(args, o.prices.args(path)...)
+	args = append(args, o.variants.args(path)...)
 	if o.runAnyway { // else the resume is refused for what the run went on despite
 		args = append(args, "--run-anyway")
 	}

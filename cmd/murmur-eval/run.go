@@ -85,7 +85,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		fmt.Fprintln(stderr, "murmur-eval: --driver builtin: the built-in provider answers the model turns; an installed driver component is verified but not run")
 	}
 	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.Source, guests: mods.Guests, plan: in.plan,
-		workdirMaxFiles: uint64(o.workdirMaxFiles)}.stages()
+		workdirMaxFiles: uint64(o.workdirMaxFiles), variants: o.variants.set}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure

@@ -187,7 +187,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	defer jn.Close()
 	records := jn.Records
-	njobs, jobs := runfolder.PlanJobs(r.in.ds, r.in.cases, o.batch.epochs, jn.Done)
+	njobs, jobs := runfolder.PlanJobs(r.in.ds, r.in.cases, o.batch.epochs, o.variants.set.Names(), jn.Done)
 	jobs = r.intr.jobs(jobs)
 	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
@@ -246,7 +246,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	telemetry.EndRun(runSpan, col.Summary.Count(reports.StatusPassed), col.Summary.Count(reports.StatusFailed), col.Summary.Unscored())
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
 		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan), ranDespite: r.in.warn.ranDespite,
-		planned: r.in.cases.Len() * o.batch.epochs, resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
+		planned: r.in.cases.Len() * o.batch.epochs * len(o.variants.set.Names()), resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
 		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats, conns: r.conns}
 	return end.finish(col, stdout, stderr)
 }
@@ -275,12 +275,12 @@ func (r preparedRun) runner(tel *telemetry.Telemetry, stderr io.Writer) *pipelin
 		NewCase: func(j pipeline.Job) *pipeline.Case {
 			sid := trace.NewID("ses_")
 			dir := filepath.Join(r.outAbs, "sessions", sid)
-			if err := runfolder.LinkCase(r.outAbs, j.ID, j.Epoch, j.Attempt, dir); err != nil {
+			if err := runfolder.LinkCase(r.outAbs, j.ID, j.Variant, j.Epoch, j.Attempt, dir); err != nil {
 				linkWarn.Do(func() {
 					fmt.Fprintf(stderr, "murmur-eval: warning: session folders are not linked by case id in %s/: %v\n", runfolder.CasesDir, err)
 				})
 			}
-			return &pipeline.Case{RunID: r.folder.RunID, ID: j.ID, Input: runfolder.CaseInput(r.in.ds, j), Epoch: j.Epoch, SessionID: sid,
+			return &pipeline.Case{RunID: r.folder.RunID, ID: j.ID, Input: runfolder.CaseInput(r.in.ds, j), Epoch: j.Epoch, Variant: j.Variant, SessionID: sid,
 				SessionDir: dir}
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
+	"github.com/murmur-nexus/murmur-eval/variant"
 )
 
 // wiring is what the stage table is built from.
@@ -26,6 +27,8 @@ type wiring struct {
 	plan          *scoring.Plan // the run's scoring plan, for Report
 	// workdirMaxFiles is --workdir-max-files (0: no bound).
 	workdirMaxFiles uint64
+	// variants are the run's variants (--models, --variants).
+	variants variant.Set
 }
 
 // runStages is the run's stage graph, its Verify stage, whose security
@@ -52,7 +55,7 @@ func (w wiring) stages() (runStages, error) {
 	t, err := stages.New(stages.Options{
 		CapsuleDir: w.capsuleDir, RunDir: w.outDir, CacheDir: w.cacheDir, BuiltinDriver: w.builtinDriver,
 		Env: w.env, Models: w.source, Now: time.Now, HTTP: w.guests, Version: buildVersion(), Plan: w.plan,
-		Staging: stageOpts,
+		Staging: stageOpts, Variants: w.variants,
 	})
 	st := runStages{graph: t.Graph, verifier: t.Verify, close: func() {
 		_ = t.Close()
