@@ -30,7 +30,7 @@ type Options struct {
 	Alpha        float64 // McNemar significance level
 	MaxDropPP    float64 // tolerated drop in percentage points
 	FailUnder    float64 // minimum pass rate over scored cases; < 0 when unset
-	MaxErrorRate float64 // tolerated share of error and timeout cases
+	MaxErrorRate float64 // tolerated share of error, timeout and over_budget cases
 	// MaxDivergence is the replayed requests that may differ from the
 	// recorded ones; -1 tolerates any (RATIONALE.md: why 0 by default).
 	MaxDivergence int
@@ -82,7 +82,7 @@ func (g *Options) DiffOptions() reports.DiffOptions {
 // Verdict is what the gates decided about a finished run.
 type Verdict struct {
 	Gates          []reports.GateResult
-	BudgetExceeded bool // too many error or timeout cases
+	BudgetExceeded bool // too many error, timeout or over_budget cases
 	Diverged       bool // more replay divergences than --max-divergence
 	GateFailed     bool // --fail-under or --baseline failed
 }
@@ -92,7 +92,7 @@ type Verdict struct {
 func Evaluate(d *reports.Digest, g Options, diff *reports.DiffReport) Verdict {
 	var v Verdict
 	budget := reports.GateResult{Gate: "max_error_rate", Passed: d.ErrorRate <= g.MaxErrorRate,
-		Detail: fmt.Sprintf("%d of %s (%s) in status error or timeout; at most %s allowed",
+		Detail: fmt.Sprintf("%d of %s (%s) in status error, timeout or over_budget; at most %s allowed",
 			d.Unscored, plural(d.PassRateAll.Total, "case"), pct(d.ErrorRate), pct(g.MaxErrorRate))}
 	v.BudgetExceeded = !budget.Passed
 	v.Gates = append(v.Gates, budget)

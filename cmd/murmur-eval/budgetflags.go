@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/spf13/pflag"
@@ -9,6 +10,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/pricing"
 	"github.com/murmur-nexus/murmur-eval/stages/loop"
+	"github.com/murmur-nexus/murmur-eval/survey"
 )
 
 // budgetOptions are the run's spending limits: --max-cost for the run,
@@ -110,3 +112,56 @@ func (b budgetOptions) args() []string {
 	}
 	return args
 }
+
+// runBudgets are a run's spending limits made ready: the prices they
+// count with, the --max-cost limit (nil: none) and the Loop stage's
+// budget.
+type runBudgets struct {
+	prices *pricing.Table
+	limit  *costLimit
+	loop   loop.Budget
+}
+
+// newRunBudgets checks the budget flags against the run's prices and
+// models before anything starts (a cost limit on a model without a price
+// is a usage error) and makes them ready.
+func newRunBudgets(o options, env map[string]string) (runBudgets, error) {
+	prices := budgetPrices(o)
+	if err := o.budget.checkPrices(prices, runModels(o, env)); err != nil {
+		return runBudgets{}, err
+	}
+	limit := newCostLimit(o.budget.maxCost)
+	return runBudgets{prices: prices, limit: limit, loop: o.budget.caseBudget(prices, limit)}, nil
+}
+
+// runModels are the models the run's cases talk to: the manifest's
+// inference.model, or each variant's (--models, --variants); none for a
+// script capsule, or a manifest the capsule's preparation will refuse
+// anyway.
+func runModels(o options, env map[string]string) []string {
+	m := survey.ReadManifest(o.capsuleDir, env)
+	if m == nil || m.Inference == nil {
+		return nil
+	}
+	if o.variants.set.Len() == 0 {
+		return nonEmpty(m.Inference.Model)
+	}
+	var models []string
+	for _, v := range o.variants.set.All() {
+		if inf, err := v.Apply(m.Inference); err == nil && !slices.Contains(models, inf.Model) {
+			models = append(models, nonEmpty(inf.Model)...)
+		}
+	}
+	return models
+}
+
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// budgetPrices is the price table the budgets count with: the run's
+// (the built-in table, --prices read over it).
+func budgetPrices(o options) *pricing.Table { return o.prices.table }

@@ -150,7 +150,7 @@ func TestFailUnderGateAndShow(t *testing.T) {
 	}
 	d := readDigest(t, out)
 	want := []reports.GateResult{
-		{Gate: "max_error_rate", Passed: true, Detail: "0 of 12 cases (0.0%) in status error or timeout; at most 0.0% allowed"},
+		{Gate: "max_error_rate", Passed: true, Detail: "0 of 12 cases (0.0%) in status error, timeout or over_budget; at most 0.0% allowed"},
 		{Gate: "fail_under", Passed: false, Detail: "pass rate 83.3% (10 of 12 scored) is under 90.0%"},
 	}
 	if diff := gocmp.Diff(want, d.Gates); diff != "" {

@@ -2,8 +2,8 @@ package main
 
 // The process exit codes, in one place (the table in README.md and
 // docs/exit-codes.md). When several apply, the first in this list wins:
-// output failure, interrupted, usage, error budget (or an unreachable
-// endpoint), replay divergence, gate.
+// output failure, interrupted (or --max-cost spent), usage, error budget
+// (or an unreachable endpoint), replay divergence, gate.
 const (
 	// exitOK: the run finished, every case has its row, and every gate
 	// passed: the error budget held, and when asked for, the pass rate was
@@ -39,6 +39,12 @@ const (
 	// --require-detectable the baseline gate could not detect a drop of
 	// --max-drop points (E-EVL-006).
 	exitGateFailed = 4
+	// exitBudgetStopped: --max-cost was spent: the run started no more
+	// cases, let the running ones finish and wrote every row; it is
+	// incomplete and --resume finishes it. It takes exitInterrupted's
+	// place (the budget is the run's interruption), so it wins over the
+	// codes after that one.
+	exitBudgetStopped = 6
 	// exitInterrupted: the run was interrupted (SIGINT/SIGTERM); the rows of
 	// every case that finished were written.
 	exitInterrupted = 130

@@ -36,7 +36,7 @@ func registerRunGates(g *gates.Options, fs *pflag.FlagSet, env map[string]string
 	g.MaxErrorRate = envFloat(env, "MURMUR_EVAL_MAX_ERROR_RATE", gates.DefaultMaxErrorRate, gates.ParseRate, errs)
 	fs.StringVar(&g.Baseline, "baseline", env["MURMUR_EVAL_BASELINE"], "compare with this earlier run (its folder or a Parquet file) and fail on a regression (env MURMUR_EVAL_BASELINE)")
 	fs.Var(&floatFlag{&g.FailUnder, gates.ParseRate}, "fail-under", "fail the run when the pass rate over scored cases is under RATE (0.8 or 80%) (env MURMUR_EVAL_FAIL_UNDER)")
-	fs.Var(&floatFlag{&g.MaxErrorRate, gates.ParseRate}, "max-error-rate", "tolerated share of cases in status error or timeout, 0.05 or 5% (env MURMUR_EVAL_MAX_ERROR_RATE) (default 0)")
+	fs.Var(&floatFlag{&g.MaxErrorRate, gates.ParseRate}, "max-error-rate", "tolerated share of cases in status error, timeout or over_budget, 0.05 or 5% (env MURMUR_EVAL_MAX_ERROR_RATE) (default 0)")
 	registerJudgeGates(g, fs, env, errs)
 	fs.IntVar(&g.MaxDivergence, "max-divergence", envInt(env, "MURMUR_EVAL_MAX_DIVERGENCE", 0, errs), "replayed requests that may differ from the recorded ones before the run fails with exit 5, -1 for any (env MURMUR_EVAL_MAX_DIVERGENCE)")
 }

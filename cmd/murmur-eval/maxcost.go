@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"iter"
@@ -96,8 +97,7 @@ func (c *costLimit) end(runErr error) error {
 }
 
 // chargeRecords charges the cost of the cases an earlier invocation
-// journaled: every attempt's model turns, priced as the loop prices them
-// (the provider's counts, else murmur's).
+// journaled: every attempt's model turns and judge requests.
 func (c *costLimit) chargeRecords(records []journal.Record, prices *pricing.Table) {
 	if c == nil {
 		return
@@ -105,13 +105,22 @@ func (c *costLimit) chargeRecords(records []journal.Record, prices *pricing.Tabl
 	for _, rec := range records {
 		for _, a := range rec.Attempts {
 			c.charge(rowCost(a.Result, prices))
+			for _, s := range a.Scores {
+				if s.JudgeCostUSD != nil {
+					c.charge(*s.JudgeCostUSD)
+				}
+			}
 		}
 	}
 }
 
-// rowCost is what a result row's model turns cost: 0 when its model has
-// no price.
+// rowCost is what a result row's model turns cost: its cost_usd, or for a
+// row journaled without one, its tokens priced as the loop prices them
+// (the provider's counts, else murmur's); 0 when its model has no price.
 func rowCost(r reports.ResultRow, prices *pricing.Table) float64 {
+	if r.CostUSD != nil {
+		return *r.CostUSD
+	}
 	if r.Model == nil {
 		return 0
 	}
@@ -130,6 +139,49 @@ func rowCost(r reports.ResultRow, prices *pricing.Table) float64 {
 // stopped it: what it spent, what ran, and how to run the rest.
 func stoppedByBudgetLines(c *costLimit, planned, rows, unfinished int, resume []string) string {
 	return fmt.Sprintf("murmur-eval: --max-cost reached: $%.4f spent of $%g; stopped starting cases: %s; their rows are written\n"+
-		"murmur-eval: run the rest with (add --max-cost with a higher limit to bound it again; the spending so far counts toward it): %s\n",
+		"murmur-eval: run the rest with: %s\n"+
+		"murmur-eval: (a --max-cost given to the resume counts this run's cost so far too: raise it, or leave it out)\n",
 		c.Spent(), c.max, stoppedLine(planned, rows, unfinished), shellLine(resume))
+}
+
+// judgeSource is the judge's source with each answer's cost charged to
+// the limit as it comes, at model's price (a judge without a price is not
+// counted); src itself without a limit.
+func (c *costLimit) judgeSource(src inference.Source, model string, prices *pricing.Table) inference.Source {
+	if c == nil || src == nil {
+		return src
+	}
+	p, ok := prices.Lookup(model)
+	if !ok {
+		return src
+	}
+	return chargedSource{src: src, charge: func(u inference.Usage) { c.charge(p.Cost(u)) }}
+}
+
+// chargedSource hands out providers that charge each answer's usage.
+type chargedSource struct {
+	src    inference.Source
+	charge func(inference.Usage)
+}
+
+func (s chargedSource) ForCase(ctx context.Context, c inference.Case) (inference.Provider, error) {
+	p, err := s.src.ForCase(ctx, c)
+	if err != nil || p == nil {
+		return p, err
+	}
+	return chargedProvider{p: p, charge: s.charge}, nil
+}
+
+// chargedProvider charges the usage of each answer p gives.
+type chargedProvider struct {
+	p      inference.Provider
+	charge func(inference.Usage)
+}
+
+func (p chargedProvider) Complete(ctx context.Context, req *inference.Request, obs inference.Observer) (*inference.Response, error) {
+	resp, err := p.p.Complete(ctx, req, obs)
+	if resp != nil && resp.Usage != nil {
+		p.charge(*resp.Usage)
+	}
+	return resp, err
 }

@@ -40,6 +40,11 @@ func fingerprintConfig(o options, env map[string]string, inputs string) runfolde
 		// Likewise only when not the default (--workdir-max-files is newer).
 		c.Optional["workdir-max-files"] = strconv.Itoa(o.workdirMaxFiles)
 	}
+	if b := o.budget.fingerprint(); b != "" {
+		// The case limits decide cases' verdicts (over_budget); --max-cost
+		// only how many run, so it is left out.
+		c.Optional["case-budget"] = b
+	}
 	if v := o.variants.fingerprint(); v != "" {
 		// Which variants run, and what each changes, decide the rows.
 		c.Optional["variants"] = v

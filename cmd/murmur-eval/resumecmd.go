@@ -61,8 +61,9 @@ func resumeArgs(o options, path func(string) string) []string {
 	if o.allowTaskOutside {
 		args = append(args, "--allow-task-outside-dataset")
 	}
-	args = append(args, o.judge.args()...)
+	args = append(args, o.budget.args()...)
 	args = append(args, o.prices.args(path)...)
+	args = append(args, o.judge.args()...)
 	args = append(args, o.variants.args(path)...)
 	if o.runAnyway { // else the resume is refused for what the run went on despite
 		args = append(args, "--run-anyway")

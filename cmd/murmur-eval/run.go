@@ -46,6 +46,10 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	}
 	defer in.ds.Close()
 	warnUnpriced(stderr, o.prices.table, pricedModels(o, env))
+	budgets, err := newRunBudgets(o, env)
+	if err != nil {
+		return usageError(stderr, err)
+	}
 	if in.commands {
 		intr.runsChecks(o.checkTimeout)
 	}
@@ -62,7 +66,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	conns.ranges = mods.Connections
 	defer mods.Close()
 	if in.judged {
-		in.plan.Judge = o.judge.judge(mods.Judge)
+		in.plan.Judge = o.judge.judge(budgets.limit.judgeSource(mods.Judge, o.judge.model, budgets.prices))
 	}
 	folder, err := openRunFolder(&o)
 	if err != nil {
@@ -85,7 +89,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		fmt.Fprintln(stderr, "murmur-eval: --driver builtin: the built-in provider answers the model turns; an installed driver component is verified but not run")
 	}
 	st, err := wiring{capsuleDir: o.capsuleDir, outDir: outAbs, cacheDir: cacheDir(o.cacheDir, env), builtinDriver: o.driver == driverBuiltin, env: env, source: mods.Source, guests: mods.Guests, plan: in.plan,
-		workdirMaxFiles: uint64(o.workdirMaxFiles), variants: o.variants.set}.stages()
+		workdirMaxFiles: uint64(o.workdirMaxFiles), caseBudget: budgets.loop, variants: o.variants.set}.stages()
 	if err != nil {
 		fmt.Fprintln(stderr, errcode.Format(err))
 		return exitFailure
@@ -96,7 +100,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return code
 	}
 	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
-		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats, conns: conns}
+		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats, conns: conns, budgets: budgets}
 	return r.run(ctx, stdout, stderr)
 }
 
@@ -130,6 +134,9 @@ type runEnd struct {
 	cacheStats func() cache.Stats
 	// conns are the model endpoints' requests in flight (connlog.go).
 	conns *connectionLog
+	// limit is --max-cost's (nil: none); runErr is errBudgetStopped when
+	// it stopped the run.
+	limit *costLimit
 }
 
 // finish compares with the baseline, applies the gates, writes the report
@@ -150,6 +157,8 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	switch {
 	case errcode.Is(e.runErr, errcode.EndpointUnreachable):
 		d.Stopped = reports.StoppedEndpoint
+	case errors.Is(e.runErr, errBudgetStopped):
+		d.Stopped = reports.StoppedBudget
 	case e.runErr != nil:
 		d.Stopped = reports.StoppedInterrupted
 	case e.sinkErr != nil:
@@ -192,6 +201,9 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "murmur-eval: stopped starting cases: %s; their rows are written\n", stoppedLine(d.Planned, d.Cases, e.unfinished))
 		fmt.Fprintf(stderr, "murmur-eval: once the endpoint answers, run the rest with: %s\n", shellLine(e.resume))
 		return exitErrorBudget
+	case errors.Is(e.runErr, errBudgetStopped):
+		fmt.Fprint(stderr, stoppedByBudgetLines(e.limit, d.Planned, d.Cases, e.unfinished, e.resume))
+		return exitBudgetStopped
 	case e.runErr != nil:
 		fmt.Fprintf(stderr, "murmur-eval: %v: %s; their rows are written\n", e.runErr, stoppedLine(d.Planned, d.Cases, e.unfinished))
 		fmt.Fprintf(stderr, "murmur-eval: run the rest with: %s\n", shellLine(e.resume))

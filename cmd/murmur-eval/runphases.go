@@ -175,6 +175,7 @@ type preparedRun struct {
 	intr        *interruption
 	cacheStats  func() cache.Stats // the model-turn cache's counts (--cache)
 	conns       *connectionLog     // the model endpoints' requests in flight
+	budgets     runBudgets         // --max-cost and the case budgets
 }
 
 // run opens the journal, the telemetry and the sinks, runs the cases not
@@ -188,7 +189,8 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	defer jn.Close()
 	records := jn.Records
 	njobs, jobs := runfolder.PlanJobs(r.in.ds, r.in.cases, o.batch.epochs, o.variants.set.Names(), jn.Done)
-	jobs = r.intr.jobs(jobs)
+	r.budgets.limit.chargeRecords(records, r.budgets.prices)
+	jobs = r.intr.jobs(r.budgets.limit.jobs(jobs))
 	tel, err := telemetry.Start(ctx, telemetry.Config{Endpoint: o.batch.otelEndpoint, Version: buildVersion()})
 	if err != nil {
 		return usageError(stderr, err)
@@ -218,6 +220,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	summary := &reports.Summary{}
 	summary.SetPassAt(o.batch.passAt)
 	summary.SetEpochs(o.batch.epochs)
+	summary.SetVariants(o.variants.set.Names())
 	summary.SetJudges(o.gates.JudgeLabels, o.gates.JudgeMinKappa)
 	col := &collect.Collector{OutDir: r.outAbs, Sinks: sinks, Scores: scores, Summary: summary, JUnit: reports.NewSpillingJUnit(r.outAbs),
 		Stderr: stderr, CaseRun: withPrices(stages.CaseRun, o.prices.table), Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
@@ -232,7 +235,7 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	var collectWG sync.WaitGroup
 	collectWG.Go(func() { r.intr.relay(ranCh, doneCh) })
 	collectWG.Go(func() { col.Run(doneCh) })
-	runErr := runner.Run(ctx, jobs, ranCh)
+	runErr := r.budgets.limit.end(runner.Run(ctx, jobs, ranCh))
 	close(ranCh)
 	collectWG.Wait()
 	if err := r.heapProfile(); err != nil {
@@ -247,7 +250,8 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	end := runEnd{opts: o, outAbs: r.outAbs, start: start, wall: time.Since(start), baseline: r.in.baseline, readLimits: r.in.readLim,
 		runErr: runErr, prepErr: r.prep.err, sinkErr: sinkErr, traceID: telemetry.TraceID(runSpan), ranDespite: r.in.warn.ranDespite,
 		planned: r.in.cases.Len() * o.batch.epochs * len(o.variants.set.Names()), resumed: len(records), earlierWall: earlierWall(r.folder, r.outAbs),
-		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats, conns: r.conns}
+		unfinished: col.Unfinished(), resume: resumeArgs(o, func(p string) string { return p }), cacheStats: r.cacheStats, conns: r.conns,
+		limit: r.budgets.limit}
 	return end.finish(col, stdout, stderr)
 }
 

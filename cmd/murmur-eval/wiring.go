@@ -9,6 +9,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/scoring"
 	"github.com/murmur-nexus/murmur-eval/stages"
+	"github.com/murmur-nexus/murmur-eval/stages/loop"
 	"github.com/murmur-nexus/murmur-eval/stages/verify"
 	"github.com/murmur-nexus/murmur-eval/variant"
 )
@@ -27,6 +28,8 @@ type wiring struct {
 	plan          *scoring.Plan // the run's scoring plan, for Report
 	// workdirMaxFiles is --workdir-max-files (0: no bound).
 	workdirMaxFiles uint64
+	// caseBudget is the Loop stage's budget (budgetflags.go).
+	caseBudget loop.Budget
 	// variants are the run's variants (--models, --variants).
 	variants variant.Set
 }
@@ -55,7 +58,7 @@ func (w wiring) stages() (runStages, error) {
 	t, err := stages.New(stages.Options{
 		CapsuleDir: w.capsuleDir, RunDir: w.outDir, CacheDir: w.cacheDir, BuiltinDriver: w.builtinDriver,
 		Env: w.env, Models: w.source, Now: time.Now, HTTP: w.guests, Version: buildVersion(), Plan: w.plan,
-		Staging: stageOpts, Variants: w.variants,
+		Staging: stageOpts, CaseBudget: w.caseBudget, Variants: w.variants,
 	})
 	st := runStages{graph: t.Graph, verifier: t.Verify, close: func() {
 		_ = t.Close()
