@@ -43,6 +43,9 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 	for _, line := range d.missingToolLines() {
 		fmt.Fprintf(&b, "> **%s.**\n\n", md(strings.ToUpper(line[:1])+line[1:]))
 	}
+	for _, line := range d.connectionLines() {
+		fmt.Fprintf(&b, "%s.\n\n", md(strings.ToUpper(line[:1])+line[1:]))
+	}
 	if d.PassRate.Total > 0 {
 		fmt.Fprintf(&b, "**Pass rate %s** (95%% CI %s) of %d scored cases; ", percent(d.PassRate.Rate), ciText(d.PassRate), d.PassRate.Total)
 	} else {
