@@ -28,7 +28,9 @@ type aimd struct {
 	// an answer to a request sent before (ticket <= cut) does not halve
 	// it again, so one burst of 429s is one decrease.
 	cut uint64
-	// good counts the successful answers since the last change.
+	// good counts the successful answers since the last change, to
+	// requests sent after the last decrease: an answer to one sent before
+	// says nothing of the new limit.
 	good int
 	// hold is when the endpoint's last Retry-After ends: no request
 	// starts and the limit does not grow before it.
@@ -62,7 +64,7 @@ func (a *aimd) answered(t, last uint64, inflight, peak, status int, retryAfter *
 	case throttled && t > a.cut:
 		c := a.decrease(last, inflight, peak, status)
 		return c, c.from != c.to
-	case throttled, status < 200 || status > 299:
+	case throttled, status < 200 || status > 299, t <= a.cut:
 		return change{}, false
 	}
 	a.good++

@@ -63,6 +63,14 @@ func TestAIMDArithmetic(t *testing.T) {
 			{t: 1, last: 40, inflight: 3, peak: 3, status: 200},
 			{t: 30, last: 40, inflight: 20, peak: 25, status: 429, want: &change{20, 10, ReasonRateLimited}},
 		}, 10},
+		{"answers to requests sent before a decrease do not grow it", 8, 8, []step{
+			{t: 3, last: 8, inflight: 8, peak: 8, status: 429, want: &change{8, 4, ReasonRateLimited}},
+			{t: 4, last: 8, inflight: 7, peak: 8, status: 200},
+			{t: 5, last: 8, inflight: 6, peak: 8, status: 200},
+			{t: 6, last: 8, inflight: 5, peak: 8, status: 200},
+			{t: 7, last: 8, inflight: 4, peak: 8, status: 200},
+			{t: 8, last: 8, inflight: 3, peak: 8, status: 200},
+		}, 4},
 		{"no bound: grows to the larger of workers and the peak", 0, 30, []step{
 			{t: 1, last: 2, inflight: 2, peak: 2, status: 429, want: &change{2, 1, ReasonRateLimited}},
 			{t: 3, last: 3, inflight: 1, peak: 2, status: 200, want: &change{1, 2, ReasonRecovered}},
