@@ -193,3 +193,34 @@ func TestGateHammer(t *testing.T) {
 		t.Errorf("range %+v: want within [1, %d] with decreases", r, maxConns)
 	}
 }
+
+// BenchmarkGate is the cost of a slot per request (acquire, a 2xx
+// answer, release) on one endpoint from parallel callers: fixed with no
+// bound (no gate), adaptive with no bound, and a bound of 64.
+func BenchmarkGate(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		o    Options
+	}{
+		{"fixed-unbounded", Options{FixedConnections: true}},
+		{"adaptive-unbounded", Options{}},
+		{"adaptive-64", Options{MaxConnections: 64}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			bc.o.Now, bc.o.MaxRetryAfter = time.Now, time.Minute
+			l := newLimiter(bc.o)
+			ok := answer(http.StatusOK, "")
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					s, err := l.acquire(context.Background(), testEndpoint)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					s.answered(ok)
+					s.release()
+				}
+			})
+		})
+	}
+}
