@@ -44,11 +44,19 @@ type variantTally struct {
 	verdict map[CaseKey]map[string]bool // (case, epoch) -> variant -> passed
 }
 
-func (t *variantTally) add(r ResultRow) {
-	if r.Variant == nil {
-		return
+// SetVariants gives the run's variant names in their order (--models,
+// --variants): the summary lists them so, and pairs each with the ones
+// after it (A before B). A variant met only in the rows comes after them.
+func (s *Summary) SetVariants(names []string) {
+	for _, n := range names {
+		if n != "" {
+			s.variants.slot(n)
+		}
 	}
-	name := *r.Variant
+}
+
+// slot returns the count of the variant named name, made on first use.
+func (t *variantTally) slot(name string) *VariantDigest {
 	if t.by == nil {
 		t.by, t.verdict = map[string]*VariantDigest{}, map[CaseKey]map[string]bool{}
 	}
@@ -58,6 +66,15 @@ func (t *variantTally) add(r ResultRow) {
 		t.by[name] = v
 		t.order = append(t.order, name)
 	}
+	return v
+}
+
+func (t *variantTally) add(r ResultRow) {
+	if r.Variant == nil {
+		return
+	}
+	name := *r.Variant
+	v := t.slot(name)
 	if v.Model == "" && r.Model != nil {
 		v.Model = *r.Model
 	}
