@@ -16,7 +16,7 @@ import (
 
 // errBudgetStopped is the run's end when --max-cost stopped it starting
 // cases (runEnd.runErr): incomplete, resumable, as an interrupted run.
-var errBudgetStopped = errors.New("--max-cost reached") //nolint:gochecknoglobals // a sentinel error, as io.EOF
+var errBudgetStopped = errors.New("--max-cost reached")
 
 // costLimit is --max-cost: what the run has spent, and whether it stopped
 // starting cases for it. The cases' loops charge each model turn's cost
