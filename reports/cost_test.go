@@ -130,3 +130,22 @@ func TestCostDigest(t *testing.T) {
 		t.Error("a cost digest without cost")
 	}
 }
+
+func TestCostDiff(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	judge := "judge"
+	base := &RunData{Results: []ResultRow{{CaseID: "a", Epoch: 1, Turns: 1, CostUSD: f(1.00)}, {CaseID: "b", Epoch: 1, Turns: 1, CostUSD: f(0.20)}},
+		Scores: []ScoreRow{{CaseID: "a", Epoch: 1, JudgeModel: &judge, JudgeCostUSD: f(0.20)}}}
+	head := &RunData{Results: []ResultRow{{CaseID: "a", Epoch: 1, Turns: 1, CostUSD: f(1.50)}, {CaseID: "b", Epoch: 1, Turns: 1}}}
+	got := costDiff(base, head)
+	if got == nil || math.Abs(got.Base.Total-1.40) > 1e-9 || math.Abs(got.Head.Total-1.50) > 1e-9 || math.Abs(got.Change-0.10) > 1e-9 ||
+		math.Abs(got.Base.MeanCase-0.70) > 1e-9 || math.Abs(got.MeanCaseChange-0.80) > 1e-9 || got.Base.Judge != 0.20 {
+		t.Fatalf("cost diff %+v", got)
+	}
+	if text := got.costText(); text != "cost: $1.40 -> $1.50 (+$0.1000, +7.1%); a case $0.7000 -> $1.50 (+$0.8000)" {
+		t.Errorf("cost text %q", text)
+	}
+	if costDiff(&RunData{Results: []ResultRow{{CaseID: "a"}}}, &RunData{}) != nil {
+		t.Error("a cost diff of runs without cost")
+	}
+}

@@ -61,6 +61,9 @@ type DiffReport struct {
 	// Detection is what the baseline gate can find: the overall
 	// verdict's (diffdetect.go).
 	Detection Detection `json:"detection"`
+	// Cost is what each run cost and the change (costdiff.go); absent when
+	// neither run has a cost.
+	Cost *CostDiff `json:"cost,omitempty"`
 }
 
 // ScorerDiff is one scorer's comparison.
@@ -116,6 +119,7 @@ func Diff(base, head *RunData, opt DiffOptions) *DiffReport {
 		r.Scorers = append(r.Scorers, d)
 	}
 	r.Detection = r.gateDetection()
+	r.Cost = costDiff(base, head)
 	return r
 }
 

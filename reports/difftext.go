@@ -63,6 +63,9 @@ func (r *DiffReport) WriteText(w io.Writer) error {
 	if w := r.DetectionWarning(); w != "" {
 		fmt.Fprintf(&b, "WARNING: %s\n", clean(w))
 	}
+	if line := r.Cost.costText(); line != "" {
+		fmt.Fprintf(&b, "%s\n", line)
+	}
 	if _, err := io.WriteString(w, trimLines(b.String())); err != nil {
 		return errcode.Wrap(errcode.IO, err, "write diff")
 	}

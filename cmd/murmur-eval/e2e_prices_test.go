@@ -140,6 +140,16 @@ func TestPricesCostToTheCent(t *testing.T) {
 		t.Errorf("summary.json cost_usd %+v, want total $%.2f, dated 2026-12-01, 1 case estimated", c, total)
 	}
 	t.Logf("summary.json cost_usd: %+v", c)
+	d := runBinary(t, "diff", out, out, "--json")
+	var diff struct {
+		Cost *struct {
+			Base   struct{ Total float64 }
+			Change float64
+		} `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(d.stdout), &diff); err != nil || diff.Cost == nil || math.Abs(diff.Cost.Base.Total-c.Total) > 1e-9 || diff.Cost.Change != 0 {
+		t.Errorf("diff --json of the run with itself: cost %+v (%v), want base total %v, no change\n%s", diff.Cost, err, c.Total, d.stderr)
+	}
 	if !strings.Contains(r.stdout, "cost: $") || !strings.Contains(readFile(t, filepath.Join(out, "summary.md")), "Cost: $") {
 		t.Errorf("no cost line in the terminal summary or summary.md:\n%s", r.stdout)
 	}
