@@ -184,3 +184,26 @@ func writeVariants(w io.Writer, vs []VariantDigest, pairs []VariantPair, markdow
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// VariantRun is the rows of run's variant name, as a run of their own
+// (the variant column cleared so they pair with another variant's by case
+// and epoch): `diff --variant A --variant B RUN` compares two of them. ok
+// is false when the run has no row of that variant.
+func VariantRun(run *RunData, name string) (out *RunData, ok bool) {
+	out = &RunData{Path: run.Path + " (variant " + name + ")"}
+	for _, r := range run.Results {
+		if VariantName(r.Variant) == name {
+			r.Variant = nil
+			out.Results = append(out.Results, r)
+			ok = true
+		}
+	}
+	for _, s := range run.Scores {
+		if VariantName(s.Variant) == name {
+			s.Variant = nil
+			out.Scores = append(out.Scores, s)
+			ok = true
+		}
+	}
+	return out, ok
+}

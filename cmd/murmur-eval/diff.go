@@ -14,13 +14,16 @@ import (
 )
 
 const diffUsage = `Usage: murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
+       murmur-eval diff --variant A --variant B RUN [--json] [--alpha A] [--max-drop PP]
 
 Compares two finished runs, each given as its run folder or one of its
 Parquet files (results.parquet, scores.parquet). Per scorer, and for the
 cases' overall verdict: the pass rate of each run with its 95% Wilson
 interval and the change; on the cases scored in both runs, the cases that
 went pass→fail and fail→pass and McNemar's exact test. Cases present in one
-run only are listed.
+run only are listed. With --variant twice and one RUN, the rows of two
+variants of that run (--models, --variants) are compared the same way,
+variant A's as the base.
 
 A scorer regressed when, on the paired cases, its pass rate dropped by more
 than --max-drop points and McNemar's p < --alpha.
@@ -56,6 +59,8 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	registerRequireDetectable(&g, fs, env, &envErrs)
 	registerJudgeGates(&g, fs, env, &envErrs)
 	fs.BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	var variants []string
+	fs.StringArrayVar(&variants, "variant", nil, "compare two variants of one run (--models, --variants): --variant A --variant B RUN, A's rows as the base")
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return exitOK
@@ -64,6 +69,9 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	}
 	if len(envErrs) > 0 {
 		return usageError(stderr, envErrs[0])
+	}
+	if len(variants) > 0 {
+		return diffVariants(fs.Args(), variants, g, asJSON, env, stdout, stderr)
 	}
 	if fs.NArg() != 2 {
 		return usageError(stderr, errcode.New(errcode.Usage, "diff takes two runs, BASE and HEAD; got %d arguments", fs.NArg()).
@@ -84,8 +92,15 @@ func runDiff(args []string, env map[string]string, stdout, stderr io.Writer) int
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	return compareRuns(base, head, g, asJSON, stdout, stderr)
+}
+
+// compareRuns prints the comparison of two runs read back and returns
+// diff's exit code.
+func compareRuns(base, head *reports.RunData, g gates.Options, asJSON bool, stdout, stderr io.Writer) int {
 	r := reports.Diff(base, head, g.DiffOptions())
 	regressions, note := judgeGatedRegressions(base, head, r, g)
+	var err error
 	if asJSON {
 		err = r.WriteJSON(stdout)
 	} else {

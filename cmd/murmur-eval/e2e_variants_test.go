@@ -108,6 +108,28 @@ func TestModelsTwoVariants(t *testing.T) {
 	if md := readFile(t, filepath.Join(out, "summary.md")); !strings.Contains(md, "## Variants") {
 		t.Errorf("summary.md without a Variants section:\n%s", md)
 	}
+	d := runBinary(t, "diff", "--variant", "model-a", "--variant", "model-b", out, "--json")
+	var rep struct {
+		Scorers []struct {
+			Scorer     string
+			PassToFail []struct {
+				CaseID string `json:"case_id"`
+			} `json:"pass_to_fail"`
+		} `json:"scorers"`
+	}
+	if err := json.Unmarshal([]byte(d.stdout), &rep); d.code != exitOK || err != nil {
+		t.Fatalf("diff --variant: exit %d, %v\nstdout:\n%s\nstderr:\n%s", d.code, err, d.stdout, d.stderr)
+	}
+	flipped := false
+	for _, s := range rep.Scorers {
+		flipped = flipped || s.Scorer == "result_contains" && len(s.PassToFail) == 1 && s.PassToFail[0].CaseID == "calc-precedence"
+	}
+	if !flipped {
+		t.Errorf("diff --variant: no result_contains pass->fail of calc-precedence in\n%s", d.stdout)
+	}
+	if d := runBinary(t, "diff", "--variant", "model-a", "--variant", "model-c", out); d.code != exitUsage {
+		t.Errorf("diff --variant of a variant the run does not have: exit %d, want %d", d.code, exitUsage)
+	}
 	for _, link := range []string{"calc-multiply@model-a.e1.a1", "calc-precedence@model-b.e1.a1"} {
 		if _, err := filepath.EvalSymlinks(filepath.Join(out, "cases", link)); err != nil {
 			t.Errorf("cases/%s: %v", link, err)
