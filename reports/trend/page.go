@@ -24,6 +24,7 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{ //nolint:g
 	"pnum": func(p float64) string { return strings.TrimPrefix(pValue(p), "p=") },
 	"pp":   func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + " pp" },
 	"ms":   msLabel,
+	"cost": runCost,
 	"startTime": func(r *Run) string {
 		if r.Start.IsZero() {
 			return "-"
