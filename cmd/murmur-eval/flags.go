@@ -48,11 +48,12 @@ its outputs; 2 usage or configuration error (a selection of no case,
 what mur eval run refuses or a scorer or check that would not be applied,
 without --run-anyway, a warning under --strict), or the capsule was
 refused; no case started; 3 error budget
-exceeded (cases in status error or timeout beyond --max-error-rate, by
-default any), or the model endpoint could not be reached; 4 a gate failed
+exceeded (cases in status error, timeout or over_budget beyond
+--max-error-rate, by default any), or the model endpoint could not be reached; 4 a gate failed
 (--fail-under, or a regression against --baseline); 5 replayed requests
 differed from the recordings (beyond --max-divergence, by default any);
-130 interrupted (docs/exit-codes.md).
+6 --max-cost reached, the rest of the run not started (--resume
+finishes it); 130 interrupted (docs/exit-codes.md).
 
 Flags:
 `
