@@ -87,3 +87,16 @@ func TestAdaptiveConnectionsUnder429Bursts(t *testing.T) {
 		t.Errorf("terminal summary: no %q in\n%s", line, r.stdout)
 	}
 }
+
+// TestConnectionsFlagRefused: --connections takes adaptive or fixed.
+func TestConnectionsFlagRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--out", filepath.Join(reachableTempDir(t), "run"), "--connections", "elastic")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `--connections "elastic": want adaptive or fixed`) {
+		t.Errorf("exit %d, want %d naming --connections\nstderr:\n%s", r.code, exitUsage, r.stderr)
+	}
+}
