@@ -652,13 +652,14 @@ var (
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
 		{"cache_hits", "int32", false}, {"cache_misses", "int32", false},
+		{"variant", "utf8", true}, {"cost_usd", "float64", true}, {"cost_estimated", "bool", false},
 	}
 	eventsColumns = []column{
 		{"run_id", "utf8", false}, {"case_id", "utf8", false}, {"epoch", "int32", false},
 		{"session_id", "utf8", false}, {"seq", "int32", false},
 		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
 		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
-		{"attempt", "int32", false},
+		{"attempt", "int32", false}, {"variant", "utf8", true}, {"cost_usd", "float64", true},
 	}
 	stageColumns = []string{"resolve_ms", "verify_ms", "stage_ms", "contain_ms", "launch_ms", "loop_ms", "report_ms"}
 )

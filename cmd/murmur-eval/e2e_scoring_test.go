@@ -26,6 +26,7 @@ var scoresColumns = []column{
 	{"attempt", "int32", false}, {"judge_model", "utf8", true}, {"judge_input_tokens", "int64", true},
 	{"judge_output_tokens", "int64", true}, {"judge_latency_ms", "float64", true}, {"judge_samples", "int32", true},
 	{"judge_spread", "float64", true}, {"judge_split", "bool", true},
+	{"variant", "utf8", true}, {"judge_cost_usd", "float64", true},
 }
 
 // checkScoringOutputs checks a finished quickstart run's scoring outputs
