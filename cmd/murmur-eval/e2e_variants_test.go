@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/inference/apitest"
@@ -155,5 +159,90 @@ func TestVariantsFileRefused(t *testing.T) {
 	r = runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--variants", file, "--models", "a", "--out", out)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--models and --variants") {
 		t.Errorf("both flags: exit %d, want %d\nstderr:\n%s", r.code, exitUsage, r.stderr)
+	}
+}
+
+// TestModelsResume: a two-model run interrupted part way and resumed with
+// the command it printed (which gives --models again) ends with each
+// (case, variant) run once: 2N rows, none twice.
+func TestModelsResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	qs := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, qs)
+	useEndpoint(t, qs, srv.URL)
+	dataset, _ := bigDataset(t, qs, 16)
+	f := newFixture(t, qs).live().withData(dataset, "").withFlags("--models", "model-a,model-b", "--workers", "2", "--driver", "builtin",
+		"--max-error-rate", "1", "--progress", "none")
+	out := f.newOut()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := f.start(ctx, out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	await(t, cmd, &stderr, 2*time.Minute, "6 cases journaled", func() bool { return journalLines(out) >= 6 })
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil || cmd.ProcessState.ExitCode() != exitInterrupted {
+		t.Fatalf("interrupted run: %v, want exit %d\nstderr:\n%s", err, exitInterrupted, stderr.String())
+	}
+	if n := journalLines(out); n >= 32 {
+		t.Fatalf("the run finished (%d journaled) before the interrupt", n)
+	}
+	resume := printedResume(t, stderr.String(), "murmur-eval: run the rest with: ")
+	if !strings.Contains(strings.Join(resume, " "), "--models model-a,model-b") {
+		t.Errorf("the resume command does not give the models again: %q", resume)
+	}
+	if r, _ := runE2E(t, resume[1:]); r.code != exitOK && r.code != exitGateFailed {
+		t.Fatalf("the printed resume command: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	seen := map[string]int{}
+	for _, row := range readParquet(t, filepath.Join(out, "results.parquet")).Rows {
+		v, _ := row["variant"].(string)
+		seen[fmt.Sprint(row["case_id"], "@", v)]++
+	}
+	if len(seen) != 32 {
+		t.Errorf("%d (case, variant) pairs, want 32 (16 cases x 2 models)", len(seen))
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("%s: %d rows, want 1", k, n)
+		}
+	}
+}
+
+// TestVariantsFileMaxTurns: --variants FILE runs each case once per
+// variant, each with its overrides: the variant with max_turns 1 ends a
+// case that needs a tool call at its turn limit, the other does not.
+func TestVariantsFileMaxTurns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, dir)
+	useEndpoint(t, dir, srv.URL)
+	file := filepath.Join(t.TempDir(), "variants.yaml")
+	writeFile(t, file, "full: {model: model-a}\nshort:\n  model: model-a\n  max_turns: 1\n")
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-multiply", "--variants", file,
+		"--out", out, "--driver", "builtin")
+	if r.code != exitOK && r.code != exitGateFailed {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	got := map[string]string{}
+	for _, row := range readParquet(t, filepath.Join(out, "results.parquet")).Rows {
+		exit, _ := row["exit_status"].(string)
+		got[row["variant"].(string)] = fmt.Sprint(row["status"], " ", exit, " ", row["turns"])
+	}
+	want := map[string]string{"full": "passed ok 2", "short": "failed max_turns_reached 1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows by variant: got %v, want %v", got, want)
 	}
 }
