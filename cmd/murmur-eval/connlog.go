@@ -47,18 +47,24 @@ type connectionLog struct {
 func (l *connectionLog) record(c httpapi.ConnectionChange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.span != nil {
-		l.span.AddEvent("murmur_eval.connections", oteltrace.WithTimestamp(c.Time), oteltrace.WithAttributes(
-			attribute.String("murmur_eval.endpoint", c.Endpoint),
-			attribute.Int("murmur_eval.from", c.From),
-			attribute.Int("murmur_eval.to", c.To),
-			attribute.String("murmur_eval.reason", c.Reason)))
-	}
 	if l.path == "" {
 		l.pending = append(l.pending, c)
 		return
 	}
+	l.event(c)
 	l.write(c)
+}
+
+// event adds c to the run's span, if any.
+func (l *connectionLog) event(c httpapi.ConnectionChange) {
+	if l.span == nil {
+		return
+	}
+	l.span.AddEvent("murmur_eval.connections", oteltrace.WithTimestamp(c.Time), oteltrace.WithAttributes(
+		attribute.String("murmur_eval.endpoint", c.Endpoint),
+		attribute.Int("murmur_eval.from", c.From),
+		attribute.Int("murmur_eval.to", c.To),
+		attribute.String("murmur_eval.reason", c.Reason)))
 }
 
 // write appends c's line, opening the file at the first one; the first
@@ -88,13 +94,14 @@ func (l *connectionLog) write(c httpapi.ConnectionChange) {
 	}
 }
 
-// open starts writing into the run folder outAbs, the changes so far
-// first; span, when not nil, gets each change as an event from now on.
+// open starts writing into the run folder outAbs and, when span is not
+// nil, adding each change to it as an event, the changes so far first.
 func (l *connectionLog) open(outAbs string, span oteltrace.Span) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.path, l.span = filepath.Join(outAbs, filepath.FromSlash(connectionsLog)), span
 	for _, c := range l.pending {
+		l.event(c)
 		l.write(c)
 	}
 	l.pending = nil
