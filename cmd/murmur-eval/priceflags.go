@@ -10,7 +10,6 @@ import (
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/pricing"
 	"github.com/murmur-nexus/murmur-eval/reports"
-	"github.com/murmur-nexus/murmur-eval/survey"
 )
 
 // pricesOff is the --prices value that computes no cost.
@@ -108,12 +107,9 @@ func (p priceOptions) setCost(d *reports.Digest) {
 	}
 }
 
-// pricedModels are the models the run's cost is computed for: the
-// manifest's inference.model (none for a script capsule) and the judge's.
+// pricedModels are the models the run's cost is computed for: its
+// cases' (the manifest's inference.model, or each variant's: runModels)
+// and the judge's.
 func pricedModels(o options, env map[string]string) []string {
-	var models []string
-	if m := survey.ReadManifest(o.capsuleDir, env); m != nil && m.Inference != nil {
-		models = append(models, m.Inference.Model)
-	}
-	return append(models, o.judge.model)
+	return append(runModels(o, env), o.judge.model)
 }
