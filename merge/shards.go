@@ -144,9 +144,36 @@ func Combine(shards []Shard) ([]journal.Record, error) {
 	}
 	slices.SortFunc(all, func(a, b journal.Record) int {
 		x, y := a.Final().Result, b.Final().Result
-		return cmp.Or(strings.Compare(x.CaseID, y.CaseID), cmp.Compare(x.Epoch, y.Epoch))
+		return cmp.Or(strings.Compare(x.CaseID, y.CaseID), cmp.Compare(x.Epoch, y.Epoch), strings.Compare(a.Key().Variant, b.Key().Variant))
 	})
 	return all, nil
+}
+
+// variantsOf is the variants the records ran (--models, --variants), in
+// the order first met; one "" for a run without. A shard splits cases,
+// never a case's variants, so every shard ran every variant; one that no
+// shard ran at all is not in the run folders and cannot be missed.
+func variantsOf(records []journal.Record) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range records {
+		if v := r.Key().Variant; v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
+}
+
+// variantWords names a variant in a missing pair's line; "" for none.
+func variantWords(v string) string {
+	if v == "" {
+		return ""
+	}
+	return fmt.Sprintf(" variant %q", v)
 }
 
 // CheckMissing prints the (case, epoch) pairs no shard ran (the first
@@ -197,14 +224,17 @@ func Missing(shards []Shard, records []journal.Record) (missing []string, planne
 	for _, r := range records {
 		have[r.Key()] = true
 	}
+	variants := variantsOf(records)
 	for i := range max(1, shard.Count) {
 		sel := datasets.Selection{Filter: in["filter"], Limit: limit, Shard: datasets.Shard{Index: i, Count: shard.Count}}
 		for c := range sel.Apply(ds).All() {
 			id := ds.ID(c)
 			for e := 1; e <= max(1, epochs); e++ {
-				planned++
-				if !have[journal.Key{CaseID: id, Epoch: e}] {
-					missing = append(missing, fmt.Sprintf("case %q epoch %d (shard %d/%d)", id, e, i, shard.Count))
+				for _, v := range variants {
+					planned++
+					if !have[journal.Key{CaseID: id, Epoch: e, Variant: v}] {
+						missing = append(missing, fmt.Sprintf("case %q epoch %d%s (shard %d/%d)", id, e, variantWords(v), i, shard.Count))
+					}
 				}
 			}
 		}

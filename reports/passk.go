@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -27,9 +28,12 @@ type PassAtK struct {
 // CasePasses is one case's pass count across its epochs.
 type CasePasses struct {
 	CaseID string `json:"case_id"`
-	Epochs int    `json:"epochs"`
-	Scored int    `json:"scored"`
-	Passed int    `json:"passed"`
+	// Variant is the case's variant in a run with variants (each variant
+	// of a case counts apart); "" and left out without.
+	Variant string `json:"variant,omitempty"`
+	Epochs  int    `json:"epochs"`
+	Scored  int    `json:"scored"`
+	Passed  int    `json:"passed"`
 }
 
 // SetPassAt sets the k values of pass@k the digest reports (--pass-at).
@@ -42,17 +46,22 @@ func (s *Summary) SetPassAt(ks []int) { s.passAt = slices.Clone(ks) }
 // Without SetEpochs the counts are kept (a merge of shards).
 func (s *Summary) SetEpochs(n int) { s.epochs = n }
 
+// passKey is what pass@k counts epochs of: a case, of a variant ("" in a
+// run without variants).
+type passKey struct{ caseID, variant string }
+
 // countPass adds one final-attempt row to its case's pass count.
 func (s *Summary) countPass(r ResultRow) {
 	if s.epochs == 1 && len(s.passAt) == 0 && r.Epoch <= 1 {
 		return
 	}
 	if s.perCase == nil {
-		s.perCase = map[string]passCount{}
+		s.perCase = map[passKey]passCount{}
 	}
+	key := passKey{r.CaseID, VariantName(r.Variant)}
 	// Held by value: one pointer less to allocate and keep per case.
-	pc := s.perCase[r.CaseID]
-	defer func() { s.perCase[r.CaseID] = pc }()
+	pc := s.perCase[key]
+	defer func() { s.perCase[key] = pc }()
 	if r.Status == StatusSkipped {
 		return
 	}
@@ -95,10 +104,12 @@ func (s *Summary) casePasses() []CasePasses {
 		return nil
 	}
 	out := make([]CasePasses, 0, len(s.perCase))
-	for id, pc := range s.perCase {
-		out = append(out, CasePasses{CaseID: id, Epochs: pc.epochs, Scored: pc.scored, Passed: pc.passed})
+	for k, pc := range s.perCase {
+		out = append(out, CasePasses{CaseID: k.caseID, Variant: k.variant, Epochs: pc.epochs, Scored: pc.scored, Passed: pc.passed})
 	}
-	slices.SortFunc(out, func(a, b CasePasses) int { return strings.Compare(a.CaseID, b.CaseID) })
+	slices.SortFunc(out, func(a, b CasePasses) int {
+		return cmp.Or(strings.Compare(a.CaseID, b.CaseID), strings.Compare(a.Variant, b.Variant))
+	})
 	return out
 }
 

@@ -51,7 +51,7 @@ func TestDigestPassAtK(t *testing.T) {
 	if diff := cmp.Diff(want, d.PassAtK, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); diff != "" {
 		t.Errorf("pass@k (-want +got):\n%s", diff)
 	}
-	wantCases := []CasePasses{{"a", 3, 3, 3}, {"b", 3, 3, 1}, {"c", 3, 2, 0}}
+	wantCases := []CasePasses{{"a", "", 3, 3, 3}, {"b", "", 3, 3, 1}, {"c", "", 3, 2, 0}}
 	if diff := cmp.Diff(wantCases, d.CasePasses); diff != "" {
 		t.Errorf("case passes (-want +got):\n%s", diff)
 	}

@@ -42,10 +42,10 @@ type Summary struct {
 	inputTokens    int64
 	outputTokens   int64
 	multiEpoch     bool
-	passAt         []int                // the k values of pass@k (SetPassAt)
-	epochs         int                  // the run's epochs per case (SetEpochs); 0: unknown
-	perCase        map[string]passCount // verdicts per case_id across epochs
-	slowest        []caseRef            // longest first, at most slowestShown
+	passAt         []int                 // the k values of pass@k (SetPassAt)
+	epochs         int                   // the run's epochs per case (SetEpochs); 0: unknown
+	perCase        map[passKey]passCount // verdicts per case (and variant) across epochs
+	slowest        []caseRef             // longest first, at most slowestShown
 	errors         map[string]*errorStat
 	scorers        map[string]*scorerStat
 	failed         []caseRef // by case_id then epoch, at most failedKept
@@ -57,7 +57,7 @@ type Summary struct {
 	cost           costCount
 	missingTools   map[string]*MissingTool
 	murmur         murmurCounts
-	judges         judgeState // the llm_judge scorers (judges.go)
+	judges         judgeState   // the llm_judge scorers (judges.go)
 	variants       variantTally // by variant (variants.go); empty without
 }
 
