@@ -77,8 +77,15 @@ func deref(p *string) string {
 	return *p
 }
 
-// errorsOrTimeouts formats "1 error or timeout" or "3 errors or timeouts".
-func errorsOrTimeouts(n int) string {
+// errorsOrTimeouts formats "1 error or timeout" or "3 errors or timeouts";
+// when some of them are over budget, "3 errors, timeouts or over budget".
+func errorsOrTimeouts(n, overBudget int) string {
+	if overBudget > 0 {
+		if n == 1 {
+			return "1 error, timeout or over budget"
+		}
+		return fmt.Sprintf("%d errors, timeouts or over budget", n)
+	}
 	if n == 1 {
 		return "1 error or timeout"
 	}

@@ -52,7 +52,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 		b.WriteString("**No case was scored**; ")
 	}
 	fmt.Fprintf(&b, "%s of all %d cases run; %s (%s).\n",
-		percent(d.PassRateAll.Rate), d.PassRateAll.Total, errorsOrTimeouts(d.Unscored), percent(d.ErrorRate))
+		percent(d.PassRateAll.Rate), d.PassRateAll.Total, errorsOrTimeouts(d.Unscored, d.Statuses[StatusOverBudget]), percent(d.ErrorRate))
 	fmt.Fprintf(&b, "\nTotals: %s, %s, %d input tokens, %d output tokens.\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
 	if line := d.costLine(); line != "" {

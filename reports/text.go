@@ -170,7 +170,7 @@ func (d *Digest) passRateLine() string {
 		scored = fmt.Sprintf("%s %s of %d scored", percent(d.PassRate.Rate), interval(d.PassRate), d.PassRate.Total)
 	}
 	return fmt.Sprintf("%s; %s of %d run; %s (%s)", scored, percent(d.PassRateAll.Rate), d.PassRateAll.Total,
-		errorsOrTimeouts(d.Unscored), percent(d.ErrorRate))
+		errorsOrTimeouts(d.Unscored, d.Statuses[StatusOverBudget]), percent(d.ErrorRate))
 }
 
 func writeFiles(b *strings.Builder, files []OutputFile) {
