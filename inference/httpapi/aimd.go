@@ -62,8 +62,9 @@ func (a *aimd) answered(t, last uint64, inflight, peak, status int, retryAfter *
 	}
 	switch {
 	case throttled && t > a.cut:
+		unbounded := a.limit == 0
 		c := a.decrease(last, inflight, peak, status)
-		return c, c.from != c.to
+		return c, c.from != c.to || unbounded // 1 in flight with no bound: now a limit of 1
 	case throttled, status < 200 || status > 299, t <= a.cut:
 		return change{}, false
 	}

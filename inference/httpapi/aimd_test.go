@@ -71,6 +71,10 @@ func TestAIMDArithmetic(t *testing.T) {
 			{t: 7, last: 8, inflight: 4, peak: 8, status: 200},
 			{t: 8, last: 8, inflight: 3, peak: 8, status: 200},
 		}, 4},
+		{"no bound: one in flight becomes a limit of one", 0, 4, []step{
+			{t: 1, last: 1, inflight: 1, peak: 1, status: 503, want: &change{1, 1, ReasonUnavailable}},
+			{t: 2, last: 2, inflight: 1, peak: 1, status: 503},
+		}, 1},
 		{"no bound: grows to the larger of workers and the peak", 0, 30, []step{
 			{t: 1, last: 2, inflight: 2, peak: 2, status: 429, want: &change{2, 1, ReasonRateLimited}},
 			{t: 3, last: 3, inflight: 1, peak: 2, status: 200, want: &change{1, 2, ReasonRecovered}},

@@ -224,3 +224,34 @@ func BenchmarkGate(b *testing.B) {
 		})
 	}
 }
+
+// TestGateUnbounded: with no --max-connections nothing waits until the
+// first 429; the limit is then half the requests in flight.
+func TestGateUnbounded(t *testing.T) {
+	var changes []ConnectionChange
+	l := testLimiter(0, &changes)
+	held := make([]*slot, 6)
+	for i := range held {
+		held[i] = mustAcquire(t, l)
+	}
+	held[5].answered(answer(http.StatusTooManyRequests, ""))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := l.acquire(ctx, testEndpoint); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a 7th request under a limit of 3 with 6 in flight: err %v, want it to wait", err)
+	}
+	for _, s := range held[:4] { // 6 -> 2 in flight
+		s.release()
+	}
+	s := mustAcquire(t, l)
+	want := []ConnectionRange{{Endpoint: "http://model.test:80", Min: 3, Max: 6, Final: 3, Decreases: 1, Reasons: []string{"429"}}}
+	if diff := cmp.Diff(l.ranges(), want); diff != "" {
+		t.Errorf("ranges (-got +want):\n%s", diff)
+	}
+	for _, s := range append(held[4:], s) {
+		s.release()
+	}
+	if len(changes) != 1 || changes[0].From != 6 || changes[0].To != 3 {
+		t.Errorf("changes %+v, want 6 -> 3", changes)
+	}
+}
