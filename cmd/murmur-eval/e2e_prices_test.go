@@ -224,3 +224,50 @@ func someCases(t *testing.T, dir string) string {
 	writeFile(t, path, strings.Join(keep, "\n")+"\n")
 	return path
 }
+
+// TestPricesJudgeCost: a judge's tokens are priced at the judge model's
+// price from --prices (judge_cost_usd in scores.parquet, cost_usd.judge in
+// the summary, apart from the agent's), and score prices its new judge
+// requests too.
+func TestPricesJudgeCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	j := newJudged(t)
+	t.Parallel()
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	writeFile(t, prices, "models:\n  judge-1: {input: 2.00, output: 8.00}\n")
+	run := filepath.Join(reachableTempDir(t), "run")
+	r, _ := runE2E(t, append([]string{j.qs, "--dataset", j.dataset, "--out", run, "--driver", "builtin", "--prices", prices}, j.flags...), j.env)
+	if r.code != exitErrorBudget {
+		t.Fatalf("run: exit %d, want %d (one judge error)\n%s", r.code, exitErrorBudget, r.stderr)
+	}
+	checkJudgeCost := func(out string) {
+		t.Helper()
+		var sum float64
+		judged := 0
+		for _, s := range readParquet(t, filepath.Join(out, "scores.parquet")).Rows {
+			in, ok := s["judge_input_tokens"].(int64)
+			if !ok {
+				continue
+			}
+			judged++
+			want := (float64(in)*2 + float64(s["judge_output_tokens"].(int64))*8) / 1e6
+			if got, ok := s["judge_cost_usd"].(float64); !ok || math.Abs(got-want) > 1e-12 {
+				t.Errorf("%s %s: judge_cost_usd %v, want %v", out, s["case_id"], s["judge_cost_usd"], want)
+			}
+			sum += want
+		}
+		c := readCost(t, out)
+		if judged == 0 || c == nil || sum == 0 || math.Abs(c.Judge-sum) > 1e-9 || math.Abs(c.Total-c.Agent-c.Judge) > 1e-9 {
+			t.Errorf("%s: %d judged scores, summary cost_usd %+v, want judge $%v apart from the agent", out, judged, c, sum)
+		}
+	}
+	checkJudgeCost(run)
+	rescored := filepath.Join(reachableTempDir(t), "rescored")
+	s, _ := runE2E(t, append([]string{"score", run, "--out", rescored, "--prices", prices}, j.flags...), j.env, plainArgs())
+	if s.code != exitErrorBudget {
+		t.Fatalf("score: exit %d\n%s", s.code, s.stderr)
+	}
+	checkJudgeCost(rescored)
+}

@@ -68,6 +68,7 @@ type scoreOptions struct {
 	workers        int
 	passAt         []int
 	gates          gates.Options
+	prices         priceOptions // prices the judge's new scores (judge_cost_usd)
 }
 
 // runScore is the score command.
@@ -115,7 +116,7 @@ func runScore(ctx context.Context, args []string, env map[string]string, stdout,
 		runID, len(src.Records), o.run, src.Run.RunID, in.capsuleDir, in.datasetPath, o.out)
 	box := &checkBox{outDir: outAbs, resources: in.resources}
 	defer box.Close()
-	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box, judged: newJudgeObserver()}
+	rs := rescorer{plan: in.plan, expected: in.expected, runDir: absPath(o.run), outDir: outAbs, checks: box, judged: newJudgeObserver(), prices: o.prices.table}
 	records, tally := rs.all(ctx, src.Records, o.workers)
 	tally.print(stderr)
 	rs.judged.print(stderr)
@@ -152,6 +153,7 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 	fs.IntVar(&o.workers, "workers", envInt(env, "MURMUR_EVAL_WORKERS", runtime.NumCPU(), &envErrs), "cases scored at once (env MURMUR_EVAL_WORKERS)")
 	fs.BoolVar(&o.runAnyway, "run-anyway", false, "score without a judge model although llm_judge scorers need one: they are not applied")
 	registerRunGates(&o.gates, fs, env, &envErrs)
+	o.prices.register(fs, env)
 	if err := fs.Parse(args); err != nil {
 		if err == pflag.ErrHelp {
 			return o, exitOK, false
@@ -165,6 +167,9 @@ func parseScoreFlags(args []string, env map[string]string, stderr io.Writer) (o 
 		return o, usageError(stderr, err), false
 	}
 	if err := o.judge.validate(); err != nil {
+		return o, usageError(stderr, err), false
+	}
+	if err := o.prices.load(); err != nil {
 		return o, usageError(stderr, err), false
 	}
 	if o.workers < 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
+	"github.com/murmur-nexus/murmur-eval/pricing"
 	"github.com/murmur-nexus/murmur-eval/reports"
 	"github.com/murmur-nexus/murmur-eval/runfolder"
 	"github.com/murmur-nexus/murmur-eval/scoring"
@@ -33,6 +34,7 @@ type rescorer struct {
 	outDir   string                     // the new run folder, absolute
 	checks   *checkBox                  // runs expected.check commands
 	judged   judgeObserver              // hears the judge's divergences and retries
+	prices   *pricing.Table             // prices the judge's tokens; nil: no judge cost
 }
 
 // all scores every record again (rescorer.one), workers at a time (a
@@ -112,7 +114,7 @@ func (r rescorer) one(ctx context.Context, rec journal.Record, t *scoreTally) jo
 		var scores []scoring.Score
 		if scores, err = r.plan.Score(ctx, in); err == nil {
 			t.rescored++
-			setScores(a, scores, in.Trace.TaskExitStatus)
+			setScores(a, scores, in.Trace.TaskExitStatus, r.prices)
 			if a.Result.Status != res.Status {
 				t.changed = append(t.changed, fmt.Sprintf("%s: %s -> %s", label, res.Status, a.Result.Status))
 			}
@@ -204,11 +206,11 @@ func traceLines(events []reports.EventRow, file []transcript.TraceEvent) [][]byt
 
 // setScores gives the attempt its new scores and the verdict they make:
 // passed when every scorer passed (Report's rule), with murmur's view of
-// it again.
-func setScores(a *journal.Attempt, scores []scoring.Score, taskExit string) {
+// it again; prices prices the judge's tokens (nil: no judge cost).
+func setScores(a *journal.Attempt, scores []scoring.Score, taskExit string, prices *pricing.Table) {
 	r := &a.Result
 	c := &pipeline.Case{RunID: r.RunID, ID: r.CaseID, Epoch: int(r.Epoch), SessionID: r.SessionID, Attempt: int(r.Attempt)}
-	a.Scores = reports.ScoresFromCase(reports.CaseRun{Case: c, Scores: scores})
+	a.Scores = reports.ScoresFromCase(reports.CaseRun{Case: c, Scores: scores, Prices: prices})
 	r.Status = reports.StatusPassed
 	if slices.ContainsFunc(scores, func(s scoring.Score) bool { return !s.Pass }) {
 		r.Status = reports.StatusFailed
