@@ -75,6 +75,23 @@ func (s *spend) charge(provider *inference.Usage, in, out int64) string {
 			}
 		}
 	}
+	return s.reached()
+}
+
+// chargeRun tells the run's Charge what a model call besides the case's
+// turns cost (a hook's, at its own model): --max-cost counts it, as the
+// rows' cost_usd does; the case's own limits do not.
+func (s *spend) chargeRun(model string, u inference.Usage) {
+	if s == nil || s.budget.Charge == nil || s.budget.Price == nil {
+		return
+	}
+	if usd, ok := s.budget.Price(model)(u); ok {
+		s.budget.Charge(usd)
+	}
+}
+
+// reached is the result text once a limit is reached, "" before.
+func (s *spend) reached() string {
 	switch {
 	case s.budget.MaxTokens > 0 && s.tokens >= s.budget.MaxTokens:
 		return fmt.Sprintf("error: case budget reached: %d tokens of --case-max-tokens %d", s.tokens, s.budget.MaxTokens)

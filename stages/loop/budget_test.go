@@ -67,3 +67,24 @@ func TestSpendChargesRun(t *testing.T) {
 		t.Errorf("a charge without prices counts turns: %+v", s)
 	}
 }
+
+// TestSpendChargesHooks: a hook's model call is charged to the run at its
+// own model's price, and not to the case's limits.
+func TestSpendChargesHooks(t *testing.T) {
+	var charged float64
+	b := Budget{MaxTokens: 100, Charge: func(usd float64) { charged += usd },
+		Price: func(model string) func(inference.Usage) (float64, bool) {
+			return func(u inference.Usage) (float64, bool) {
+				return float64(u.InputTokens) / 1e6, model == "hook-model"
+			}
+		}}
+	s := newSpend(b, "case-model")
+	s.chargeRun("hook-model", inference.Usage{InputTokens: 2e6})
+	s.chargeRun("unpriced", inference.Usage{InputTokens: 2e6})
+	if charged != 2 {
+		t.Errorf("charged %v, want 2 (the priced hook call)", charged)
+	}
+	if got := s.charge(nil, 10, 0); got != "" {
+		t.Errorf("the case's 10 tokens reached its limit of 100 (a hook's tokens counted?): %q", got)
+	}
+}

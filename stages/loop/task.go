@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/hooks"
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/sandbox/sessionfs"
 	"github.com/murmur-nexus/murmur-eval/trace"
 )
@@ -168,6 +170,9 @@ func (l *run) flushFaults() error {
 // failure to write them does not end the session.
 func (l *run) hookInferences() {
 	for _, r := range l.hooks.TakeInferences() {
+		if r.TokensSource != tokensNone {
+			l.spend.chargeRun(cmp.Or(r.Model, l.cfg.Model), inference.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens})
+		}
 		_ = l.tr.Inference(trace.Inference{Turn: l.turnNow, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
 			Decision: r.Decision, Origin: "hook:" + r.Hook, Model: r.Model, TokensSource: r.TokensSource})
 	}
