@@ -111,6 +111,8 @@ func Evaluate(d *reports.Digest, g Options, diff *reports.DiffReport) Verdict {
 		v.GateFailed = v.GateFailed || !gate.Passed
 		v.Gates = append(v.Gates, gate)
 	}
+	vg, exceeded, failed := variantGates(d, g)
+	v.Gates, v.BudgetExceeded, v.GateFailed = append(v.Gates, vg...), v.BudgetExceeded || exceeded, v.GateFailed || failed
 	if diff != nil {
 		det := diff.Detection
 		gate := reports.GateResult{Gate: "baseline", Passed: len(diff.Regressions) == 0, Detection: &det, Warning: diff.DetectionWarning()}

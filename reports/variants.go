@@ -16,6 +16,9 @@ type VariantDigest struct {
 	Passed   int    `json:"passed"`
 	Failed   int    `json:"failed"`
 	Unscored int    `json:"unscored"`
+	// Ran is the cases that ran (not skipped or cancelled): Unscored over
+	// Ran is the variant's error rate.
+	Ran int `json:"ran"`
 	// PassRate is passed over passed and failed, as the run's pass_rate.
 	PassRate Rate  `json:"pass_rate"`
 	Tokens   int64 `json:"tokens"`
@@ -95,8 +98,12 @@ func (t *variantTally) add(r ResultRow) {
 			t.verdict[k] = map[string]bool{}
 		}
 		t.verdict[k][name] = r.Status == StatusPassed
-	case StatusError, StatusTimeout:
+	case StatusSkipped, StatusCancelled:
+	default: // error, timeout, over_budget: as Summary.Unscored
 		v.Unscored++
+	}
+	if r.Status != StatusSkipped && r.Status != StatusCancelled {
+		v.Ran++
 	}
 }
 

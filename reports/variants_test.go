@@ -26,8 +26,8 @@ func TestVariantsDigest(t *testing.T) {
 	}
 	d := s.Digest(0)
 	want := []VariantDigest{
-		{Name: "b", Model: "m-b", Cases: 4, Passed: 1, Failed: 2, Unscored: 1, PassRate: NewRate(1, 3), Tokens: 80},
-		{Name: "a", Model: "m-a", Cases: 4, Passed: 3, Failed: 1, PassRate: NewRate(3, 4), Tokens: 40, CostUSD: new(0.75)},
+		{Name: "b", Model: "m-b", Cases: 4, Passed: 1, Failed: 2, Unscored: 1, Ran: 4, PassRate: NewRate(1, 3), Tokens: 80},
+		{Name: "a", Model: "m-a", Cases: 4, Passed: 3, Failed: 1, Ran: 4, PassRate: NewRate(3, 4), Tokens: 40, CostUSD: new(0.75)},
 	}
 	if diff := cmp.Diff(d.Variants, want); diff != "" {
 		t.Errorf("variants: got -, want +\n%s", diff)
