@@ -246,3 +246,51 @@ func TestVariantsFileMaxTurns(t *testing.T) {
 		t.Errorf("rows by variant: got %v, want %v", got, want)
 	}
 }
+
+// TestModelsRecordReplay: --record keeps one recording per case and
+// model in one folder (case@model.jsonl), and --replay of it with the same
+// --models gives the same verdicts, with no request to the model and no
+// divergence.
+func TestModelsRecordReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, dir)
+	useEndpoint(t, dir, srv.URL)
+	rec := filepath.Join(t.TempDir(), "recordings")
+	run := func(name string, extra ...string) string {
+		out := filepath.Join(reachableTempDir(t), name)
+		args := append([]string{dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-precedence", "--models", "model-a,model-b",
+			"--out", out, "--driver", "builtin"}, extra...)
+		if r := runBinary(t, args...); r.code != exitOK && r.code != exitGateFailed {
+			t.Fatalf("%s: exit %d\nstderr:\n%s", name, r.code, r.stderr)
+		}
+		return out
+	}
+	recorded := run("record", "--record", rec)
+	for _, name := range []string{"calc-precedence@model-a.jsonl", "calc-precedence@model-b.jsonl"} {
+		if countLines(t, filepath.Join(rec, name)) == 0 {
+			t.Errorf("no recording %s", name)
+		}
+	}
+	sent := len(srv.Requests())
+	replayed := run("replay", "--replay", rec)
+	if n := len(srv.Requests()) - sent; n != 0 {
+		t.Errorf("the replay sent %d requests", n)
+	}
+	verdicts := func(out string) map[string]string {
+		m := map[string]string{}
+		for _, row := range readParquet(t, filepath.Join(out, "results.parquet")).Rows {
+			m[row["variant"].(string)] = fmt.Sprint(row["status"], " divergences=", row["replay_divergences"])
+		}
+		return m
+	}
+	want := map[string]string{"model-a": "passed divergences=0", "model-b": "failed divergences=0"}
+	for name, out := range map[string]string{"recorded": recorded, "replayed": replayed} {
+		if got := verdicts(out); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+}
