@@ -125,9 +125,12 @@ func TestCostDigest(t *testing.T) {
 		t.Errorf("cost line %q", line)
 	}
 	var none Summary
-	none.AddCase(ResultRow{RunID: "r", CaseID: "a", Status: StatusPassed}, nil)
+	none.AddCase(ResultRow{RunID: "r", CaseID: "a", Status: StatusPassed, Turns: 1, Model: &unpriced}, nil)
 	if none.Digest(0).CostUSD != nil {
-		t.Error("a cost digest without cost")
+		t.Error("a cost digest from rows without cost")
+	}
+	if c := none.Cost(); c == nil || c.Total != 0 || strings.Join(c.UnpricedModels, ",") != "other" {
+		t.Errorf("the run's cost digest without a priced case: %+v, want other unpriced", c)
 	}
 }
 

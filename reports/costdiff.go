@@ -36,8 +36,8 @@ func costOf(r *RunData) (CostSide, bool) {
 	for _, row := range r.Results {
 		c.add(row, scores[row.Key()])
 	}
-	d := c.digest()
-	if d == nil || d.PricedCases == 0 {
+	d := c.digest(false)
+	if d == nil {
 		return CostSide{}, false
 	}
 	return CostSide{Total: d.Total, Agent: d.Agent, Judge: d.Judge, PricedCases: d.PricedCases, MeanCase: d.MeanCase}, true

@@ -7,8 +7,9 @@ import (
 )
 
 // CostDigest is what a run's model turns and judge cost (docs/cost.md):
-// summary.json's "cost_usd", absent when nothing was priced and no model
-// went unpriced (--prices off, a run of no turn).
+// summary.json's "cost_usd". Summed from rows alone it is absent when no
+// case has a cost (rows from before prices, --prices off); a run with a
+// price table always has it (Summary.Cost), unpriced models and all.
 type CostDigest struct {
 	// Total is Agent plus Judge, in Currency: the agent's model turns
 	// (results cost_usd) and the judge's requests (scores judge_cost_usd).
@@ -71,9 +72,9 @@ func (c *costCount) unpricedModel(m string) {
 	c.unpriced[m] = true
 }
 
-// digest is nil when no case was priced and no model went unpriced.
-func (c costCount) digest() *CostDigest {
-	if c.priced == 0 && len(c.unpriced) == 0 {
+// digest is nil when no case was priced, unless always.
+func (c costCount) digest(always bool) *CostDigest {
+	if c.priced == 0 && !always {
 		return nil
 	}
 	d := &CostDigest{Total: c.agent + c.judge, Agent: c.agent, Judge: c.judge, Currency: "USD",
@@ -86,6 +87,11 @@ func (c costCount) digest() *CostDigest {
 	}
 	return d
 }
+
+// Cost is the run's cost digest even when no case was priced: what the
+// run command reports for a run that had a price table (its unpriced
+// models named), where rows alone cannot tell "no price" from "no table".
+func (s *Summary) Cost() *CostDigest { return s.cost.digest(true) }
 
 func mapKeys(m map[string]bool) func(func(string) bool) {
 	return func(yield func(string) bool) {

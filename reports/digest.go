@@ -184,7 +184,7 @@ func (s *Summary) Digest(wall time.Duration) Digest {
 		Gates:             []GateResult{},
 		MurmurDifferences: s.murmur.digest(),
 		Cache:             s.cache.digest(),
-		CostUSD:           s.cost.digest(),
+		CostUSD:           s.cost.digest(false),
 	}
 	d.Variants, d.VariantPairs = s.variants.digest()
 	for _, st := range statusOrder() {

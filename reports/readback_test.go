@@ -86,6 +86,7 @@ func TestScoreRowColumns(t *testing.T) {
 		{"attempt", "int32", false}, {"judge_model", "utf8", true}, {"judge_input_tokens", "int64", true},
 		{"judge_output_tokens", "int64", true}, {"judge_latency_ms", "float64", true}, {"judge_samples", "int32", true},
 		{"judge_spread", "float64", true}, {"judge_split", "bool", true}, {"variant", "utf8", true},
+		{"judge_cost_usd", "float64", true},
 	}
 	path := filepath.Join(t.TempDir(), ScoresFile)
 	rows := []ScoreRow{{RunID: "r", CaseID: "c", Epoch: 1, SessionID: "s", Scorer: "seq", ScorerType: "tool_sequence", Result: ResultFail, Score: 0.5, Reason: `observed=["a"]`, Attempt: 2}}
@@ -94,7 +95,7 @@ func TestScoreRowColumns(t *testing.T) {
 	if diff := cmp.Diff(want, got.Columns); diff != "" {
 		t.Errorf("scores.parquet columns (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([][]any{{"r", "c", int32(1), "s", "seq", "tool_sequence", "fail", 0.5, `observed=["a"]`, int32(2), nil, nil, nil, nil, nil, nil, nil, nil}}, got.Rows); diff != "" {
+	if diff := cmp.Diff([][]any{{"r", "c", int32(1), "s", "seq", "tool_sequence", "fail", 0.5, `observed=["a"]`, int32(2), nil, nil, nil, nil, nil, nil, nil, nil, nil}}, got.Rows); diff != "" {
 		t.Errorf("scores.parquet rows read by arrow (-want +got):\n%s", diff)
 	}
 }

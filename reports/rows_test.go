@@ -60,7 +60,7 @@ func TestResultRowColumns(t *testing.T) {
 		{"provider_input_tokens", "int64", true}, {"provider_output_tokens", "int64", true},
 		{"murmur_overall", "utf8", true}, {"murmur_difference", "utf8", true},
 		{"cache_hits", "int32", false}, {"cache_misses", "int32", false},
-		{"variant", "utf8", true},
+		{"variant", "utf8", true}, {"cost_usd", "float64", true}, {"cost_estimated", "bool", false},
 	}
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 10, []ResultRow{{}})
@@ -75,7 +75,7 @@ func TestEventRowColumns(t *testing.T) {
 		{"session_id", "utf8", false}, {"seq", "int32", false},
 		{"timestamp", "timestamp[ms, tz=UTC]", false}, {"event_type", "utf8", false},
 		{"turn", "int32", true}, {"tool_name", "utf8", true}, {"event_json", "utf8", false},
-		{"attempt", "int32", false}, {"variant", "utf8", true},
+		{"attempt", "int32", false}, {"variant", "utf8", true}, {"cost_usd", "float64", true},
 	}
 	path := filepath.Join(t.TempDir(), "events.parquet")
 	writeAll(t, path, 10, []EventRow{{}})
@@ -94,13 +94,14 @@ func resultValues(r ResultRow) []any {
 		r.CapsuleName, r.CapsuleVersion, opt(r.Model), r.SessionDir,
 		r.InferenceRetries, r.ReplayDivergences, opt(r.ReplayFirstDivergentTurn), r.ContainmentAchieved, r.Attempt, r.Reopens,
 		opt(r.WorkspaceDiffBytes), opt(r.ProviderInputTokens), opt(r.ProviderOutputTokens),
-		opt(r.MurmurOverall), opt(r.MurmurDifference), r.CacheHits, r.CacheMisses, opt(r.Variant)}
+		opt(r.MurmurOverall), opt(r.MurmurDifference), r.CacheHits, r.CacheMisses, opt(r.Variant),
+		opt(r.CostUSD), r.CostEstimated}
 }
 
 // eventValues lists e's columns in contract order, as readParquet decodes them.
 func eventValues(e EventRow) []any {
 	return []any{e.RunID, e.CaseID, e.Epoch, e.SessionID, e.Seq, ms(e.Timestamp), e.EventType,
-		opt(e.Turn), opt(e.ToolName), e.EventJSON, e.Attempt, opt(e.Variant)}
+		opt(e.Turn), opt(e.ToolName), e.EventJSON, e.Attempt, opt(e.Variant), opt(e.CostUSD)}
 }
 
 // sampleResults returns n varied results: every third has all nullable
@@ -128,6 +129,7 @@ func sampleResults(n int) []ResultRow {
 			r.WorkspaceDiffBytes = ptr(int64(0))
 			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(0)), ptr(int64(0))
 			r.MurmurOverall, r.MurmurDifference = ptr(""), ptr("")
+			r.CostUSD = ptr(0.0)
 		case 2:
 			r.Status, r.ExitStatus = StatusError, ptr(ExitMaxTurnsReached)
 			r.ErrorCode, r.ErrorStage = ptr("E-RUN-007"), ptr("loop")
@@ -139,6 +141,7 @@ func sampleResults(n int) []ResultRow {
 			r.ProviderInputTokens, r.ProviderOutputTokens = ptr(int64(3050)), ptr(int64(412))
 			r.MurmurDifference = ptr("model_turn_error")
 			r.CacheHits, r.CacheMisses = 3, 1
+			r.CostUSD, r.CostEstimated = ptr(0.0123456789), true
 		}
 		rows[i] = r
 	}
@@ -172,6 +175,7 @@ func sampleEvents(n int) []EventRow {
 			e.EventJSON = `{"type":"model_response","text":"` + strings.Repeat("héllo wörld ✓ ", 1<<16) + `"}`
 		case 3:
 			e.EventJSON = `{"text":"日本語のテキスト","emoji":"🎉"}`
+			e.CostUSD = ptr(2.13)
 		}
 		rows[i] = e
 	}

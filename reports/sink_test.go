@@ -151,8 +151,8 @@ func TestSinkEmptyStream(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "results.parquet")
 	writeAll(t, path, 4, []ResultRow(nil))
 	got := readParquet(t, path)
-	if len(got.Rows) != 0 || len(got.Columns) != 40 {
-		t.Errorf("empty stream: %d rows, %d columns; want 0 rows, 40 columns", len(got.Rows), len(got.Columns))
+	if len(got.Rows) != 0 || len(got.Columns) != 42 {
+		t.Errorf("empty stream: %d rows, %d columns; want 0 rows, 42 columns", len(got.Rows), len(got.Columns))
 	}
 }
 

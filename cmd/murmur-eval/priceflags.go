@@ -95,16 +95,16 @@ func warnUnpriced(stderr io.Writer, table *pricing.Table, models []string) {
 	}
 }
 
-// setCost completes summary.json's cost_usd: the table's date; no cost
-// block under --prices off.
-func (p priceOptions) setCost(d *reports.Digest) {
+// setCost sets summary.json's cost_usd: with a table, always (its date,
+// and the models it had no price for, even when it priced nothing); no
+// cost block under --prices off.
+func (p priceOptions) setCost(d *reports.Digest, s *reports.Summary) {
 	if p.table == nil {
 		d.CostUSD = nil
 		return
 	}
-	if d.CostUSD != nil {
-		d.CostUSD.PricesDate = p.date()
-	}
+	d.CostUSD = s.Cost()
+	d.CostUSD.PricesDate = p.date()
 }
 
 // pricedModels are the models the run's cost is computed for: its

@@ -150,7 +150,7 @@ func (e runEnd) finish(col *collect.Collector, stdout, stderr io.Writer) int {
 	}
 	d.Version = buildVersion()
 	e.setCache(&d)
-	e.opts.prices.setCost(&d)
+	e.opts.prices.setCost(&d, col.Summary)
 	d.Connections = e.conns.digest()
 	d.Planned, d.Ran, d.Resumed = e.planned, d.Cases-d.Statuses[reports.StatusCancelled], e.resumed
 	d.Complete = d.Ran >= d.Planned && e.runErr == nil
