@@ -55,10 +55,7 @@ func (d *Digest) WriteMarkdown(w io.Writer) error {
 		percent(d.PassRateAll.Rate), d.PassRateAll.Total, errorsOrTimeouts(d.Unscored, d.Statuses[StatusOverBudget]), percent(d.ErrorRate))
 	fmt.Fprintf(&b, "\nTotals: %s, %s, %d input tokens, %d output tokens.\n",
 		plural(int(d.Totals.Turns), "turn"), plural(int(d.Totals.ToolCalls), "tool call"), d.Totals.InputTokens, d.Totals.OutputTokens)
-	if line := d.costLine(); line != "" {
-		fmt.Fprintf(&b, "\n%s.\n", md("C"+line[1:]))
-	}
-	_ = writeVariants(&b, d.Variants, d.VariantPairs, true) // a Builder takes every write
+	d.writeCostAndVariantsMarkdown(&b)
 
 	if len(d.Scorers) > 0 {
 		b.WriteString("\n| scorer | type | passed | rate | 95% CI |\n|---|---|---:|---:|---|\n")
@@ -172,4 +169,13 @@ func (d *Digest) writeCompleteness(b *strings.Builder) {
 // interrupted, its endpoint unreachable, its --max-cost spent.
 func (d *Digest) resumable() bool {
 	return d.Stopped == StoppedInterrupted || d.Stopped == StoppedEndpoint || d.Stopped == StoppedBudget
+}
+
+// writeCostAndVariantsMarkdown writes the cost line and, in a run with
+// variants, their table and pairs.
+func (d *Digest) writeCostAndVariantsMarkdown(b *strings.Builder) {
+	if line := d.costLine(); line != "" {
+		fmt.Fprintf(b, "\n%s.\n", md("C"+line[1:]))
+	}
+	_ = writeVariants(b, d.Variants, d.VariantPairs, true) // a Builder takes every write
 }

@@ -3,7 +3,7 @@ package variant
 import (
 	"encoding/json"
 	"fmt"
-		"os"
+	"os"
 	"strconv"
 	"strings"
 
@@ -39,10 +39,10 @@ func Load(path string) (Set, error) {
 // Parse reads variants from YAML (JSON is YAML too): a list of mappings,
 // each with a name, or a mapping of names to mappings:
 //
-//	- name: small
-//	  model: gpt-5-mini
-//	  max_turns: 5
-//	- {name: claude, model: claude-sonnet-4-5, api: anthropic, endpoint: https://api.anthropic.com}
+//   - name: small
+//     model: gpt-5-mini
+//     max_turns: 5
+//   - {name: claude, model: claude-sonnet-4-5, api: anthropic, endpoint: https://api.anthropic.com}
 //
 // An unknown key, a bad value or a name given twice is E-EVL-002 at
 // path:line:column, naming the field, with a hint.
