@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"iter"
 	"slices"
 	"testing"
 
+	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/journal"
 	"github.com/murmur-nexus/murmur-eval/pipeline"
 	"github.com/murmur-nexus/murmur-eval/pricing"
@@ -89,3 +91,39 @@ func TestChargeRecords(t *testing.T) {
 
 // modelName is a row's model column.
 func modelName(s string) *string { return &s }
+
+// fakeJudge answers every request with usage.
+type fakeJudge struct{ usage *inference.Usage }
+
+func (f fakeJudge) ForCase(context.Context, inference.Case) (inference.Provider, error) { return f, nil }
+
+func (f fakeJudge) Complete(context.Context, *inference.Request, inference.Observer) (*inference.Response, error) {
+	return &inference.Response{StopReason: inference.StopEndTurn, Usage: f.usage}, nil
+}
+
+// TestJudgeCharged: a priced judge's answers are charged to --max-cost as
+// they come; an unpriced judge, or one without a limit, is left as it is.
+func TestJudgeCharged(t *testing.T) {
+	src := fakeJudge{usage: &inference.Usage{InputTokens: 1_000_000, OutputTokens: 100_000}}
+	c := newCostLimit(100)
+	judged := c.judgeSource(src, "claude-sonnet-4-5", pricing.Builtin())
+	p, err := judged.ForCase(context.Background(), inference.Case{ID: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := p.Complete(context.Background(), &inference.Request{}, inference.NopObserver{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := c.Spent(), 2*(3+1.5); got != want {
+		t.Errorf("spent %v, want %v (two answers at $3/M in, $15/M out)", got, want)
+	}
+	if got := c.judgeSource(src, "house-judge", pricing.Builtin()); got != inference.Source(src) {
+		t.Errorf("an unpriced judge's source was wrapped: %T", got)
+	}
+	var none *costLimit
+	if got := none.judgeSource(src, "claude-sonnet-4-5", pricing.Builtin()); got != inference.Source(src) {
+		t.Errorf("a run without --max-cost wrapped the judge: %T", got)
+	}
+}
