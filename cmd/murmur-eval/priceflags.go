@@ -75,7 +75,8 @@ func withPrices(runOf func(*pipeline.Case) reports.CaseRun, table *pricing.Table
 	}
 }
 
-// warnUnpriced says, once per run and before any case, each of the
+// warnUnpriced says, once per run, before any case and after the
+// refusals (a refused run warns of nothing), each of the
 // run's models (its cases' and the judge's) the table has no price for:
 // their cost stays null, never guessed. Nothing under --prices off.
 func warnUnpriced(stderr io.Writer, table *pricing.Table, models []string) {
@@ -89,7 +90,7 @@ func warnUnpriced(stderr io.Writer, table *pricing.Table, models []string) {
 		}
 		seen[m] = true
 		if _, ok := table.Lookup(m); !ok {
-			fmt.Fprintln(stderr, errcode.FormatWarning(errcode.New(errcode.Prices, "no price for model %q: its cost is left out (cost_usd null)", m).
+			fmt.Fprintln(stderr, "murmur-eval: "+errcode.FormatWarning(errcode.New(errcode.Prices, "no price for model %q: its cost is left out (cost_usd null)", m).
 				WithHint("give its price in USD per million tokens in a --prices file: models: {%q: {input: ..., output: ...}} (docs/cost.md)", m)))
 		}
 	}

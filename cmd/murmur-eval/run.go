@@ -45,7 +45,6 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 		return usageError(stderr, err)
 	}
 	defer in.ds.Close()
-	warnUnpriced(stderr, o.prices.table, pricedModels(o, env))
 	budgets, err := newRunBudgets(o, env)
 	if err != nil {
 		return usageError(stderr, err)
@@ -99,6 +98,7 @@ func runEval(ctx context.Context, args []string, env map[string]string, stdout, 
 	if !ok {
 		return code
 	}
+	warnUnpriced(stderr, o.prices.table, pricedModels(o, env))
 	r := preparedRun{o: o, env: env, in: in, folder: folder, outAbs: outAbs, graph: st.graph, prep: prep,
 		stopRun: stopRun, heapProfile: heapProfile, intr: intr, cacheStats: mods.CacheStats, conns: conns, budgets: budgets}
 	return r.run(ctx, stdout, stderr)
