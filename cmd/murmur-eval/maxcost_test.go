@@ -95,7 +95,9 @@ func modelName(s string) *string { return &s }
 // fakeJudge answers every request with usage.
 type fakeJudge struct{ usage *inference.Usage }
 
-func (f fakeJudge) ForCase(context.Context, inference.Case) (inference.Provider, error) { return f, nil }
+func (f fakeJudge) ForCase(context.Context, inference.Case) (inference.Provider, error) {
+	return f, nil
+}
 
 func (f fakeJudge) Complete(context.Context, *inference.Request, inference.Observer) (*inference.Response, error) {
 	return &inference.Response{StopReason: inference.StopEndTurn, Usage: f.usage}, nil
