@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"strconv"
 
@@ -29,15 +30,15 @@ func (b *budgetOptions) register(fs *pflag.FlagSet, env map[string]string, envEr
 	fs.Float64Var(&b.caseMaxCost, "case-max-cost", envFloat(env, "MURMUR_EVAL_CASE_MAX_COST", 0, parse, envErrs), "end a case's agent loop once its model turns cost this many USD: status over_budget, exit_status budget_reached; 0 for no limit; needs a price for the model (--prices) (env MURMUR_EVAL_CASE_MAX_COST)")
 }
 
-// validate refuses negative limits.
+// validate refuses negative limits, and amounts that are not numbers.
 func (b budgetOptions) validate() error {
 	switch {
-	case b.maxCost < 0:
-		return errcode.New(errcode.Usage, "--max-cost must not be negative, got %g", b.maxCost).WithHint("0 is no limit")
+	case !(b.maxCost >= 0) || math.IsInf(b.maxCost, 1):
+		return errcode.New(errcode.Usage, "--max-cost must be a non-negative amount of USD, got %g", b.maxCost).WithHint("0 is no limit")
 	case b.caseMaxTokens < 0:
 		return errcode.New(errcode.Usage, "--case-max-tokens must not be negative, got %d", b.caseMaxTokens).WithHint("0 is no limit")
-	case b.caseMaxCost < 0:
-		return errcode.New(errcode.Usage, "--case-max-cost must not be negative, got %g", b.caseMaxCost).WithHint("0 is no limit")
+	case !(b.caseMaxCost >= 0) || math.IsInf(b.caseMaxCost, 1):
+		return errcode.New(errcode.Usage, "--case-max-cost must be a non-negative amount of USD, got %g", b.caseMaxCost).WithHint("0 is no limit")
 	}
 	return nil
 }

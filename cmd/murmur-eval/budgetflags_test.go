@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -28,6 +29,9 @@ func TestBudgetFlags(t *testing.T) {
 		{name: "environment", env: map[string]string{"MURMUR_EVAL_MAX_COST": "3", "MURMUR_EVAL_CASE_MAX_TOKENS": "500"},
 			want: budgetOptions{maxCost: 3, caseMaxTokens: 500}, fingerprint: "tokens=500 cost=0", resume: []string{"--case-max-tokens", "500"}},
 		{name: "max-cost alone", args: []string{"--max-cost", "1"}, want: budgetOptions{maxCost: 1}},
+		{name: "not a number", args: []string{"--max-cost", "NaN"}, want: budgetOptions{maxCost: math.NaN()}, code: errcode.Usage},
+		{name: "infinite", args: []string{"--case-max-cost", "+Inf"}, want: budgetOptions{caseMaxCost: math.Inf(1)}, code: errcode.Usage,
+			fingerprint: "tokens=0 cost=+Inf", resume: []string{"--case-max-cost", "+Inf"}},
 		{name: "negative", args: []string{"--case-max-tokens", "-1"}, want: budgetOptions{caseMaxTokens: -1}, code: errcode.Usage,
 			fingerprint: "tokens=-1 cost=0", resume: []string{"--case-max-tokens", "-1"}},
 	}
@@ -38,7 +42,7 @@ func TestBudgetFlags(t *testing.T) {
 			if err := fs.Parse(tt.args); err != nil || len(envErrs) > 0 {
 				t.Fatal(err, envErrs)
 			}
-			if o.budget != tt.want {
+			if !sameBudget(o.budget, tt.want) {
 				t.Errorf("options %+v, want %+v", o.budget, tt.want)
 			}
 			if got := errcode.Code(o.budget.validate()); got != tt.code {
@@ -74,4 +78,10 @@ func TestBudgetNeedsPrices(t *testing.T) {
 			t.Errorf("%+v on %v: code %q, want %q", tt.b, tt.models, got, tt.code)
 		}
 	}
+}
+
+// sameBudget is == with NaN equal to itself.
+func sameBudget(a, b budgetOptions) bool {
+	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	return same(a.maxCost, b.maxCost) && a.caseMaxTokens == b.caseMaxTokens && same(a.caseMaxCost, b.caseMaxCost)
 }
