@@ -84,7 +84,8 @@ func readCost(t *testing.T, out string) *costSummary {
 // results.parquet (read back with arrow-go) is its turns × $2.13 to the
 // cent, the sum of its events' cost_usd; the case whose answers carry no
 // usage is priced from murmur's own counts and flagged cost_estimated;
-// summary.json's cost_usd.total is the sum, with the file's date.
+// summary.json's cost_usd.total is the sum, with the file's date; a
+// replay of the run's recordings costs the same.
 func TestPricesCostToTheCent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -95,10 +96,23 @@ func TestPricesCostToTheCent(t *testing.T) {
 	useEndpoint(t, dir, srv.URL)
 	prices := filepath.Join(t.TempDir(), "prices.yaml")
 	writeFile(t, prices, "currency: USD\ndate: 2026-12-01\nmodels:\n  \"claude-sonnet-4-5*\": {input: 3.00, output: 15.00, cached_input: 0.30}\n")
-	out := filepath.Join(reachableTempDir(t), "run")
-	r := runBinary(t, dir, "--dataset", someCases(t, dir), "--out", out, "--workers", "4", "--driver", "builtin", "--prices", prices)
+	out, rec := filepath.Join(reachableTempDir(t), "run"), filepath.Join(t.TempDir(), "recordings")
+	cases := someCases(t, dir)
+	r := runBinary(t, dir, "--dataset", cases, "--out", out, "--workers", "4", "--driver", "builtin", "--prices", prices, "--record", rec)
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	// The recordings keep the provider's usage, cached tokens included:
+	// the replayed run costs what the live one did.
+	replayed := filepath.Join(reachableTempDir(t), "replayed")
+	if rr := runBinary(t, dir, "--dataset", cases, "--out", replayed, "--workers", "4", "--driver", "builtin", "--prices", prices, "--replay", rec); rr.code != 0 {
+		t.Fatalf("replay: exit %d\nstderr:\n%s", rr.code, rr.stderr)
+	}
+	again := resultsByCase(t, replayed)
+	for id, row := range resultsByCase(t, out) {
+		if again[id]["cost_usd"] != row["cost_usd"] || again[id]["cost_estimated"] != row["cost_estimated"] {
+			t.Errorf("%s: replayed cost_usd %v (estimated %v), live %v (%v)", id, again[id]["cost_usd"], again[id]["cost_estimated"], row["cost_usd"], row["cost_estimated"])
+		}
 	}
 	eventCost := map[string]float64{}
 	for _, ev := range readParquet(t, filepath.Join(out, "events.parquet")).Rows {
