@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -292,5 +294,66 @@ func TestModelsRecordReplay(t *testing.T) {
 		if got := verdicts(out); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestNightlyModelsExample runs examples/nightly-models/nightly.sh twice
+// against the mock, as its README says: each night's run of both models,
+// the second against the first as --baseline (same-named models paired,
+// nothing regressed), the models' diff and the trend page.
+func TestNightlyModelsExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, dir)
+	useEndpoint(t, dir, srv.URL)
+	script, err := filepath.Abs("../../examples/nightly-models/nightly.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(reachableTempDir(t), "nightly")
+	home := t.TempDir()
+	env := []string{"PATH=" + buildDir + ":" + os.Getenv("PATH"), "HOME=" + home, "XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"CAPSULE=" + dir, "DATASET=" + filepath.Join(dir, "cases.jsonl"), "MODELS=model-a,model-b", "RUNS=" + runs, "FAIL_UNDER=0.5",
+		"MURMUR_EVAL_FILTER=calc-[pm]*", "MURMUR_EVAL_DRIVER=builtin", "MURMUR_EVAL_CACHE_DIR=" + filepath.Join(buildDir, "wazero-cache")}
+	for night := 1; night <= 2; night++ {
+		cmd := exec.Command("sh", script)
+		cmd.Env, cmd.Dir = env, t.TempDir()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("night %d: %v\n%s", night, err, out)
+		}
+		time.Sleep(1100 * time.Millisecond) // the run folders are named to the second
+	}
+	nights, _ := filepath.Glob(filepath.Join(runs, "20*"))
+	if len(nights) != 2 {
+		t.Fatalf("run folders %v, want two nights", nights)
+	}
+	var sum struct {
+		Gates []struct {
+			Gate   string
+			Passed bool
+		} `json:"gates"`
+		Variants []struct{ Name string } `json:"variants"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(nights[1], "summary.json"))), &sum); err != nil {
+		t.Fatal(err)
+	}
+	gates := map[string]int{}
+	for _, g := range sum.Gates {
+		if !g.Passed {
+			t.Errorf("second night: gate %s failed", g.Gate)
+		}
+		gates[g.Gate]++
+	}
+	if gates["baseline"] != 1 || gates["fail_under"] != 3 || len(sum.Variants) != 2 {
+		t.Errorf("second night: gates %v (want a baseline, and fail_under for the run and each model), variants %v", gates, sum.Variants)
+	}
+	if diff := readFile(t, filepath.Join(nights[1], "models-diff.txt")); !strings.Contains(diff, "calc-precedence") {
+		t.Errorf("models-diff.txt does not name the flipped case:\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(runs, "report.html")); err != nil {
+		t.Errorf("no trend page: %v", err)
 	}
 }
