@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -56,15 +57,20 @@ func TestModelsTwoVariants(t *testing.T) {
 	srv := variantsMock(t, dir)
 	useEndpoint(t, dir, srv.URL)
 	out := filepath.Join(reachableTempDir(t), "run")
+	prices := filepath.Join(t.TempDir(), "prices.yaml")
+	writeFile(t, prices, "currency: USD\nmodels:\n  model-a: {input: 1, output: 2}\n  model-b: {input: 3, output: 4}\n")
 	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-[pm]*", "--models", "model-a,model-b",
-		"--out", out, "--workers", "4", "--driver", "builtin")
+		"--out", out, "--workers", "4", "--driver", "builtin", "--prices", prices)
 	if r.code != exitOK && r.code != exitGateFailed {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	rows := readParquet(t, filepath.Join(out, "results.parquet")).Rows
 	got := map[string]string{}
+	costs := map[string]float64{}
 	for _, row := range rows {
 		v, _ := row["variant"].(string)
+		c, _ := row["cost_usd"].(float64)
+		costs[v] += c
 		got[row["case_id"].(string)+"@"+v] = row["status"].(string) + " " + row["model"].(string)
 	}
 	want := map[string]string{
@@ -90,6 +96,7 @@ func TestModelsTwoVariants(t *testing.T) {
 			Model         string
 			Cases, Passed int
 			Failed        int
+			CostUSD       *float64 `json:"cost_usd"`
 		} `json:"variants"`
 		Pairs []struct {
 			A, B   string
@@ -104,6 +111,11 @@ func TestModelsTwoVariants(t *testing.T) {
 	}
 	if len(sum.Variants) != 2 || sum.Variants[0].Name != "model-a" || sum.Variants[0].Passed != 2 || sum.Variants[1].Failed != 1 || sum.Variants[1].Model != "model-b" {
 		t.Errorf("summary.json variants: %+v", sum.Variants)
+	}
+	for _, v := range sum.Variants {
+		if v.CostUSD == nil || *v.CostUSD <= 0 || math.Abs(*v.CostUSD-costs[v.Name]) > 1e-9 {
+			t.Errorf("variant %s: cost_usd %v, want its rows' sum %v", v.Name, v.CostUSD, costs[v.Name])
+		}
 	}
 	if len(sum.Pairs) != 1 || sum.Pairs[0].A != "model-a" || sum.Pairs[0].B != "model-b" || sum.Pairs[0].PValue != 1 {
 		t.Errorf("summary.json variant_pairs: %+v", sum.Pairs)
