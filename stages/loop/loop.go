@@ -199,6 +199,9 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outco
 	if err := l.tr.Inference(ev); err != nil {
 		return Outcome{}, true, errcode.Wrap(errcode.RunAgentLoop, err, "write trace")
 	}
+	// Every answered turn is paid for (its inference event is priced in
+	// the rows), an error answer too.
+	reached := l.spend.charge(resp.Usage, in, out)
 	if resp.StopReason == inference.StopError {
 		msg := resp.Error
 		if msg == "" {
@@ -209,7 +212,7 @@ func (l *run) turn(ctx context.Context, turn int, req *inference.Request) (Outco
 	}
 	// A turn that ends the session ends it as it says; one that would go
 	// on to its tool calls stops here once the budget is reached.
-	if reached := l.spend.charge(resp.Usage, in, out); reached != "" && resp.StopReason == inference.StopToolCall {
+	if reached != "" && resp.StopReason == inference.StopToolCall {
 		out, err := l.end(trace.ExitBudgetReached, reached)
 		return out, true, err
 	}
