@@ -87,12 +87,17 @@ func writeCases(b *strings.Builder, title string, keys []CaseKey) {
 	fmt.Fprintf(b, "\n%s (%d): %s%s\n", clean(title), len(keys), strings.Join(names, ", "), more)
 }
 
-// String formats the key as its case id, with "#epoch" past the first.
+// String formats the key as its case id, "@variant" in a run with
+// variants, with "#epoch" past the first.
 func (k CaseKey) String() string {
-	if k.Epoch > 1 {
-		return fmt.Sprintf("%s#%d", clean(k.CaseID), k.Epoch)
+	s := clean(k.CaseID)
+	if k.Variant != "" {
+		s += "@" + clean(k.Variant)
 	}
-	return clean(k.CaseID)
+	if k.Epoch > 1 {
+		return fmt.Sprintf("%s#%d", s, k.Epoch)
+	}
+	return s
 }
 
 func rateCell(r Rate) string {

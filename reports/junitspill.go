@@ -96,6 +96,7 @@ func sortCases(cs []junitCase) {
 func appendRecordBody(body []byte, c junitCase) []byte {
 	body = appendString(body, c.key.CaseID)
 	body = binary.AppendUvarint(body, uint64(uint32(c.key.Epoch)))
+	body = appendString(body, c.key.Variant)
 	body = binary.AppendUvarint(body, math.Float64bits(c.seconds))
 	for _, s := range []string{c.status, c.code, c.stage, c.message} {
 		body = appendString(body, s)
@@ -196,6 +197,7 @@ func decodeRecord(b []byte) (junitCase, bool) {
 	var c junitCase
 	c.key.CaseID = r.string()
 	c.key.Epoch = int32(uint32(r.uvarint()))
+	c.key.Variant = r.string()
 	c.seconds = math.Float64frombits(r.uvarint())
 	c.status, c.code, c.stage, c.message = r.string(), r.string(), r.string(), r.string()
 	for _, l := range []*[]string{&c.failures, &c.scores, &c.notes} {

@@ -3,6 +3,7 @@ package reports
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -76,5 +77,27 @@ func TestVariantRun(t *testing.T) {
 	}
 	if _, ok := VariantRun(run, "z"); ok {
 		t.Error("VariantRun of a variant the run lacks: ok")
+	}
+}
+
+// TestJUnitVariants: a case's variants are two test cases, named apart,
+// spilled or not.
+func TestJUnitVariants(t *testing.T) {
+	for name, j := range map[string]*JUnit{"held": {}, "spilled": NewSpillingJUnit(t.TempDir())} {
+		for _, v := range []string{"b", "a"} {
+			j.Add(variantRow("c1", v, StatusPassed, 1, nil), nil)
+		}
+		var b strings.Builder
+		if err := j.Write(&b, &Digest{}, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []string{`name="c1@a"`, `name="c1@b"`} {
+			if !strings.Contains(b.String(), tc) {
+				t.Errorf("%s: junit.xml lacks %s:\n%s", name, tc, b.String())
+			}
+		}
+	}
+	if got := (CaseKey{CaseID: "c", Epoch: 2, Variant: "m"}).String(); got != "c@m#2" {
+		t.Errorf("CaseKey.String = %q, want c@m#2", got)
 	}
 }
