@@ -37,6 +37,9 @@ type InferenceRecord struct {
 	Hook, Model, Decision     string // Decision: end_turn or error
 	InputTokens, OutputTokens int64
 	TokensSource              string // provider or estimate
+	// CachedInputTokens is the part of InputTokens the provider served
+	// from its prompt cache, when it said (priced apart: package pricing).
+	CachedInputTokens int64
 }
 
 // UseModel lets the case's blocking hooks call the case's model through
@@ -138,6 +141,7 @@ func (d *Dispatcher) runRequest(ctx context.Context, h *Hook, in InferenceReques
 	rec.Decision = "end_turn"
 	if resp.Usage != nil {
 		rec.InputTokens, rec.OutputTokens, rec.TokensSource = resp.Usage.InputTokens, resp.Usage.OutputTokens, "provider"
+		rec.CachedInputTokens = resp.Usage.CachedInputTokens
 	} else {
 		rec.OutputTokens = int64(len(resp.Raw) / 4)
 	}

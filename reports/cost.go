@@ -12,7 +12,8 @@ const tokensNone = "none"
 
 // TurnUsage is what one inference event says of the turn's tokens for
 // pricing: the provider's usage when it reported one, else murmur's own
-// counts, Estimated then; ok is false for a turn with no count at all.
+// counts, Estimated then; ok is false for a turn with no count at all
+// and for a hook's call that failed (murmur writes an event for it).
 func TurnUsage(ev *trace.Inference) (u inference.Usage, estimated, ok bool) {
 	if ev.ProviderInputTokens != nil && ev.ProviderOutputTokens != nil {
 		u = inference.Usage{InputTokens: *ev.ProviderInputTokens, OutputTokens: *ev.ProviderOutputTokens}
@@ -21,11 +22,18 @@ func TurnUsage(ev *trace.Inference) (u inference.Usage, estimated, ok bool) {
 		}
 		return u, false, true
 	}
-	switch ev.TokensSource {
-	case tokensNone:
+	switch {
+	case ev.TokensSource == tokensNone:
 		return inference.Usage{}, false, false
-	case "provider": // a hook's call: its counts are the provider's
-		return inference.Usage{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens}, false, true
+	case ev.Origin != "" && ev.Decision == "error":
+		// a hook's call that failed: nothing was answered, nothing billed
+		return inference.Usage{}, false, false
+	case ev.TokensSource == "provider": // a hook's call: its counts are the provider's
+		u = inference.Usage{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens}
+		if ev.ProviderCachedInputTokens != nil {
+			u.CachedInputTokens = *ev.ProviderCachedInputTokens
+		}
+		return u, false, true
 	}
 	return inference.Usage{InputTokens: ev.InputTokens, OutputTokens: ev.OutputTokens}, true, true
 }

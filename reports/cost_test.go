@@ -28,7 +28,9 @@ func i64(n int64) *int64 { return &n }
 func TestCaseCost(t *testing.T) {
 	provider := &trace.Inference{ProviderInputTokens: i64(1000), ProviderOutputTokens: i64(100), ProviderCachedInputTokens: i64(400), InputTokens: 9, OutputTokens: 9}
 	counted := &trace.Inference{InputTokens: 2000, OutputTokens: 50, TokensSource: "cl100k_base"}
-	hook := &trace.Inference{InputTokens: 100, OutputTokens: 10, TokensSource: "provider", Model: "hook-model"}
+	hook := &trace.Inference{InputTokens: 100, OutputTokens: 10, TokensSource: "provider", Model: "hook-model", Origin: "hook:h", Decision: "end_turn"}
+	failedHook := &trace.Inference{InputTokens: 100, TokensSource: "estimate", Model: "hook-model", Origin: "hook:h", Decision: "error"}
+	cachedHook := &trace.Inference{InputTokens: 1000, OutputTokens: 10, ProviderCachedInputTokens: i64(1000), TokensSource: "provider", Model: "m", Origin: "hook:h", Decision: "end_turn"}
 	none := &trace.Inference{TokensSource: "none"}
 	unpricedHook := &trace.Inference{InputTokens: 100, OutputTokens: 10, TokensSource: "provider", Model: "other"}
 	providerUSD := (600*2 + 400*0.5 + 100*10) / 1e6
@@ -49,6 +51,8 @@ func TestCaseCost(t *testing.T) {
 		{"a hook priced, the model not", "unknown", []*trace.Inference{provider, hook}, hookUSD, false, []float64{-1, hookUSD}},
 		{"uncounted turns: null", "m", []*trace.Inference{none}, -1, false, []float64{-1}},
 		{"an unpriced hook's call is left out", "m", []*trace.Inference{provider, unpricedHook}, providerUSD, false, []float64{providerUSD, -1}},
+		{"a failed hook's call costs nothing", "m", []*trace.Inference{provider, failedHook}, providerUSD, false, []float64{providerUSD, -1}},
+		{"a hook's cached tokens", "m", []*trace.Inference{cachedHook}, (1000*0.5 + 10*10) / 1e6, false, []float64{(1000*0.5 + 10*10) / 1e6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -171,10 +171,14 @@ func (l *run) flushFaults() error {
 func (l *run) hookInferences() {
 	for _, r := range l.hooks.TakeInferences() {
 		if r.TokensSource != tokensNone {
-			l.spend.chargeRun(cmp.Or(r.Model, l.cfg.Model), inference.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens})
+			l.spend.chargeRun(cmp.Or(r.Model, l.cfg.Model), inference.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedInputTokens: r.CachedInputTokens})
 		}
-		_ = l.tr.Inference(trace.Inference{Turn: l.turnNow, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
-			Decision: r.Decision, Origin: "hook:" + r.Hook, Model: r.Model, TokensSource: r.TokensSource})
+		ev := trace.Inference{Turn: l.turnNow, InputTokens: r.InputTokens, OutputTokens: r.OutputTokens,
+			Decision: r.Decision, Origin: "hook:" + r.Hook, Model: r.Model, TokensSource: r.TokensSource}
+		if cached := r.CachedInputTokens; cached > 0 {
+			ev.ProviderCachedInputTokens = &cached
+		}
+		_ = l.tr.Inference(ev)
 	}
 }
 
