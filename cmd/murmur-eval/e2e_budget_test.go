@@ -124,9 +124,10 @@ func TestCostLimitNeedsPrice(t *testing.T) {
 // TestMaxCostStopsAndResumes: --max-cost stops starting cases once the
 // quickstart's first cases spent it (each costs about $0.005): the run is
 // incomplete (stopped "budget", exit 6, the resume command printed and in
-// summary.json). Resumed with the same limit it starts nothing (the
-// journaled cases' cost counts); resumed without one it finishes: the
-// two invocations give every case exactly once.
+// summary.json, with the case limit and without --max-cost). Resumed
+// with the same limit it starts nothing (the journaled cases' cost
+// counts); resumed without one it finishes: the two invocations give
+// every case exactly once.
 func TestMaxCostStopsAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -134,7 +135,9 @@ func TestMaxCostStopsAndResumes(t *testing.T) {
 	dir, dataset := budgetCapsule(t)
 	t.Parallel()
 	out := filepath.Join(reachableTempDir(t), "run")
-	args := []string{dir, "--dataset", dataset, "--workers", "1", "--driver", "builtin"}
+	// A case limit no case reaches: part of the fingerprint and of the
+	// resume command, unlike --max-cost.
+	args := []string{dir, "--dataset", dataset, "--workers", "1", "--driver", "builtin", "--case-max-tokens", "100000"}
 	r := runBinary(t, append(args, "--out", out, "--max-cost", "0.012")...)
 	if r.code != exitBudgetStopped {
 		t.Fatalf("first run: exit %d, want %d\nstderr:\n%s", r.code, exitBudgetStopped, r.stderr)
@@ -143,8 +146,8 @@ func TestMaxCostStopsAndResumes(t *testing.T) {
 	if first.Complete || first.Stopped != "budget" || first.Ran == 0 || first.Ran >= first.Planned || !strings.Contains(first.ResumeCommand, "--resume") {
 		t.Errorf("first run's summary.json: %+v; want incomplete, stopped budget, some but not all of the planned cases, a resume command", first)
 	}
-	if strings.Contains(first.ResumeCommand, "--max-cost") {
-		t.Errorf("resume command carries --max-cost: %s", first.ResumeCommand)
+	if strings.Contains(first.ResumeCommand, "--max-cost") || !strings.Contains(first.ResumeCommand, "--case-max-tokens 100000") {
+		t.Errorf("resume command: %s; want --case-max-tokens and not --max-cost", first.ResumeCommand)
 	}
 	for _, want := range []string{"--max-cost reached: $", "not started", "run the rest with", "--resume " + out} {
 		if !strings.Contains(r.stderr, want) {
