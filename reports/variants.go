@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -42,6 +43,9 @@ type VariantPair struct {
 
 // variantTally counts a run's rows by variant; empty for a run without.
 type variantTally struct {
+	// order is the run's (SetVariants: given is true), else the variants
+	// are listed by name (a run read back from its rows).
+	given   bool
 	order   []string
 	by      map[string]*VariantDigest
 	verdict map[CaseKey]map[string]bool // (case, epoch) -> variant -> passed
@@ -50,7 +54,10 @@ type variantTally struct {
 // SetVariants gives the run's variant names in their order (--models,
 // --variants): the summary lists them so, and pairs each with the ones
 // after it (A before B). A variant met only in the rows comes after them.
+// Without it (a run read back from its Parquet files) the variants are in
+// name order.
 func (s *Summary) SetVariants(names []string) {
+	s.variants.given = true
 	for _, n := range names {
 		if n != "" {
 			s.variants.slot(n)
@@ -119,6 +126,9 @@ func derefFloat(f *float64) float64 {
 func (t *variantTally) digest() ([]VariantDigest, []VariantPair) {
 	if len(t.order) == 0 {
 		return nil, nil
+	}
+	if !t.given {
+		slices.Sort(t.order)
 	}
 	vs := make([]VariantDigest, len(t.order))
 	for i, name := range t.order {

@@ -126,6 +126,13 @@ func TestModelsTwoVariants(t *testing.T) {
 	if md := readFile(t, filepath.Join(out, "summary.md")); !strings.Contains(md, "## Variants") {
 		t.Errorf("summary.md without a Variants section:\n%s", md)
 	}
+	if s := runBinary(t, "show", out); s.code != exitOK || !strings.Contains(s.stdout, "model-a vs model-b: 2 paired") {
+		t.Errorf("show: exit %d, no variants read back:\n%s", s.code, s.stdout)
+	}
+	if s := runBinary(t, "show", out, "--case", "calc-precedence"); !strings.Contains(s.stdout, "case calc-precedence · variant model-a · epoch 1") ||
+		!strings.Contains(s.stdout, "case calc-precedence · variant model-b · epoch 1") {
+		t.Errorf("show --case: not each variant's session:\n%s", s.stdout)
+	}
 	d := runBinary(t, "diff", "--variant", "model-a", "--variant", "model-b", out, "--json")
 	var rep struct {
 		Scorers []struct {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/suggest"
@@ -45,7 +46,7 @@ func showCase(run, caseID string, lim reports.ReadLimits, stdout io.Writer) erro
 		return e
 	}
 	slices.SortFunc(rows, func(a, b reports.ResultRow) int {
-		return cmp.Or(cmp.Compare(a.Epoch, b.Epoch), cmp.Compare(a.Attempt, b.Attempt))
+		return cmp.Or(cmp.Compare(reports.VariantName(a.Variant), reports.VariantName(b.Variant)), cmp.Compare(a.Epoch, b.Epoch), cmp.Compare(a.Attempt, b.Attempt))
 	})
 	raw := termtext.Raw(stdout)
 	opt := transcript.TextOptions{Colour: isTerminal(stdout), MaxText: transcript.DefaultMaxText}
@@ -64,6 +65,9 @@ func showCase(run, caseID string, lim reports.ReadLimits, stdout io.Writer) erro
 func showAttempt(w io.Writer, run string, r reports.ResultRow, opt transcript.TextOptions) error {
 	head := fmt.Sprintf("case %s · epoch %d · attempt %d · %s · %d turns · %d in / %d out tokens · %.0f ms",
 		termtext.Field(r.CaseID), r.Epoch, r.Attempt, termtext.Field(r.Status), r.Turns, r.InputTokens, r.OutputTokens, r.DurationMS)
+	if r.Variant != nil {
+		head = fmt.Sprintf("case %s · variant %s%s", termtext.Field(r.CaseID), termtext.Field(*r.Variant), strings.TrimPrefix(head, "case "+termtext.Field(r.CaseID)))
+	}
 	if opt.Colour {
 		head = "\x1b[1;7m" + head + "\x1b[0m"
 	}
