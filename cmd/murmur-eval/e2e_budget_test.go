@@ -155,6 +155,12 @@ func TestMaxCostStopsAndResumes(t *testing.T) {
 		}
 	}
 	ran := len(resultsByCase(t, out))
+	if show := runBinary(t, "show", out); show.code != 0 || !strings.Contains(show.stdout, "Stopped (--max-cost reached): ") || !strings.Contains(show.stdout, "finish it with: ") {
+		t.Errorf("show: exit %d, want the budget stop and the resume command:\n%s%s", show.code, show.stdout, show.stderr)
+	}
+	if md := readFile(t, filepath.Join(out, "summary.md")); !strings.Contains(md, "Stopped (--max-cost reached)") || !strings.Contains(md, "Run the rest with") {
+		t.Errorf("summary.md says nothing of the budget stop:\n%.1500s", md)
+	}
 
 	r = runBinary(t, append(args, "--resume", out, "--max-cost", "0.012")...)
 	if again := readBudgetSummary(t, out); r.code != exitBudgetStopped || again.Ran != ran || again.Stopped != "budget" {
