@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -163,6 +164,12 @@ func TestPricesCostToTheCent(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(d.stdout), &diff); err != nil || diff.Cost == nil || math.Abs(diff.Cost.Base.Total-c.Total) > 1e-9 || diff.Cost.Change != 0 {
 		t.Errorf("diff --json of the run with itself: cost %+v (%v), want base total %v, no change\n%s", diff.Cost, err, c.Total, d.stderr)
+	}
+	page := filepath.Join(t.TempDir(), "trend.html")
+	if rep := runBinary(t, "report", "-o", page, out, replayed); rep.code != 0 {
+		t.Errorf("report: exit %d\n%s", rep.code, rep.stderr)
+	} else if html := readFile(t, page); !strings.Contains(html, `<th class="n">cost</th>`) || strings.Count(html, fmt.Sprintf(`<td class="n">$%.2f</td>`, c.Total)) != 2 {
+		t.Errorf("the trend page's runs table has no cost column with each run's $%.2f", c.Total)
 	}
 	if !strings.Contains(r.stdout, "cost: $") || !strings.Contains(readFile(t, filepath.Join(out, "summary.md")), "Cost: $") {
 		t.Errorf("no cost line in the terminal summary or summary.md:\n%s", r.stdout)
