@@ -133,6 +133,17 @@ func TestModelsTwoVariants(t *testing.T) {
 		!strings.Contains(s.stdout, "case calc-precedence · variant model-b · epoch 1") {
 		t.Errorf("show --case: not each variant's session:\n%s", s.stdout)
 	}
+	site := filepath.Join(t.TempDir(), "site")
+	if v, _ := runE2E(t, []string{"view", out, "-o", site}, plainArgs()); v.code != exitOK {
+		t.Errorf("view: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	} else {
+		page := readFile(t, filepath.Join(site, "cases", "calc-precedence.html"))
+		for _, w := range []string{"Variant model-a, epoch 1", "Variant model-b, epoch 1"} {
+			if !strings.Contains(page, w) {
+				t.Errorf("view: calc-precedence's page lacks %q", w)
+			}
+		}
+	}
 	d := runBinary(t, "diff", "--variant", "model-a", "--variant", "model-b", out, "--json")
 	var rep struct {
 		Scorers []struct {

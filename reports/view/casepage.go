@@ -1,6 +1,8 @@
 package view
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -23,6 +25,7 @@ type casePage struct {
 type sectionView struct {
 	Anchor         string
 	Epoch, Attempt int32
+	Variant        string // the row's variant, "" in a run without
 	Final          bool
 	Status, Error  string
 	Facts, Stages  []fact
@@ -66,13 +69,18 @@ const maxEvents = 200
 
 // attemptAnchor is the id of an attempt's section.
 func attemptAnchor(row *reports.ResultRow) string {
-	return fmt.Sprintf("e%d-a%d", row.Epoch, max(1, row.Attempt))
+	a := fmt.Sprintf("e%d-a%d", row.Epoch, max(1, row.Attempt))
+	if row.Variant != nil { // a name may hold anything: a digest keeps the anchor plain
+		sum := sha256.Sum256([]byte(*row.Variant))
+		a += "-v" + hex.EncodeToString(sum[:6])
+	}
+	return a
 }
 
 // section is the row's attempt as its page shows it, and its session
 // (nil when it has none, or it could not be read).
 func section(r *run, row *reports.ResultRow, final bool, l linker, b *budget) (sectionView, *transcript.Session) {
-	sv := sectionView{Anchor: attemptAnchor(row), Epoch: row.Epoch, Attempt: max(1, row.Attempt), Final: final,
+	sv := sectionView{Anchor: attemptAnchor(row), Epoch: row.Epoch, Attempt: max(1, row.Attempt), Final: final, Variant: clean(reports.VariantName(row.Variant)),
 		Status: clean(row.Status), Facts: facts(row), Stages: stages(row)}
 	if row.ErrorCode != nil || row.ErrorMessage != nil {
 		sv.Error = clean(strings.TrimSpace(deref(row.ErrorCode) + " " + deref(row.ErrorStage) + ": " + deref(row.ErrorMessage)))

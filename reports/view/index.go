@@ -45,6 +45,7 @@ type indexData struct {
 // (scorer index × 2, +1 when passed), error, failing reasons.
 type indexRow struct {
 	ID  string  `json:"id"`
+	V   string  `json:"v,omitempty"` // the variant, in a run with variants
 	E   int32   `json:"e"`
 	S   string  `json:"s"`
 	F   string  `json:"f,omitempty"`
@@ -75,7 +76,7 @@ func buildIndex(r, base *run) (indexPage, int) {
 	for _, id := range r.cases {
 		for _, i := range r.byCase[id] {
 			row := &r.rows[i]
-			k := caseKey{row.CaseID, row.Epoch}
+			k := caseKey{row.CaseID, row.Epoch, reports.VariantName(row.Variant)}
 			if r.final[k] != i {
 				continue
 			}
@@ -83,7 +84,7 @@ func buildIndex(r, base *run) (indexPage, int) {
 				p.Data.Epochs = true
 			}
 			counts[row.Status]++
-			ir := indexRow{ID: clean(row.CaseID), E: row.Epoch, S: clean(row.Status), D: math.Round(row.DurationMS),
+			ir := indexRow{ID: clean(row.CaseID), V: clean(reports.VariantName(row.Variant)), E: row.Epoch, S: clean(row.Status), D: math.Round(row.DurationMS),
 				T: row.InputTokens + row.OutputTokens, H: pageHref(row.CaseID) + "#" + attemptAnchor(row)}
 			if b := base.finalRow(k); flipped(row, b) {
 				ir.F = b.Status + "→" + row.Status

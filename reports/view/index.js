@@ -24,7 +24,7 @@
       if (!r.sc || r.sc.indexOf(want) < 0) return false;
     }
     if (tx) {
-      var hay = (r.id + "\n" + (r.err || "") + "\n" + (r.rs || "")).toLowerCase();
+      var hay = (r.id + "\n" + (r.v || "") + "\n" + (r.err || "") + "\n" + (r.rs || "")).toLowerCase();
       if (hay.indexOf(tx) < 0) return false;
     }
     return true;
@@ -47,7 +47,8 @@
       var td = document.createElement("td");
       var a = document.createElement("a");
       if (r.h.indexOf("cases/") === 0) a.setAttribute("href", r.h);
-      a.textContent = data.epochs ? r.id + " (epoch " + r.e + ")" : r.id;
+      var name = r.v ? r.id + " @ " + r.v : r.id;
+      a.textContent = data.epochs ? name + " (epoch " + r.e + ")" : name;
       td.appendChild(a);
       tr.appendChild(td);
       var s = cell(tr, "", "");

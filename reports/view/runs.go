@@ -12,10 +12,11 @@ import (
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
-// caseKey names one epoch of a case.
+// caseKey names one epoch of a case (of a variant, "" in a run without).
 type caseKey struct {
-	id    string
-	epoch int32
+	id      string
+	epoch   int32
+	variant string
 }
 
 // attemptKey names one attempt of one epoch of a case.
@@ -80,7 +81,7 @@ func index(dir string, data *reports.RunData) *run {
 			r.cases = append(r.cases, row.CaseID)
 		}
 		r.byCase[row.CaseID] = append(r.byCase[row.CaseID], i)
-		k := caseKey{row.CaseID, row.Epoch}
+		k := caseKey{row.CaseID, row.Epoch, reports.VariantName(row.Variant)}
 		if j, ok := r.final[k]; !ok || r.rows[j].Attempt < row.Attempt {
 			r.final[k] = i
 		}
@@ -91,7 +92,7 @@ func index(dir string, data *reports.RunData) *run {
 		})
 	}
 	for i, s := range r.score {
-		k := attemptKey{caseKey{s.CaseID, s.Epoch}, max(1, s.Attempt)}
+		k := attemptKey{caseKey{s.CaseID, s.Epoch, reports.VariantName(s.Variant)}, max(1, s.Attempt)}
 		r.scores[k] = append(r.scores[k], i)
 	}
 	return r
@@ -112,7 +113,7 @@ func (r *run) finalRow(k caseKey) *reports.ResultRow {
 
 // scoresOf are the scores of the row's attempt.
 func (r *run) scoresOf(row *reports.ResultRow) []reports.ScoreRow {
-	idx := r.scores[attemptKey{caseKey{row.CaseID, row.Epoch}, max(1, row.Attempt)}]
+	idx := r.scores[attemptKey{caseKey{row.CaseID, row.Epoch, reports.VariantName(row.Variant)}, max(1, row.Attempt)}]
 	out := make([]reports.ScoreRow, len(idx))
 	for i, j := range idx {
 		out[i] = r.score[j]

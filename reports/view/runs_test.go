@@ -28,7 +28,7 @@ func TestIndexGroupsAttempts(t *testing.T) {
 	if diff := cmp.Diff([]string{"e1-a1", "e1-a2", "e2-a1"}, got); diff != "" {
 		t.Errorf("a's sections (-want +got):\n%s", diff)
 	}
-	if f := r.finalRow(caseKey{"a", 1}); f == nil || f.Attempt != 2 {
+	if f := r.finalRow(caseKey{"a", 1, ""}); f == nil || f.Attempt != 2 {
 		t.Errorf("a's epoch 1 ends with %+v, want attempt 2", f)
 	}
 	base := index("/runs/base", &reports.RunData{Results: []reports.ResultRow{

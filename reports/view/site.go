@@ -18,6 +18,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/internal/atomicfile"
+	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
 //go:embed *.html.tmpl
@@ -148,10 +149,10 @@ func buildCase(r, base *run, id string, l linker) casePage {
 	for _, i := range r.byCase[id] {
 		row := &r.rows[i]
 		epochs[row.Epoch] = true
-		final := r.final[caseKey{id, row.Epoch}] == i
+		final := r.final[caseKey{id, row.Epoch, reports.VariantName(row.Variant)}] == i
 		sv, sess := section(r, row, final, l, b)
 		p.Sections = append(p.Sections, sv)
-		if bRow := base.finalRow(caseKey{id, row.Epoch}); final && flipped(row, bRow) {
+		if bRow := base.finalRow(caseKey{id, row.Epoch, reports.VariantName(row.Variant)}); final && flipped(row, bRow) {
 			p.Flips = append(p.Flips, flip(row, sess, r.runID, base, bRow, l, b))
 		}
 	}
