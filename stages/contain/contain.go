@@ -92,6 +92,7 @@ type sharedPolicy struct {
 // sharedFor returns the shared part for these results, made on first use.
 // Two cases that start together may both make it; either is kept.
 func (s *Stage) sharedFor(cap *resolve.Capsule, ts *verify.Toolset) (*sharedPolicy, error) {
+	cap = cap.Run() // a variant's differs in its inference block only, not in what this reads
 	if sh := s.shared.Load(); sh != nil && sh.capsule == cap && sh.toolset == ts {
 		return sh, nil
 	}

@@ -31,6 +31,19 @@ type Capsule struct {
 	// root *.wasm of the project) when the manifest has no inference
 	// block; "" for an agent capsule.
 	Script string
+	// run is the run's Capsule a variant's was made from; nil for the
+	// run's own (Run).
+	run *Capsule
+}
+
+// Run is the run's Capsule: c itself, or for a variant's (whose manifest
+// differs only in its inference block) the one it was made from, so work
+// keyed on the capsule and not on its model is done once per run.
+func (c *Capsule) Run() *Capsule {
+	if c.run != nil {
+		return c.run
+	}
+	return c
 }
 
 // Options locate the capsule project and the environment it is read with.

@@ -41,7 +41,7 @@ func (v *variants) of(cap *Capsule, name string) (*Capsule, error) {
 	}
 	m.Inference = inf
 	c := *cap
-	c.Manifest = &m
+	c.Manifest, c.run = &m, cap
 	if v.made == nil {
 		v.made = map[string]*Capsule{}
 	}
