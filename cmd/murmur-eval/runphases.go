@@ -221,7 +221,6 @@ func (r preparedRun) run(ctx context.Context, stdout, stderr io.Writer) int {
 	summary.SetPassAt(o.batch.passAt)
 	summary.SetEpochs(o.batch.epochs)
 	summary.SetVariants(o.variants.set.Names())
-	summary.SetVariants(o.variants.set.Names())
 	summary.SetJudges(o.gates.JudgeLabels, o.gates.JudgeMinKappa)
 	col := &collect.Collector{OutDir: r.outAbs, Sinks: sinks, Scores: scores, Summary: summary, JUnit: reports.NewSpillingJUnit(r.outAbs),
 		Stderr: stderr, CaseRun: withPrices(stages.CaseRun, o.prices.table), Printed: r.prep.printed, Journal: jn.Writer, Keep: o.batch.keepSessions, OnFail: r.stopRun,
