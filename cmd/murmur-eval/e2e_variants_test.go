@@ -192,6 +192,19 @@ func TestVariantsFileRefused(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--models and --variants") {
 		t.Errorf("both flags: exit %d, want %d\nstderr:\n%s", r.code, exitUsage, r.stderr)
 	}
+	// A variant the capsule cannot take is refused before any case.
+	writeFile(t, filepath.Join(dir, "murmur.yaml"), processManifest)
+	writeFile(t, filepath.Join(dir, "cases.jsonl"), processCases)
+	writeFile(t, file, "- {name: local, endpoint: 'http://127.0.0.1:9/v1'}\n")
+	r = runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--variants", file, "--out", out)
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.Variants) || !strings.Contains(r.stderr, "transport is process") {
+		t.Errorf("an endpoint for a process capsule: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.Variants, r.stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		if entries, _ := os.ReadDir(out); len(entries) > 0 {
+			t.Errorf("a refused run left %s with %d entries", out, len(entries))
+		}
+	}
 }
 
 // TestModelsResume: a two-model run interrupted part way and resumed with

@@ -81,6 +81,9 @@ func loadInputs(o options, env map[string]string, stderr io.Writer) (inputs, err
 	for _, w := range unread {
 		in.warn.add(w)
 	}
+	if err := o.variants.check(survey.ReadManifest(o.capsuleDir, env)); err != nil {
+		return in, err
+	}
 	in.plan, in.commands = plan, sv.RunsCommands(in.cases)
 	in.judged = sv.Judged(in.cases)
 	switch {

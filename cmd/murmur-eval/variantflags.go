@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/pflag"
 
+	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/variant"
 )
@@ -52,3 +53,32 @@ func (v variantOptions) args(path func(string) string) []string {
 // fingerprint is the variants' part of the run's fingerprint: "" (left
 // out, so runs before variants resume) for none.
 func (v variantOptions) fingerprint() string { return v.set.Digest() }
+
+// check refuses, before any case, variants the capsule cannot take (a
+// script capsule has no inference block to change; a process capsule's CLI
+// takes no endpoint, API or config): every case of theirs would fail the
+// same way. m is nil when the manifest does not load; its error comes
+// from the run's own reading.
+func (v variantOptions) check(m *capsule.Manifest) error {
+	if m == nil || v.set.Len() == 0 {
+		return nil
+	}
+	if m.Inference == nil {
+		return errcode.New(errcode.Variants, "%s: the capsule has no inference block (a script capsule) for them to change", v.flag()).
+			WithHint("run a script capsule without --models and --variants")
+	}
+	for _, vr := range v.set.All() {
+		if _, err := vr.Apply(m.Inference); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flag names the flag the variants came from.
+func (v variantOptions) flag() string {
+	if v.models != "" {
+		return "--models"
+	}
+	return "--variants " + v.file
+}
