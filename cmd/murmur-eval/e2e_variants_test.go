@@ -400,3 +400,66 @@ func TestNightlyModelsExample(t *testing.T) {
 		t.Errorf("no trend page: %v", err)
 	}
 }
+
+// TestModelsShardsMerge: --shard splits cases, so each shard runs every
+// variant of its cases; merged, the shards give each (case, variant) once,
+// none reported missing, with the variants side by side.
+func TestModelsShardsMerge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, dir)
+	useEndpoint(t, dir, srv.URL)
+	// A first run writes murmur.lock, which is part of the shards' fingerprint.
+	if r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-multiply", "--out", filepath.Join(reachableTempDir(t), "run"),
+		"--driver", "builtin"); r.code != exitOK {
+		t.Fatalf("first run: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	var shards []string
+	for _, shard := range []string{"0/2", "1/2"} {
+		out := filepath.Join(reachableTempDir(t), "run")
+		r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-*", "--models", "model-a,model-b",
+			"--shard", shard, "--out", out, "--driver", "builtin", "--max-error-rate", "1")
+		if r.code != exitOK && r.code != exitGateFailed {
+			t.Fatalf("shard %s: exit %d\nstderr:\n%s", shard, r.code, r.stderr)
+		}
+		byCase := map[string][]string{}
+		for _, row := range readParquet(t, filepath.Join(out, "results.parquet")).Rows {
+			byCase[row["case_id"].(string)] = append(byCase[row["case_id"].(string)], row["variant"].(string))
+		}
+		for id, vs := range byCase {
+			if len(vs) != 2 {
+				t.Errorf("shard %s: case %s ran variants %v, want both", shard, id, vs)
+			}
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(t.TempDir(), "merged")
+	m := runBinary(t, append([]string{"merge", "-o", merged}, shards...)...)
+	if m.code != exitOK && m.code != exitGateFailed || strings.Contains(m.stderr, "missing") {
+		t.Fatalf("merge: exit %d\nstderr:\n%s", m.code, m.stderr)
+	}
+	seen := map[string]int{}
+	for _, row := range readParquet(t, filepath.Join(merged, "results.parquet")).Rows {
+		seen[fmt.Sprint(row["case_id"], "@", row["variant"])]++
+	}
+	ids := 0
+	for _, id := range datasetIDs(t, filepath.Join(dir, "cases.jsonl")) {
+		if strings.HasPrefix(id, "calc-") {
+			ids++
+		}
+	}
+	if len(seen) != 2*ids {
+		t.Errorf("merged: %d (case, variant) pairs, want %d", len(seen), 2*ids)
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("merged: %s has %d rows", k, n)
+		}
+	}
+	if !strings.Contains(m.stdout, "model-a vs model-b") {
+		t.Errorf("merge's summary lacks the variants:\n%s", m.stdout)
+	}
+}
