@@ -40,18 +40,25 @@ func CaseLinkName(caseID string, epoch, attempt int) string {
 }
 
 // maxEscapedVariant bounds the escaped variant in a link's name, cut and
-// hashed past it as a long case id is.
-const maxEscapedVariant = 48
+// hashed past it as a long case id is; maxEscapedIDBeside the escaped case
+// id beside it: at most 116+17, '@' and 48+17 bytes before ".e<epoch>.a<attempt>",
+// well within a file name's 255.
+const (
+	maxEscapedVariant  = 48
+	maxEscapedIDBeside = 116
+)
 
 // VariantLinkName is CaseLinkName for a case of a run's variant: the
 // variant, escaped as a case id is (cut and hashed past 48 bytes), after
 // the case id and an '@', which an escaped id never holds
-// ("calc-multiply@gpt-5-mini.e1.a1"); no variant is CaseLinkName's name.
+// ("calc-multiply@gpt-5-mini.e1.a1"); the case id is then cut past 116
+// bytes, so the name stays one file name. No variant is CaseLinkName's
+// name.
 func VariantLinkName(caseID, variant string, epoch, attempt int) string {
 	if variant == "" {
 		return fmt.Sprintf("%s.e%d.a%d", EscapeCaseID(caseID), epoch, attempt)
 	}
-	return fmt.Sprintf("%s@%s.e%d.a%d", EscapeCaseID(caseID), escapeCut(variant, maxEscapedVariant), epoch, attempt)
+	return fmt.Sprintf("%s@%s.e%d.a%d", escapeCut(caseID, maxEscapedIDBeside), escapeCut(variant, maxEscapedVariant), epoch, attempt)
 }
 
 // EscapeCaseID is a case id as one file-name element, escaped as
