@@ -217,12 +217,16 @@ func (r *Runner) runOne(ctx context.Context, job Job, attempt int, s Seat) *Case
 	c.timeout, c.pace = r.Timeout, s
 	if r.Tracer != nil {
 		var span oteltrace.Span
-		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(
+		attrs := []attribute.KeyValue{
 			attribute.String("murmur_eval.case_id", c.ID),
 			attribute.Int("murmur_eval.epoch", c.Epoch),
 			attribute.Int("murmur_eval.attempt", c.Attempt),
 			attribute.String("murmur_eval.session_id", c.SessionID),
-		))
+		}
+		if c.Variant != "" {
+			attrs = append(attrs, attribute.String("murmur_eval.variant", c.Variant))
+		}
+		caseCtx, span = r.Tracer.Start(caseCtx, "case", oteltrace.WithAttributes(attrs...))
 		defer func() { endCaseSpan(span, c) }()
 	}
 	r.Graph.Execute(caseCtx, c)
