@@ -375,8 +375,9 @@ func TestNightlyModelsExample(t *testing.T) {
 	}
 	var sum struct {
 		Gates []struct {
-			Gate   string
-			Passed bool
+			Gate      string
+			Passed    bool
+			Detection *struct{ Paired int } `json:"detection"`
 		} `json:"gates"`
 		Variants []struct{ Name string } `json:"variants"`
 	}
@@ -389,6 +390,10 @@ func TestNightlyModelsExample(t *testing.T) {
 			t.Errorf("second night: gate %s failed", g.Gate)
 		}
 		gates[g.Gate]++
+		// Same-named models pair: each of the 2 cases with each of the 2 models.
+		if g.Gate == "baseline" && (g.Detection == nil || g.Detection.Paired != 4) {
+			t.Errorf("second night: the baseline paired %+v, want 4 (2 cases x 2 models)", g.Detection)
+		}
 	}
 	if gates["baseline"] != 1 || gates["fail_under"] != 3 || len(sum.Variants) != 2 {
 		t.Errorf("second night: gates %v (want a baseline, and fail_under for the run and each model), variants %v", gates, sum.Variants)
