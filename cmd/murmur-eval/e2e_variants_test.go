@@ -247,6 +247,11 @@ func TestModelsResume(t *testing.T) {
 	if r, _ := runE2E(t, resume[1:]); r.code != exitOK && r.code != exitGateFailed {
 		t.Fatalf("the printed resume command: exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
+	// A case is journaled when it finishes: 32 lines is every (case,
+	// variant) finished once, none run again by the resume.
+	if n := journalLines(out); n != 32 {
+		t.Errorf("%d journal lines after the resume, want 32", n)
+	}
 	seen := map[string]int{}
 	for _, row := range readParquet(t, filepath.Join(out, "results.parquet")).Rows {
 		v, _ := row["variant"].(string)
