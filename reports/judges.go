@@ -122,7 +122,7 @@ func (j *judgeState) add(r ResultRow, scores []ScoreRow) {
 		if j.ran == nil {
 			j.ran = map[CaseKey]bool{}
 		}
-		j.ran[r.Key()] = true
+		j.ran[CaseKey{CaseID: r.CaseID, Epoch: r.Epoch}] = true // a label names no variant
 	}
 	var shape verdictShape
 	for _, sc := range scores {
