@@ -24,6 +24,7 @@ const runUsageLine = "murmur-eval [run] [CAPSULE_DIR] --dataset FILE [flags]"
 const runUsage = `Usage: ` + runUsageLine + `
        murmur-eval show RUN [--json | --markdown]
        murmur-eval diff BASE HEAD [--json] [--alpha A] [--max-drop PP]
+       murmur-eval diff --variant A --variant B RUN [--json]
        murmur-eval merge -o OUT SHARD_RUN... [--allow-missing]
        murmur-eval score RUN --out DIR [--dataset FILE] [--judge-model NAME]
        murmur-eval report RUN... [-o report.html]
