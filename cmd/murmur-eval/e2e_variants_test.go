@@ -406,8 +406,10 @@ func TestNightlyModelsExample(t *testing.T) {
 	if diff := readFile(t, filepath.Join(nights[1], "models-diff.txt")); !strings.Contains(diff, "calc-precedence") {
 		t.Errorf("models-diff.txt does not name the flipped case:\n%s", diff)
 	}
-	if _, err := os.Stat(filepath.Join(runs, "report.html")); err != nil {
+	if page, err := os.ReadFile(filepath.Join(runs, "report.html")); err != nil {
 		t.Errorf("no trend page: %v", err)
+	} else if !bytes.Contains(page, []byte("overall: model-b")) || !bytes.Contains(page, []byte("calc-precedence@model-b")) {
+		t.Error("the trend page has no trend of model-b, or no grid row of its calc-precedence")
 	}
 }
 

@@ -80,12 +80,17 @@ type GridRow struct {
 	Flips int
 }
 
-// Label names the case, with its epoch when the runs had several.
+// Label names the case, "@variant" in runs with variants, with its epoch
+// when the runs had several.
 func (g GridRow) Label(multiEpoch bool) string {
-	if multiEpoch {
-		return g.Key.CaseID + " #" + strconv.Itoa(int(g.Key.Epoch))
+	name := g.Key.CaseID
+	if g.Key.Variant != "" {
+		name += "@" + g.Key.Variant
 	}
-	return g.Key.CaseID
+	if multiEpoch {
+		return name + " #" + strconv.Itoa(int(g.Key.Epoch))
+	}
+	return name
 }
 
 // StageDist is the distribution of one stage's wall time over the latest
@@ -142,7 +147,7 @@ func trends(runs []*Run) []Trend {
 	for _, run := range runs {
 		overall.Rates = append(overall.Rates, run.Digest.PassRate)
 	}
-	out := []Trend{overall}
+	out := append([]Trend{overall}, variantTrends(runs)...)
 	for _, n := range names {
 		name := n
 		if n == reports.OverallScorer { // as reports.Diff names it
