@@ -475,3 +475,31 @@ func TestModelsShardsMerge(t *testing.T) {
 		t.Errorf("merge's summary lacks the variants:\n%s", m.stdout)
 	}
 }
+
+// TestModelsShareTheEndpointLimit: two models on one endpoint share its
+// --max-connections: with one connection and four workers, the mock never
+// has two requests in flight, whichever models they are for.
+func TestModelsShareTheEndpointLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	srv := variantsMock(t, dir)
+	useEndpoint(t, dir, srv.URL)
+	out := filepath.Join(reachableTempDir(t), "run")
+	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-*", "--models", "model-a,model-b",
+		"--out", out, "--workers", "4", "--driver", "builtin", "--max-connections", "1", "--connections", "fixed", "--max-error-rate", "1")
+	if r.code != exitOK && r.code != exitGateFailed {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	models := map[string]bool{}
+	for _, req := range srv.Requests() {
+		var body struct{ Model string }
+		_ = json.Unmarshal(req.Body, &body)
+		models[body.Model] = true
+	}
+	if got := srv.MaxInFlight(); got != 1 || !models["model-a"] || !models["model-b"] {
+		t.Errorf("%d requests in flight at most for models %v, want 1 for both models", got, models)
+	}
+}
