@@ -192,6 +192,13 @@ func TestVariantsFileRefused(t *testing.T) {
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--models and --variants") {
 		t.Errorf("both flags: exit %d, want %d\nstderr:\n%s", r.code, exitUsage, r.stderr)
 	}
+	// A variant's endpoint outside the driver's network.allow is refused
+	// as the manifest's would be (mur eval run's driver is denied it).
+	writeFile(t, file, "- {name: here, model: m}\n- {name: elsewhere, endpoint: 'https://llm.example.com/v1'}\n")
+	r = runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--variants", file, "--out", out)
+	if r.code != exitUsage || !hasCode(r.stderr, errcode.MurmurEndpointDenied) || !strings.Contains(r.stderr, "https://llm.example.com/v1") {
+		t.Errorf("a variant's endpoint outside network.allow: exit %d, want %d with %s\nstderr:\n%s", r.code, exitUsage, errcode.MurmurEndpointDenied, r.stderr)
+	}
 	// A variant the capsule cannot take is refused before any case.
 	writeFile(t, filepath.Join(dir, "murmur.yaml"), processManifest)
 	writeFile(t, filepath.Join(dir, "cases.jsonl"), processCases)

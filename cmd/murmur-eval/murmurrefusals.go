@@ -5,6 +5,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/inference"
 	"github.com/murmur-nexus/murmur-eval/inference/live"
 	"github.com/murmur-nexus/murmur-eval/survey"
+	"github.com/murmur-nexus/murmur-eval/variant"
 )
 
 // warnMurmurRefusals adds, before any case starts, what `mur eval run`
@@ -20,10 +21,37 @@ func warnMurmurRefusals(o options, env map[string]string, warn *configWarnings) 
 	if m == nil {
 		return // the capsule's own error is printed when it is prepared
 	}
-	builtin := o.driver == driverBuiltin && builtinSpeaks(m.Inference)
-	for _, w := range survey.MurmurRefusals(m, o.replay != "", builtin) {
-		warn.add(w)
+	seen := map[string]bool{}
+	for _, vm := range variantManifests(m, o.variants.set) {
+		builtin := o.driver == driverBuiltin && builtinSpeaks(vm.Inference)
+		for _, w := range survey.MurmurRefusals(vm, o.replay != "", builtin) {
+			if s := w.String(); !seen[s] { // the variants share most of the manifest
+				seen[s] = true
+				warn.add(w)
+			}
+		}
 	}
+}
+
+// variantManifests are the manifests the run's cases see: m, or one per
+// variant with its inference block (a variant's endpoint, say, is checked
+// against the driver's network.allow as the manifest's is). A variant m
+// cannot take is refused elsewhere (variantOptions.check) and left out.
+func variantManifests(m *capsule.Manifest, set variant.Set) []*capsule.Manifest {
+	if set.Len() == 0 || m.Inference == nil {
+		return []*capsule.Manifest{m}
+	}
+	var out []*capsule.Manifest
+	for _, v := range set.All() {
+		inf, err := v.Apply(m.Inference)
+		if err != nil {
+			continue
+		}
+		vm := *m
+		vm.Inference = inf
+		out = append(out, &vm)
+	}
+	return out
 }
 
 // builtinSpeaks says whether the built-in provider answers for inf's
