@@ -345,9 +345,20 @@ func TestModelsRecordReplay(t *testing.T) {
 		return m
 	}
 	want := map[string]string{"model-a": "passed divergences=0", "model-b": "failed divergences=0"}
-	for name, out := range map[string]string{"recorded": recorded, "replayed": replayed} {
+	// score RUN scores each variant's session again: the same verdicts,
+	// every row keeping its variant.
+	rescored := filepath.Join(reachableTempDir(t), "rescored")
+	if s, _ := runE2E(t, []string{"score", recorded, "--out", rescored}, plainArgs()); s.code != exitOK && s.code != exitGateFailed {
+		t.Fatalf("score: exit %d\nstderr:\n%s", s.code, s.stderr)
+	}
+	for name, out := range map[string]string{"recorded": recorded, "replayed": replayed, "rescored": rescored} {
 		if got := verdicts(out); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+	for _, s := range readParquet(t, filepath.Join(rescored, "scores.parquet")).Rows {
+		if v, _ := s["variant"].(string); v != "model-a" && v != "model-b" {
+			t.Errorf("rescored: score row %v/%v has variant %v", s["case_id"], s["scorer"], s["variant"])
 		}
 	}
 }

@@ -209,7 +209,7 @@ func traceLines(events []reports.EventRow, file []transcript.TraceEvent) [][]byt
 // it again; prices prices the judge's tokens (nil: no judge cost).
 func setScores(a *journal.Attempt, scores []scoring.Score, taskExit string, prices *pricing.Table) {
 	r := &a.Result
-	c := &pipeline.Case{RunID: r.RunID, ID: r.CaseID, Epoch: int(r.Epoch), SessionID: r.SessionID, Attempt: int(r.Attempt)}
+	c := &pipeline.Case{RunID: r.RunID, ID: r.CaseID, Epoch: int(r.Epoch), SessionID: r.SessionID, Attempt: int(r.Attempt), Variant: reports.VariantName(r.Variant)}
 	a.Scores = reports.ScoresFromCase(reports.CaseRun{Case: c, Scores: scores, Prices: prices})
 	r.Status = reports.StatusPassed
 	if slices.ContainsFunc(scores, func(s scoring.Score) bool { return !s.Pass }) {
