@@ -30,7 +30,10 @@ type Plan struct {
 
 // Input is what one case's scorers read.
 type Input struct {
-	CaseID     string
+	CaseID string
+	// Variant is the run's variant the case ran ("" for none): the
+	// judge's recording is kept per case and variant.
+	Variant    string
 	SessionID  string
 	SessionDir string          // absolute: file checks and the check command run here
 	Trace      TraceSummary    // the case's trace

@@ -521,3 +521,35 @@ func TestModelsShareTheEndpointLimit(t *testing.T) {
 		t.Errorf("%d requests in flight at most for models %v, want 1 for both models", got, models)
 	}
 }
+
+// TestModelsJudgedRecordReplay: a judged two-model run records the judge's
+// answers per case and model too (judge/<case>@<model>.jsonl), so its
+// replay, with both servers gone, gives the same verdicts.
+func TestModelsJudgedRecordReplay(t *testing.T) {
+	j := newJudged(t)
+	t.Parallel()
+	rec := filepath.Join(t.TempDir(), "rec")
+	run := func(name string, extra ...string) map[string]string {
+		out := filepath.Join(reachableTempDir(t), name)
+		args := append([]string{j.qs, "--dataset", j.dataset, "--out", out, "--driver", "builtin", "--models", "m1,m2", "--max-error-rate", "1"}, j.flags...)
+		if r, _ := runE2E(t, append(args, extra...), j.env); r.code != exitOK {
+			t.Fatalf("%s: exit %d\nstderr:\n%s", name, r.code, r.stderr)
+		}
+		got := map[string]string{}
+		for _, s := range readParquet(t, filepath.Join(out, "scores.parquet")).Rows {
+			got[fmt.Sprint(s["case_id"], "@", s["variant"], "/", s["scorer"])] = fmt.Sprint(s["result"])
+		}
+		return got
+	}
+	live := run("live", "--record", rec)
+	for _, name := range []string{"good@m1.jsonl", "good@m2.jsonl"} {
+		if countLines(t, filepath.Join(rec, "judge", name)) == 0 {
+			t.Errorf("no judge recording %s", name)
+		}
+	}
+	j.model.Close()
+	j.judge.Close()
+	if replayed := run("replayed", "--replay", rec); fmt.Sprint(replayed) != fmt.Sprint(live) {
+		t.Errorf("replayed scores %v, want the live run's %v", replayed, live)
+	}
+}

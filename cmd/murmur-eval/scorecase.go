@@ -180,7 +180,7 @@ func sessionInput(dir string, res reports.ResultRow, expected json.RawMessage, e
 	if !tr.Ended {
 		return scoring.Input{}, errcode.New(errcode.NotRescored, "not re-scored: %s has no session_end in trace.jsonl", dir)
 	}
-	return scoring.Input{CaseID: res.CaseID, SessionID: res.SessionID, SessionDir: dir, Trace: tr, ResultText: s.Result,
+	return scoring.Input{CaseID: res.CaseID, Variant: reports.VariantName(res.Variant), SessionID: res.SessionID, SessionDir: dir, Trace: tr, ResultText: s.Result,
 		Expected: expected, Task: s.Task, Transcript: s.Transcript, Diff: s.Diff}, nil
 }
 

@@ -44,7 +44,7 @@ const LogFile = "logs/judge.jsonl"
 // ForCase binds the judge to one case: its provider (one per case, so a
 // recording keys the case's judge calls by their order) and what it sees.
 func (j *Judge) ForCase(ctx context.Context, in scoring.Input) (scoring.CaseJudge, error) {
-	p, err := j.o.Source.ForCase(ctx, inference.Case{ID: in.CaseID, Workdir: in.SessionDir, Inference: j.o.Model})
+	p, err := j.o.Source.ForCase(ctx, inference.Case{ID: in.CaseID, Variant: in.Variant, Workdir: in.SessionDir, Inference: j.o.Model})
 	if err != nil {
 		return nil, err
 	}

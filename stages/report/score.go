@@ -27,6 +27,7 @@ func (s Stage) score(ctx context.Context, c *pipeline.Case, ses *session.Session
 	tr := Summary(ses.Trace)
 	sin := scoring.Input{
 		CaseID:     in.ID,
+		Variant:    c.Variant,
 		SessionID:  c.SessionID,
 		SessionDir: c.SessionDir,
 		Trace:      tr,
