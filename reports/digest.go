@@ -41,7 +41,7 @@ type Digest struct {
 	// cancelled cases count as not passed.
 	PassRate    Rate `json:"pass_rate"`
 	PassRateAll Rate `json:"pass_rate_all"`
-	// Unscored is the cases in status error or timeout; ErrorRate is their
+	// Unscored is the cases in status error, timeout or over_budget; ErrorRate is their
 	// share of the cases that ran (what --max-error-rate checks).
 	Unscored  int            `json:"unscored"`
 	ErrorRate float64        `json:"error_rate"`

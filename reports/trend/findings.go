@@ -15,6 +15,7 @@ const (
 	KindChange      = "change"      // it changed, not significantly
 	KindOutage      = "outage"      // a run had too many harness errors or timeouts
 	KindErrors      = "errors"      // the latest run had some, under the outage rate
+	KindOverBudget  = "over_budget" // the latest run had cases its --case-max-* limits ended
 	KindFlaky       = "flaky"       // a case flipped verdict often
 	KindIncomplete  = "incomplete"  // a run did not run its whole plan (interrupted, endpoint unreachable, shards missing)
 	KindDiverged    = "diverged"    // a replayed run's requests differed from its recordings
@@ -49,15 +50,21 @@ func findings(r *Report) []Finding {
 		if line := d.DivergenceLine(); line != "" {
 			out = append(out, Finding{KindDiverged, fmt.Sprintf("run %s: %s; their verdicts measure the recordings, not the capsule", runName(run), line)})
 		}
+		harness, rate := harnessFailures(d)
 		switch {
-		case d.Unscored > 0 && d.ErrorRate >= r.Options.OutageRate:
+		case harness > 0 && rate >= r.Options.OutageRate:
 			out = append(out, Finding{KindOutage, fmt.Sprintf(
 				"run %s: harness outage, %s error or timeout (%d of %d cases; %s), not counted as model failures",
-				runName(run), pct(d.ErrorRate), d.Unscored, d.Cases, topErrors(d))})
-		case d.Unscored > 0 && run == r.Latest():
+				runName(run), pct(rate), harness, d.Cases, topErrors(d))})
+		case harness > 0 && run == r.Latest():
 			out = append(out, Finding{KindErrors, fmt.Sprintf(
 				"latest run %s: %d of %d cases (%s) in error or timeout (%s)",
-				runName(run), d.Unscored, d.Cases, pct(d.ErrorRate), topErrors(d))})
+				runName(run), harness, d.Cases, pct(rate), topErrors(d))})
+		}
+		if over := d.Statuses[reports.StatusOverBudget]; over > 0 && run == r.Latest() {
+			out = append(out, Finding{KindOverBudget, fmt.Sprintf(
+				"latest run %s: %d of %d cases over budget (--case-max-tokens or --case-max-cost ended their loop), not scored",
+				runName(run), over, d.Cases)})
 		}
 	}
 	var flaky []GridRow
@@ -156,6 +163,18 @@ func runName(r *Run) string {
 }
 
 // topErrors names the most common error codes of a run.
+// harnessFailures is how many of a run's cases ended in error or timeout,
+// and their share of the cases that ran: the digest's unscored cases and
+// error rate without those over budget, which a limit of the user's ended
+// and no outage explains.
+func harnessFailures(d reports.Digest) (n int, rate float64) {
+	n = d.Statuses[reports.StatusError] + d.Statuses[reports.StatusTimeout]
+	if d.Unscored > 0 {
+		rate = d.ErrorRate * float64(n) / float64(d.Unscored)
+	}
+	return n, rate
+}
+
 func topErrors(d reports.Digest) string {
 	var parts []string
 	for i, e := range d.Errors {

@@ -20,10 +20,11 @@ import (
 var night0 = time.Date(2026, 11, 20, 2, 0, 0, 0, time.UTC)
 
 // fakeRun makes a run in memory: statuses[i] is case i's status ("P", "F",
-// "E", "T" or "" for not run), scored by one scorer "contains".
+// "E", "T", "B" (over budget) or "" for not run), scored by one scorer
+// "contains".
 func fakeRun(night int, statuses []string) *Run {
 	id := fmt.Sprintf("run_%02d", night)
-	full := map[string]string{"P": reports.StatusPassed, "F": reports.StatusFailed, "E": reports.StatusError, "T": reports.StatusTimeout}
+	full := map[string]string{"P": reports.StatusPassed, "F": reports.StatusFailed, "E": reports.StatusError, "T": reports.StatusTimeout, "B": reports.StatusOverBudget}
 	data := &reports.RunData{Path: id, Results: []reports.ResultRow{}}
 	for i, s := range statuses {
 		if s == "" {
@@ -36,7 +37,7 @@ func fakeRun(night int, statuses []string) *Run {
 		if s == "E" || s == "T" {
 			code := map[string]string{"E": "E-EVL-011", "T": "E-EVL-020"}[s]
 			row.ErrorCode = &code
-		} else {
+		} else if s != "B" {
 			data.Scores = append(data.Scores, reports.ScoreRow{RunID: id, CaseID: row.CaseID, Epoch: 1, Scorer: "contains",
 				ScorerType: "result_contains", Result: map[bool]string{true: "pass", false: "fail"}[s == "P"], Attempt: 1})
 		}
@@ -95,6 +96,8 @@ func TestFindings(t *testing.T) {
 		{"improvement", []string{"FFFFFFP", "FFFFFFP", "FFFFFFP", "FFFFFFP", "FFFFFFP", "FFFFFFP", "FFFFFFP", "FFFFFFP"}, []string{KindImprovement, KindSteady}, "rose from 0.0% to 100.0%"},
 		{"outage at the threshold", []string{"PEP", "PPP", "PPP", "PPP", "PPP"}, []string{KindChange, KindOutage}, "run #2 (run_02, 2026-11-22 02:00 UTC): harness outage, 20.0% error or timeout (1 of 5 cases; E-EVL-011 ×1)"},
 		{"errors under the outage rate in the latest run", []string{"PPT", "PPP", "PPP", "PPP", "PPP", "PPP"}, []string{KindChange, KindErrors, KindSteady}, "1 of 6 cases (16.7%) in error or timeout (E-EVL-020 ×1)"},
+		{"over budget is no outage", []string{"PPB", "PPB", "PPP", "PPP", "PPP"}, []string{KindChange, KindOverBudget, KindSteady}, "latest run #3 (run_03, 2026-11-23 02:00 UTC): 2 of 5 cases over budget"},
+		{"an outage beside over budget counts the errors only", []string{"PPE", "PPB", "PPP", "PPP", "PPP"}, []string{KindChange, KindOutage, KindOverBudget}, "run #3 (run_03, 2026-11-23 02:00 UTC): harness outage, 20.0% error or timeout (1 of 5 cases; E-EVL-011 ×1)"},
 		{"errors do not flip", []string{"PEPEP", "PPPPP"}, []string{KindChange, KindOutage, KindOutage}, ""},
 		{"flaky", []string{"PFPFP", "PPPPP", "FPFFF"}, []string{KindChange, KindFlaky, KindFlaky}, "flaky: case-0 flipped 4 times in 5 runs (P F P F P)"},
 		{"flaky across a gap", []string{"P-F", "PPP"}, []string{KindChange, KindSteady}, ""},
