@@ -40,6 +40,7 @@ type sectionView struct {
 	HasAnswer      bool
 	Answer         textView
 	Scores         []scoreView
+	JudgeCost      bool // some score has a judge: the table has a cost column
 	HasDiff        bool
 	Diff           textView
 	HasTrace       bool
@@ -58,6 +59,7 @@ type eventView struct {
 
 type scoreView struct {
 	Scorer, Result, Score string
+	Cost                  string // the judge's cost, "" for a score without a judge
 	Reason                textView
 }
 
@@ -87,7 +89,8 @@ func section(r *run, row *reports.ResultRow, final bool, l linker, b *budget) (s
 	}
 	for _, s := range r.scoresOf(row) {
 		sv.Scores = append(sv.Scores, scoreView{Scorer: clean(s.Scorer), Result: clean(s.Result),
-			Score: strconv.FormatFloat(s.Score, 'g', 4, 64), Reason: b.text(s.Reason, "")})
+			Score: strconv.FormatFloat(s.Score, 'g', 4, 64), Cost: judgeCost(&s), Reason: b.text(s.Reason, "")})
+		sv.JudgeCost = sv.JudgeCost || s.JudgeModel != nil
 	}
 	dir := r.sessionDir(row)
 	if dir == "" {
@@ -222,6 +225,7 @@ func facts(row *reports.ResultRow) []fact {
 	if t := tokens(row.ProviderInputTokens, row.ProviderOutputTokens); t != "" {
 		f = append(f, fact{"tokens (provider)", t})
 	}
+	f = append(f, fact{"cost (USD)", caseCost(row)})
 	if row.Model != nil {
 		f = append(f, fact{"model", clean(*row.Model)})
 	}

@@ -25,6 +25,11 @@ type genCase struct {
 	traceBytes int  // a trace padded to about this size; 0 for a short one
 	noTrans    bool // no logs/transcript.jsonl (a run made before one was kept)
 	diff       string
+	model      string   // the row's model; "" for none
+	cost       *float64 // the row's cost_usd
+	estimated  bool     // cost_estimated
+	judgeCost  *float64 // an llm_judge score priced at this cost
+	judgeModel string   // an llm_judge score by this model (with judgeCost or without a price)
 }
 
 // genRun writes a run folder at dir with the cases: results.parquet,
@@ -44,10 +49,18 @@ func genRun(t testing.TB, dir, runID string, cases []genCase) {
 		results = append(results, reports.ResultRow{RunID: runID, CaseID: c.id, Epoch: 1, Attempt: 1, SessionID: sid,
 			Status: status, ExitStatus: &exit, Turns: 2, ToolCalls: 1, InputTokens: int64(400 + i%300), OutputTokens: 50,
 			StartedAt: time.UnixMilli(1796474016155), DurationMS: loop + 2, LoopMS: &loop,
-			CapsuleName: "gen", CapsuleVersion: "1.0.0", SessionDir: "sessions/" + sid})
+			CapsuleName: "gen", CapsuleVersion: "1.0.0", SessionDir: "sessions/" + sid, CostUSD: c.cost, CostEstimated: c.estimated})
+		if c.model != "" {
+			results[len(results)-1].Model = &c.model
+		}
 		scores = append(scores, reports.ScoreRow{RunID: runID, CaseID: c.id, Epoch: 1, SessionID: sid, Attempt: 1,
 			Scorer: "result_contains", ScorerType: "builtin", Result: result, Score: map[bool]float64{true: 1}[c.passed],
 			Reason: fmt.Sprintf("result lacks %q", "42")})
+		if c.judgeModel != "" {
+			scores = append(scores, reports.ScoreRow{RunID: runID, CaseID: c.id, Epoch: 1, SessionID: sid, Attempt: 1,
+				Scorer: "judge", ScorerType: "llm_judge", Result: result, Score: map[bool]float64{true: 1}[c.passed],
+				Reason: "the judge says so", JudgeModel: &c.judgeModel, JudgeCostUSD: c.judgeCost})
+		}
 		writeSession(t, filepath.Join(dir, "sessions", sid), c)
 	}
 	if err := parquet.WriteFile(filepath.Join(dir, reports.ResultsFile), results); err != nil {
@@ -114,11 +127,12 @@ func writeSession(t testing.TB, dir string, c genCase) {
 	}
 }
 
-// manyCases are n ordinary cases, every third failing.
+// manyCases are n ordinary priced cases, every third failing.
 func manyCases(n int) []genCase {
 	out := make([]genCase, n)
 	for i := range out {
-		out[i] = genCase{id: fmt.Sprintf("case-%05d", i), answer: "6 times 7 is 42.", toolOutput: "42", passed: i%3 != 0}
+		cost := 0.0012 + float64(i%500)*0.000071 // a priced case, as a run with prices has
+		out[i] = genCase{id: fmt.Sprintf("case-%05d", i), answer: "6 times 7 is 42.", toolOutput: "42", passed: i%3 != 0, cost: &cost}
 	}
 	return out
 }

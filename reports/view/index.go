@@ -24,6 +24,7 @@ type indexPage struct {
 	Cases          int
 	Capsule, Model string
 	PassRate       string
+	Cost           string // the run's cost and, with a baseline, the baseline's
 	Counts         []fact
 	Statuses       []string
 	Baseline       string
@@ -41,20 +42,24 @@ type indexData struct {
 }
 
 // indexRow is one case epoch's last attempt, in short keys: id, epoch,
-// status, flip ("passed→failed"), duration in ms, tokens, href, scores
-// (scorer index × 2, +1 when passed), error, failing reasons.
+// status, flip ("passed→failed"), duration in ms, tokens, cost in USD
+// (c, or ce when estimated from murmur's token counts; neither when the
+// row has none), href, scores (scorer index × 2, +1 when passed), error,
+// failing reasons.
 type indexRow struct {
-	ID  string  `json:"id"`
-	V   string  `json:"v,omitempty"` // the variant, in a run with variants
-	E   int32   `json:"e"`
-	S   string  `json:"s"`
-	F   string  `json:"f,omitempty"`
-	D   float64 `json:"d"`
-	T   int64   `json:"t"`
-	H   string  `json:"h"`
-	Sc  []int   `json:"sc,omitempty"`
-	Err string  `json:"err,omitempty"`
-	Rs  string  `json:"rs,omitempty"`
+	ID  string   `json:"id"`
+	V   string   `json:"v,omitempty"` // the variant, in a run with variants
+	E   int32    `json:"e"`
+	S   string   `json:"s"`
+	F   string   `json:"f,omitempty"`
+	D   float64  `json:"d"`
+	T   int64    `json:"t"`
+	C   *float64 `json:"c,omitempty"`
+	Ce  *float64 `json:"ce,omitempty"`
+	H   string   `json:"h"`
+	Sc  []int    `json:"sc,omitempty"`
+	Err string   `json:"err,omitempty"`
+	Rs  string   `json:"rs,omitempty"`
 }
 
 // maxIndexText bounds an index row's error and reasons: the whole text is
@@ -66,7 +71,7 @@ var statusOrder = []string{reports.StatusPassed, reports.StatusFailed, reports.S
 
 // buildIndex is the index of run r against base (nil for none).
 func buildIndex(r, base *run) (indexPage, int) {
-	p := indexPage{RunID: clean(r.runID), Cases: len(r.cases), Script: template.JS(indexScript), CSP: indexCSP()}
+	p := indexPage{RunID: clean(r.runID), Cases: len(r.cases), Script: template.JS(indexScript), CSP: indexCSP(), Cost: costLine(r, base)}
 	p.Data.Baseline = base != nil
 	if base != nil {
 		p.Baseline = clean(base.runID)
@@ -86,6 +91,7 @@ func buildIndex(r, base *run) (indexPage, int) {
 			counts[row.Status]++
 			ir := indexRow{ID: clean(row.CaseID), V: clean(reports.VariantName(row.Variant)), E: row.Epoch, S: clean(row.Status), D: math.Round(row.DurationMS),
 				T: row.InputTokens + row.OutputTokens, H: pageHref(row.CaseID) + "#" + attemptAnchor(row)}
+			ir.C, ir.Ce = indexCost(row)
 			if b := base.finalRow(k); flipped(row, b) {
 				ir.F = b.Status + "→" + row.Status
 				p.Flips++

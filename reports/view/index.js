@@ -9,6 +9,7 @@
   var fStatus = document.getElementById("f-status");
   var fScorer = document.getElementById("f-scorer");
   var fText = document.getElementById("f-text");
+  rows.forEach(function (r) { if (r.ce !== undefined) { r.c = r.ce; r.est = true; } });
   scorers.forEach(function (name, i) {
     ["f", "p"].forEach(function (r) {
       var o = document.createElement("option");
@@ -36,10 +37,19 @@
     tr.appendChild(td);
     return td;
   }
+  function usd(v) { // as reports.Dollars: cents, four decimals below a dollar, two digits below a cent
+    var a = Math.abs(v);
+    if (a === 0) return "$0";
+    return "$" + v.toFixed(a >= 1 ? 2 : a >= 0.01 ? 4 : Math.min(Math.ceil(-Math.log10(a)) + 1, 12));
+  }
   function render() {
     var st = fStatus.value, sc = fScorer.value, tx = fText.value.trim().toLowerCase();
     var list = rows.filter(function (r) { return matches(r, st, sc, tx); });
-    if (sortKey) list.sort(function (a, b) { return (a[sortKey] - b[sortKey]) * sortDir; });
+    if (sortKey) list.sort(function (a, b) {
+      var x = a[sortKey], y = b[sortKey];
+      if (x === undefined || y === undefined) return (x === undefined) - (y === undefined); // no cost: last
+      return (x - y) * sortDir;
+    });
     var frag = document.createDocumentFragment();
     list.slice(0, show).forEach(function (r) {
       var tr = document.createElement("tr");
@@ -59,6 +69,8 @@
       if (data.baseline) cell(tr, r.f || "", r.s === "passed" ? "fl up" : "fl");
       cell(tr, r.d + " ms", "n");
       cell(tr, String(r.t), "n");
+      var c = cell(tr, r.c === undefined ? "—" : (r.est ? "≈" : "") + usd(r.c), "n");
+      if (r.est) c.title = "estimated from murmur's token counts: the provider reported no usage";
       cell(tr, (r.sc || []).map(function (v) { return scorers[v >> 1] + (v & 1 ? " ✓" : " ✗"); }).join(", "), "");
       cell(tr, [r.err, r.rs].filter(Boolean).join(" · "), "reason");
       frag.appendChild(tr);
