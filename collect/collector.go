@@ -136,7 +136,11 @@ func (col *Collector) collect(batch []*pipeline.Case) {
 		col.Emit(rec)
 		if col.Progress != nil {
 			f := rec.Final().Result
-			col.Progress.Done(f.CaseID, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
+			name := f.CaseID
+			if f.Variant != nil {
+				name += "@" + *f.Variant // a case's variants are told apart, as in cases/ and junit.xml
+			}
+			col.Progress.Done(name, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
 		}
 		col.printFirstError(c)
 		if journaled[i] && col.journalErr == nil {

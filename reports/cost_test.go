@@ -156,3 +156,27 @@ func TestCostDiff(t *testing.T) {
 		t.Error("a cost diff of runs without cost")
 	}
 }
+
+func TestDollars(t *testing.T) {
+	tests := []struct {
+		usd  float64
+		want string
+	}{
+		{0, "$0"},
+		{12.345, "$12.35"},
+		{1, "$1.00"},
+		{0.75, "$0.7500"},
+		{0.01, "$0.0100"},
+		{0.005, "$0.0050"},
+		{0.0000039, "$0.0000039"},
+		{0.00012345, "$0.00012"},
+		{-0.5, "$-0.5000"},
+		{0.000001, "$0.0000010"},
+		{1e-15, "<$0.000001"},
+	}
+	for _, tt := range tests {
+		if got := Dollars(tt.usd); got != tt.want {
+			t.Errorf("Dollars(%g) = %q, want %q", tt.usd, got, tt.want)
+		}
+	}
+}

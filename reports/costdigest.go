@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -103,16 +104,23 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 	}
 }
 
-// Dollars formats a cost: cents for a dollar or more, four decimals below
-// (a run of small cases costs fractions of a cent), "$0" for nothing.
+// Dollars formats a cost: cents for a dollar or more, four decimals down
+// to a cent (a run of small cases costs fractions of a cent), and below a
+// cent two significant digits ("$0.0000039": a cheap model's case is no
+// "$0.0000"), "<$0.000001" below that; "$0" for nothing.
 func Dollars(usd float64) string {
 	switch {
 	case usd == 0:
 		return "$0"
-	case usd >= 1 || usd <= -1:
+	case math.Abs(usd) >= 1:
 		return fmt.Sprintf("$%.2f", usd)
+	case math.Abs(usd) >= 0.01:
+		return fmt.Sprintf("$%.4f", usd)
 	}
-	return fmt.Sprintf("$%.4f", usd)
+	if math.Abs(usd) < 1e-6 {
+		return "<$0.000001" // no price list is finer
+	}
+	return fmt.Sprintf("$%.*f", int(math.Ceil(-math.Log10(math.Abs(usd))))+1, usd)
 }
 
 // costLine reads "cost: $1.23 (agent $1.10, judge $0.13; $0.0123 a case;

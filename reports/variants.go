@@ -170,15 +170,15 @@ func writeVariants(w io.Writer, vs []VariantDigest, pairs []VariantPair, markdow
 	}
 	var b strings.Builder
 	if markdown {
-		b.WriteString("\n## Variants\n\n| variant | model | cases | passed | failed | unscored | pass rate (95% CI) | tokens | cost (USD) |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
+		b.WriteString("\n## Variants\n\n| variant | model | cases | passed | failed | unscored | pass rate (95% CI) | tokens | cost |\n|---|---|---:|---:|---:|---:|---|---:|---:|\n")
 	} else {
 		b.WriteString("\nvariants:\n")
 	}
 	for _, v := range vs {
-		rate := fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*v.PassRate.Rate, 100*v.PassRate.Low, 100*v.PassRate.High)
+		rate := fmt.Sprintf("%.1f%% %s", 100*v.PassRate.Rate, interval(v.PassRate))
 		cost := "-"
 		if v.CostUSD != nil {
-			cost = fmt.Sprintf("%.4f", *v.CostUSD)
+			cost = Dollars(*v.CostUSD)
 		}
 		if markdown {
 			fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %s | %d | %s |\n", md(v.Name), md(v.Model), v.Cases, v.Passed, v.Failed, v.Unscored, rate, v.Tokens, cost)

@@ -45,7 +45,7 @@ func TestVariantsDigest(t *testing.T) {
 	if err := writeVariants(&md, d.Variants, d.VariantPairs, true); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"variants:", "b vs a: 3 paired, 1 both passed, 0 b only, 2 a only, McNemar p=0.5", "cost 0.7500"} {
+	for _, w := range []string{"variants:", "b vs a: 3 paired, 1 both passed, 0 b only, 2 a only, McNemar p=0.5", "pass rate 75.0% [30.1–95.4%], 40 tokens, cost $0.7500"} {
 		if !strings.Contains(text.String(), w) {
 			t.Errorf("terminal lacks %q:\n%s", w, text.String())
 		}
