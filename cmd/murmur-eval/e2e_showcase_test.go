@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,8 @@ import (
 // TestShowCasePrintsTheTranscript: `show RUN --case ID` prints a case's
 // conversation from its session folder: the task, each turn's answer, the
 // tool calls with their inputs and the results the model was sent, the end
-// and the scores with their reasons; a hostile answer (terminal escape,
+// and the scores with their reasons, the case's cost beside its tokens
+// (none in a run without prices); a hostile answer (terminal escape,
 // bidi override) is printed escaped, and no colour reaches a pipe. An
 // unknown case is a usage error with a did-you-mean.
 func TestShowCasePrintsTheTranscript(t *testing.T) {
@@ -39,6 +41,9 @@ func TestShowCasePrintsTheTranscript(t *testing.T) {
 	if got.code != 0 {
 		t.Fatalf("show --case: exit %d\n%s", got.code, got.stderr)
 	}
+	if !regexp.MustCompile(`case calc-two-calls · epoch 1 · attempt 1 · passed · 2 turns · \d+ in / \d+ out tokens · cost \$0\.\d+( \(estimated\))? · \d+ ms\n`).MatchString(got.stdout) {
+		t.Errorf("show --case of a priced run lacks the case's cost beside its tokens:\n%s", got.stdout)
+	}
 	for _, want := range []string{
 		"case calc-two-calls · epoch 1 · attempt 1 · passed",
 		"A jacket costs 240 euros",
@@ -64,6 +69,16 @@ func TestShowCasePrintsTheTranscript(t *testing.T) {
 		if !strings.Contains(hostile.stdout, want) {
 			t.Errorf("show --case hostile lacks %q:\n%s", want, hostile.stdout)
 		}
+	}
+
+	// A run without prices: no cost, and none said.
+	unpriced, r := newFixture(t, qs).withData(dataset, recs).run("--prices", "off")
+	if r.code != 0 {
+		t.Fatalf("--prices off: exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	if got := runBinary(t, "show", unpriced, "--case", "calc-two-calls"); got.code != 0 ||
+		!regexp.MustCompile(`^case calc-two-calls · epoch 1 · attempt 1 · passed · 2 turns · \d+ in / \d+ out tokens · \d+ ms\n`).MatchString(got.stdout) {
+		t.Errorf("show --case of a run without prices: exit %d, want no cost line:\n%s", got.code, got.stdout)
 	}
 
 	unknown := runBinary(t, "show", out, "--case", "calc-two-call")

@@ -54,20 +54,17 @@ func showCase(run, caseID string, lim reports.ReadLimits, stdout io.Writer) erro
 		if i > 0 {
 			fmt.Fprintln(raw)
 		}
-		if err := showAttempt(raw, run, r, opt); err != nil {
+		if err := showAttempt(raw, run, r, judgeCostOf(r, data.Scores), opt); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// showAttempt prints one row's header and its session.
-func showAttempt(w io.Writer, run string, r reports.ResultRow, opt transcript.TextOptions) error {
-	head := fmt.Sprintf("case %s · epoch %d · attempt %d · %s · %d turns · %d in / %d out tokens · %.0f ms",
-		termtext.Field(r.CaseID), r.Epoch, r.Attempt, termtext.Field(r.Status), r.Turns, r.InputTokens, r.OutputTokens, r.DurationMS)
-	if r.Variant != nil {
-		head = fmt.Sprintf("case %s · variant %s%s", termtext.Field(r.CaseID), termtext.Field(*r.Variant), strings.TrimPrefix(head, "case "+termtext.Field(r.CaseID)))
-	}
+// showAttempt prints one row's header and its session; judge is the
+// judge's cost of the attempt's scores (nil for none).
+func showAttempt(w io.Writer, run string, r reports.ResultRow, judge *float64, opt transcript.TextOptions) error {
+	head := attemptHeader(r, judge)
 	if opt.Colour {
 		head = "\x1b[1;7m" + head + "\x1b[0m"
 	}
@@ -86,6 +83,54 @@ func showAttempt(w io.Writer, run string, r reports.ResultRow, opt transcript.Te
 		return err
 	}
 	return s.WriteText(w, opt)
+}
+
+// attemptHeader is an attempt's header line: the case, its status,
+// turns, tokens, cost (when priced: docs/cost.md) and duration.
+func attemptHeader(r reports.ResultRow, judge *float64) string {
+	head := fmt.Sprintf("case %s · epoch %d · attempt %d · %s · %d turns · %d in / %d out tokens%s · %.0f ms",
+		termtext.Field(r.CaseID), r.Epoch, r.Attempt, termtext.Field(r.Status), r.Turns, r.InputTokens, r.OutputTokens, costText(r, judge), r.DurationMS)
+	if r.Variant != nil {
+		head = fmt.Sprintf("case %s · variant %s%s", termtext.Field(r.CaseID), termtext.Field(*r.Variant), strings.TrimPrefix(head, "case "+termtext.Field(r.CaseID)))
+	}
+	return head
+}
+
+// costText is " · cost $0.0123" for a priced attempt ("(estimated)"
+// when priced from murmur's token counts; the judge's cost apart), "" for
+// one without a cost.
+func costText(r reports.ResultRow, judge *float64) string {
+	var parts []string
+	if r.CostUSD != nil {
+		c := "cost " + reports.Dollars(*r.CostUSD)
+		if r.CostEstimated {
+			c += " (estimated)"
+		}
+		parts = append(parts, c)
+	}
+	if judge != nil {
+		parts = append(parts, "judge cost "+reports.Dollars(*judge))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " · " + strings.Join(parts, ", ")
+}
+
+// judgeCostOf sums the judge's cost of the attempt's scores; nil when
+// none was priced.
+func judgeCostOf(r reports.ResultRow, scores []reports.ScoreRow) *float64 {
+	var sum *float64
+	for _, s := range scores {
+		if s.JudgeCostUSD == nil || s.Key() != r.Key() || max(1, s.Attempt) != max(1, r.Attempt) {
+			continue
+		}
+		if sum == nil {
+			sum = new(float64)
+		}
+		*sum += *s.JudgeCostUSD
+	}
+	return sum
 }
 
 func deref(s *string) string {
