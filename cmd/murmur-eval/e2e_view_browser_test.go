@@ -71,9 +71,10 @@ func viewRun(t *testing.T, qs, root, name string, recordings map[string]string) 
 
 // TestViewInBrowser writes a run's site against its baseline with the real
 // binary and drives it in Debian's Chromium with Playwright: from the
-// index to the failed case's page (its tool calls and the scorer's
-// reason), the flipped case's two transcripts at their first divergent
-// turn, the filters, and a hostile answer that must run no script.
+// index (its filters, its sort by tokens and by cost) to the failed case's
+// page (its tool calls and the scorer's reason), the flipped case's two
+// transcripts at their first divergent turn, and a hostile answer that
+// must run no script.
 func TestViewInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")

@@ -61,7 +61,7 @@ func (c runCost) text() string {
 	s := reports.Dollars(c.total)
 	var notes []string
 	if c.estimated > 0 {
-		notes = append(notes, fmt.Sprintf("%d estimated from murmur's token counts", c.estimated))
+		notes = append(notes, fmt.Sprintf("%d case%s estimated from murmur's token counts", c.estimated, map[bool]string{true: "s"}[c.estimated != 1]))
 	}
 	if len(c.unpriced) > 0 {
 		names := slices.Sorted(func(yield func(string) bool) {

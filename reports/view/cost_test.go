@@ -52,7 +52,7 @@ func TestCostSite(t *testing.T) {
 		t.Errorf("the rows' costs (-want +got):\n%s", diff)
 	}
 	// 0.012345 + 1.5 + the judge's 0.0004; the unpriced model named, cleaned and escaped.
-	wantHeader := `<span id="cost">cost $1.51 (1 estimated from murmur&#39;s token counts; no price for &lt;b&gt;m&lt;/b&gt;⟨U&#43;202E⟩, j); baseline $0.0200</span>`
+	wantHeader := `<span id="cost">cost $1.51 (1 case estimated from murmur&#39;s token counts; no price for &lt;b&gt;m&lt;/b&gt;⟨U&#43;202E⟩, j); baseline $0.0200</span>`
 	if !strings.Contains(index, wantHeader) {
 		t.Errorf("the index's header lacks %s:\n%s", wantHeader, index[:min(len(index), 2000)])
 	}

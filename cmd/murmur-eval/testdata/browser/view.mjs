@@ -49,6 +49,10 @@ try {
   await page.click("th[data-key=t]");
   const tokens = (await page.locator("#cases-body tr td:nth-child(5)").allInnerTexts()).map(Number);
   check(tokens.length === 3 && tokens.every((v, i) => i === 0 || tokens[i - 1] >= v), `sorted by tokens (descending): ${tokens}`);
+  await page.click("th[data-key=c]");
+  const costs = await page.locator("#cases-body tr td:nth-child(6)").allInnerTexts();
+  const usd = costs.map((c) => Number(c.replace(/^≈?\$/, "")));
+  check(costs.length === 3 && costs.every((c) => /^≈?\$[0-9.]+$/.test(c)) && usd.every((v, i) => i === 0 || usd[i - 1] >= v), `sorted by cost (descending): ${costs}`);
 
   // index -> the failed case's page: its tool calls, the scorer's reason,
   // and, against the baseline, both transcripts with the divergent turn.
