@@ -3,8 +3,8 @@
 // small inline script), and a page per case under cases/ with what its
 // session folder holds (the task, each turn, the tool calls with their
 // inputs and outputs, hook and denial events, the final answer, every
-// score with its reason, the workspace diff, timings and tokens) and
-// links to the raw files. Given a baseline run, a case whose verdict
+// score with its reason, the workspace diff, timings, tokens and cost)
+// and links to the raw files. Given a baseline run, a case whose verdict
 // flipped shows both transcripts turn by turn, the first divergent turn
 // marked (transcript.Diverge).
 //
