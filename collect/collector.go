@@ -212,6 +212,9 @@ func (col *Collector) Emit(rec journal.Record) {
 			col.Scores.rows <- s
 		}
 	}
+	for _, a := range rec.Attempts[:len(rec.Attempts)-1] {
+		col.Summary.AddEarlier(a.Result) // what a retried attempt spent
+	}
 	f := rec.Final()
 	col.Summary.AddCase(f.Result, f.Scores)
 	if calls := missingToolCalls(f.Events); len(calls) > 0 {

@@ -28,15 +28,7 @@ type CostSide struct {
 
 // costOf sums a run's cost columns the way the summary does.
 func costOf(r *RunData) (CostSide, bool) {
-	scores := map[CaseKey][]ScoreRow{}
-	for _, s := range r.Scores {
-		scores[s.Key()] = append(scores[s.Key()], s)
-	}
-	var c costCount
-	for _, row := range r.Results {
-		c.add(row, scores[row.Key()])
-	}
-	d := c.digest(false)
+	d := r.Summary().cost.digest(false) // every attempt's spending, each case once
 	if d == nil {
 		return CostSide{}, false
 	}

@@ -21,8 +21,10 @@ type CostDigest struct {
 	// (set by the run command; "" when summed from rows alone).
 	Currency   string `json:"currency"`
 	PricesDate string `json:"prices_date,omitempty"`
-	// PricedCases counts the cases with a cost, MeanCase their mean cost
-	// (the agent's and the judge's), what diff compares per case.
+	// Agent and Total count every attempt (an attempt in error that
+	// --retries ran again spent its turns too). PricedCases counts the
+	// cases with a cost (by their final attempt), MeanCase is Total over
+	// them, what diff compares per case.
 	PricedCases int     `json:"priced_cases"`
 	MeanCase    float64 `json:"mean_case"`
 	// UnpricedModels are the models some turn or judge request ran on
@@ -65,6 +67,23 @@ func (c *costCount) add(r ResultRow, scores []ScoreRow) {
 		c.priced++
 	}
 }
+
+// addEarlier adds an earlier attempt of a case retried after an error:
+// its model turns were spent, so the totals count them; the case is
+// counted once, by its final attempt (add).
+func (c *costCount) addEarlier(r ResultRow) {
+	switch {
+	case r.CostUSD != nil:
+		c.agent += *r.CostUSD
+	case r.Turns > 0 && r.Model != nil:
+		c.unpricedModel(*r.Model)
+	}
+}
+
+// AddEarlier adds an earlier attempt of a case retried after an error
+// (--retries): only what it spent, in the cost totals. The case itself is
+// the final attempt's AddCase.
+func (s *Summary) AddEarlier(r ResultRow) { s.cost.addEarlier(r) }
 
 func (c *costCount) unpricedModel(m string) {
 	if c.unpriced == nil {

@@ -193,14 +193,26 @@ func (r *RunData) Summary() *Summary {
 	return &s
 }
 
-// feed adds the run's results rows, each with its scores, to s.
+// feed adds the run's cases to s as the collector does while the run
+// goes: each (case, epoch, variant) once, by its last attempt with that
+// attempt's scores; an earlier attempt of a retried case adds only what
+// it spent (Summary.AddEarlier).
 func (r *RunData) feed(s *Summary) {
-	byCase := map[CaseKey][]ScoreRow{}
-	for _, sc := range r.Scores {
-		k := sc.Key()
-		byCase[k] = append(byCase[k], sc)
+	type attemptKey struct {
+		CaseKey
+		attempt int32
 	}
-	for _, row := range r.Results {
-		s.AddCase(row, byCase[row.Key()])
+	scores := map[attemptKey][]ScoreRow{}
+	for _, sc := range r.Scores {
+		k := attemptKey{sc.Key(), max(sc.Attempt, 1)}
+		scores[k] = append(scores[k], sc)
+	}
+	final := finalAttempts(r.Results)
+	for i, row := range r.Results {
+		if final[row.Key()] != i {
+			s.AddEarlier(row)
+			continue
+		}
+		s.AddCase(row, scores[attemptKey{row.Key(), max(row.Attempt, 1)}])
 	}
 }

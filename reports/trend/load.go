@@ -79,7 +79,7 @@ func LoadLimited(paths []string, lim reports.ReadLimits) ([]*Run, error) {
 }
 
 func newRun(path string, data *reports.RunData) *Run {
-	r := &Run{Path: path, Results: lastAttempts(data.Results), Scores: data.Scores}
+	r := &Run{Path: path, Results: reports.FinalAttempts(data.Results), Scores: data.Scores}
 	for _, row := range r.Results {
 		if r.RunID == "" || row.RunID < r.RunID {
 			r.RunID = row.RunID
@@ -88,7 +88,7 @@ func newRun(path string, data *reports.RunData) *Run {
 			r.Start = row.StartedAt
 		}
 	}
-	r.Digest = r.Data().Summary().Digest(0)
+	r.Digest = data.Summary().Digest(0) // every attempt: the retried ones' spending counts in its cost
 	recordedCompleteness(path, &r.Digest)
 	r.config = recordedConfig(path)
 	return r
@@ -115,23 +115,4 @@ func recordedCompleteness(path string, d *reports.Digest) {
 		return
 	}
 	d.Complete, d.Planned, d.Ran, d.Stopped, d.Resumed = rec.Complete, rec.Planned, rec.Ran, rec.Stopped, rec.Resumed
-}
-
-// lastAttempts keeps the highest attempt of each (case, epoch): earlier
-// attempts of a retried case are errors that the run itself did not count.
-func lastAttempts(rows []reports.ResultRow) []reports.ResultRow {
-	last := map[reports.CaseKey]int{}
-	for i, row := range rows {
-		k := row.Key()
-		if j, ok := last[k]; !ok || row.Attempt > rows[j].Attempt {
-			last[k] = i
-		}
-	}
-	out := make([]reports.ResultRow, 0, len(last))
-	for i, row := range rows {
-		if last[row.Key()] == i {
-			out = append(out, row)
-		}
-	}
-	return out
 }
