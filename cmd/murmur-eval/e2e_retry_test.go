@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"sync"
@@ -73,5 +74,15 @@ func TestRetriesOfHarnessErrors(t *testing.T) {
 	d := readDigest(t, out)
 	if d.Cases != len(ids) || d.Statuses["error"] != 0 {
 		t.Errorf("summary counts %d cases, %d errors; want %d and 0 (only last attempts count)", d.Cases, d.Statuses["error"], len(ids))
+	}
+	// show reads the run back from its rows, every attempt's: it counts
+	// the cases as the run did.
+	shown := runBinary(t, "show", out, "--json")
+	var sd struct {
+		Cases    int            `json:"cases"`
+		Statuses map[string]int `json:"statuses"`
+	}
+	if err := json.Unmarshal([]byte(shown.stdout), &sd); err != nil || sd.Cases != len(ids) || sd.Statuses["error"] != 0 {
+		t.Errorf("show --json counts %d cases, %d errors (%v); want %d and 0, as the run's summary", sd.Cases, sd.Statuses["error"], err, len(ids))
 	}
 }
