@@ -28,7 +28,7 @@ type CostSide struct {
 
 // costOf sums a run's cost columns the way the summary does.
 func costOf(r *RunData) (CostSide, bool) {
-	d := r.Summary().cost.digest(false) // every attempt's spending, each case once
+	d := r.Cost()
 	if d == nil {
 		return CostSide{}, false
 	}

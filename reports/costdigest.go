@@ -80,6 +80,11 @@ func (c *costCount) addEarlier(r ResultRow) {
 	}
 }
 
+// Cost is the run's cost digest summed from its rows, as its Summary
+// counts it (every attempt's spending, each case once); nil when no case
+// has a cost. PricesDate is not in the rows: it is "".
+func (r *RunData) Cost() *CostDigest { return r.Summary().cost.digest(false) }
+
 // AddEarlier adds an earlier attempt of a case retried after an error
 // (--retries): only what it spent, in the cost totals. The case itself is
 // the final attempt's AddCase.

@@ -3,74 +3,31 @@ package view
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/murmur-nexus/murmur-eval/reports"
 )
 
-// runCost is what a run's model turns and judge cost, summed from its rows
-// as summary.json's cost_usd is (docs/cost.md): every attempt's cost_usd
-// and its scores' judge_cost_usd.
-type runCost struct {
-	total     float64
-	priced    int             // attempts with a cost (the agent's or the judge's)
-	estimated int             // attempts priced from murmur's own token counts
-	unpriced  map[string]bool // models some turn or judge request ran on without a price
-}
-
-// costOf sums run r's cost columns.
-func costOf(r *run) runCost {
-	c := runCost{unpriced: map[string]bool{}}
-	for i := range r.rows {
-		row := &r.rows[i]
-		priced := row.CostUSD != nil
-		switch {
-		case priced:
-			c.total += *row.CostUSD
-		case row.Turns > 0 && row.Model != nil:
-			c.unpriced[*row.Model] = true
-		}
-		if row.CostEstimated {
-			c.estimated++
-		}
-		for _, j := range r.scores[attemptKey{caseKey{row.CaseID, row.Epoch, reports.VariantName(row.Variant)}, max(1, row.Attempt)}] {
-			s := &r.score[j]
-			switch {
-			case s.JudgeCostUSD != nil:
-				c.total += *s.JudgeCostUSD
-				priced = true
-			case s.JudgeModel != nil:
-				c.unpriced[*s.JudgeModel] = true
-			}
-		}
-		if priced {
-			c.priced++
-		}
-	}
-	return c
-}
-
-// text is the cost as the index's header line says it: "$0.0456", then
-// how many attempts were estimated and which models had no price; "" for
-// a run without a cost (--prices off, a run from before prices).
-func (c runCost) text() string {
-	if c.priced == 0 {
+// costText is a run's cost as the index's header line says it:
+// "$0.0456", then how many cases were estimated and which models had no
+// price; "" for a run without a cost (--prices off, a run from before
+// prices). The cost is summary.json's, summed from the rows by reports
+// (RunData.Cost): every attempt's spending, each case once.
+func costText(r *run) string {
+	c := (&reports.RunData{Results: r.rows, Scores: r.score}).Cost()
+	if c == nil {
 		return ""
 	}
-	s := reports.Dollars(c.total)
+	s := reports.Dollars(c.Total)
 	var notes []string
-	if c.estimated > 0 {
-		notes = append(notes, fmt.Sprintf("%d case%s estimated from murmur's token counts", c.estimated, map[bool]string{true: "s"}[c.estimated != 1]))
+	if c.EstimatedCases > 0 {
+		notes = append(notes, fmt.Sprintf("%d case%s estimated from murmur's token counts", c.EstimatedCases, map[bool]string{true: "s"}[c.EstimatedCases != 1]))
 	}
-	if len(c.unpriced) > 0 {
-		names := slices.Sorted(func(yield func(string) bool) {
-			for m := range c.unpriced {
-				if !yield(clean(m)) {
-					return
-				}
-			}
-		})
+	if len(c.UnpricedModels) > 0 {
+		names := make([]string, len(c.UnpricedModels))
+		for i, m := range c.UnpricedModels {
+			names[i] = clean(m)
+		}
 		notes = append(notes, "no price for "+strings.Join(names, ", "))
 	}
 	if len(notes) > 0 {
@@ -82,11 +39,11 @@ func (c runCost) text() string {
 // costLine is the header line's cost of the run and, with a baseline
 // (base not nil), the baseline's beside it; "" when neither has a cost.
 func costLine(r, base *run) string {
-	s := costOf(r).text()
+	s := costText(r)
 	if base == nil {
 		return s
 	}
-	b := costOf(base).text()
+	b := costText(base)
 	switch {
 	case s == "" && b == "":
 		return ""

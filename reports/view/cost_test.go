@@ -77,9 +77,10 @@ func TestCostSite(t *testing.T) {
 	}
 }
 
-// TestCostAsSummary: the index's total is summary.json's cost_usd total
-// (reports.Summary over the same rows), retried attempts and the judge
-// included.
+// TestCostAsSummary: the index's total is summary.json's cost_usd total,
+// retried attempts and the judge included, each case counted once: a's
+// error attempt $0.25 and its last $0.50 (estimated) with the judge's
+// $0.125, b's judge $0.0625 (its own turns unpriced, model x).
 func TestCostAsSummary(t *testing.T) {
 	data := &reports.RunData{
 		Results: []reports.ResultRow{
@@ -92,20 +93,11 @@ func TestCostAsSummary(t *testing.T) {
 			{RunID: "r", CaseID: "b", Epoch: 1, Attempt: 1, Scorer: "j", Result: reports.ResultFail, JudgeModel: ptr("j"), JudgeCostUSD: ptr(0.0625)},
 		},
 	}
-	var s reports.Summary
-	for _, row := range data.Results {
-		var scores []reports.ScoreRow
-		for _, sc := range data.Scores {
-			if sc.Key() == row.Key() && sc.Attempt == row.Attempt {
-				scores = append(scores, sc)
-			}
-		}
-		s.AddCase(row, scores)
+	if got, want := costLine(index("/runs/r", data), nil), "$0.9375 (1 case estimated from murmur's token counts; no price for x)"; got != want {
+		t.Errorf("costLine = %q, want %q", got, want)
 	}
-	want := s.Digest(0).CostUSD
-	got := costOf(index("/runs/r", data))
-	if math.Abs(got.total-want.Total) > 1e-12 || got.priced != want.PricedCases || got.estimated != want.EstimatedCases || len(got.unpriced) != len(want.UnpricedModels) {
-		t.Errorf("costOf = %+v, want the summary's %+v", got, want)
+	if c := data.Cost(); c == nil || math.Abs(c.Total-0.9375) > 1e-12 || c.PricedCases != 2 {
+		t.Errorf("the run's cost %+v, want $0.9375 over 2 priced cases", c)
 	}
 }
 
