@@ -44,11 +44,10 @@ func variantsMock(t *testing.T, dir string) *apitest.Server {
 	})
 }
 
-// TestModelsTwoVariants: --models model-a,model-b on N cases gives 2N rows
-// with a variant column, each variant's model in the requests, and
-// summary.json's variants side by side with their McNemar pair; diff
-// --variant reads the one run.
-func TestModelsTwoVariants(t *testing.T) {
+// variantsQuickstart is an end-to-end test's copy of the quickstart
+// capsule, its endpoint a variantsMock; the test runs in parallel.
+func variantsQuickstart(t *testing.T) (string, *apitest.Server) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -56,6 +55,15 @@ func TestModelsTwoVariants(t *testing.T) {
 	t.Parallel()
 	srv := variantsMock(t, dir)
 	useEndpoint(t, dir, srv.URL)
+	return dir, srv
+}
+
+// TestModelsTwoVariants: --models model-a,model-b on N cases gives 2N rows
+// with a variant column, each variant's model in the requests, and
+// summary.json's variants side by side with their McNemar pair; diff
+// --variant reads the one run.
+func TestModelsTwoVariants(t *testing.T) {
+	dir, srv := variantsQuickstart(t)
 	out := filepath.Join(reachableTempDir(t), "run")
 	prices := filepath.Join(t.TempDir(), "prices.yaml")
 	writeFile(t, prices, "currency: USD\nmodels:\n  model-a: {input: 1, output: 2}\n  model-b: {input: 3, output: 4}\n")
@@ -278,13 +286,7 @@ func TestModelsResume(t *testing.T) {
 // variant, each with its overrides: the variant with max_turns 1 ends a
 // case that needs a tool call at its turn limit, the other does not.
 func TestVariantsFileMaxTurns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := quickstart(t)
-	t.Parallel()
-	srv := variantsMock(t, dir)
-	useEndpoint(t, dir, srv.URL)
+	dir, _ := variantsQuickstart(t)
 	file := filepath.Join(t.TempDir(), "variants.yaml")
 	writeFile(t, file, "full: {model: model-a}\nshort:\n  model: model-a\n  max_turns: 1\n")
 	out := filepath.Join(reachableTempDir(t), "run")
@@ -309,13 +311,7 @@ func TestVariantsFileMaxTurns(t *testing.T) {
 // --models gives the same verdicts, with no request to the model and no
 // divergence.
 func TestModelsRecordReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := quickstart(t)
-	t.Parallel()
-	srv := variantsMock(t, dir)
-	useEndpoint(t, dir, srv.URL)
+	dir, srv := variantsQuickstart(t)
 	rec := filepath.Join(t.TempDir(), "recordings")
 	run := func(name string, extra ...string) string {
 		out := filepath.Join(reachableTempDir(t), name)
@@ -368,13 +364,7 @@ func TestModelsRecordReplay(t *testing.T) {
 // the second against the first as --baseline (same-named models paired,
 // nothing regressed), the models' diff and the trend page.
 func TestNightlyModelsExample(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := quickstart(t)
-	t.Parallel()
-	srv := variantsMock(t, dir)
-	useEndpoint(t, dir, srv.URL)
+	dir, _ := variantsQuickstart(t)
 	script, err := filepath.Abs("../../examples/nightly-models/nightly.sh")
 	if err != nil {
 		t.Fatal(err)
@@ -435,13 +425,7 @@ func TestNightlyModelsExample(t *testing.T) {
 // variant of its cases; merged, the shards give each (case, variant) once,
 // none reported missing, with the variants side by side.
 func TestModelsShardsMerge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := quickstart(t)
-	t.Parallel()
-	srv := variantsMock(t, dir)
-	useEndpoint(t, dir, srv.URL)
+	dir, _ := variantsQuickstart(t)
 	// A first run writes murmur.lock, which is part of the shards' fingerprint.
 	if r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-multiply", "--out", filepath.Join(reachableTempDir(t), "run"),
 		"--driver", "builtin"); r.code != exitOK {
@@ -498,13 +482,7 @@ func TestModelsShardsMerge(t *testing.T) {
 // --max-connections: with one connection and four workers, the mock never
 // has two requests in flight, whichever models they are for.
 func TestModelsShareTheEndpointLimit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end")
-	}
-	dir := quickstart(t)
-	t.Parallel()
-	srv := variantsMock(t, dir)
-	useEndpoint(t, dir, srv.URL)
+	dir, srv := variantsQuickstart(t)
 	out := filepath.Join(reachableTempDir(t), "run")
 	r := runBinary(t, dir, "--dataset", filepath.Join(dir, "cases.jsonl"), "--filter", "calc-*", "--models", "model-a,model-b",
 		"--out", out, "--workers", "4", "--driver", "builtin", "--max-connections", "1", "--connections", "fixed", "--max-error-rate", "1")
