@@ -136,15 +136,26 @@ func Dollars(usd float64) string {
 	switch {
 	case usd == 0:
 		return "$0"
-	case math.Abs(usd) >= 1:
-		return fmt.Sprintf("$%.2f", usd)
-	case math.Abs(usd) >= 0.01:
-		return fmt.Sprintf("$%.4f", usd)
-	}
-	if math.Abs(usd) < 1e-6 {
+	case math.Abs(usd) < 1e-6:
 		return "<$0.000001" // no price list is finer
 	}
-	return fmt.Sprintf("$%.*f", int(math.Ceil(-math.Log10(math.Abs(usd))))+1, usd)
+	return fmt.Sprintf("$%.*f", DollarDecimals(usd), usd)
+}
+
+// DollarDecimals is how many decimals Dollars shows of usd (2, 4, or two
+// significant digits below a cent, at most 7): what a page that formats
+// costs itself rounds them to.
+func DollarDecimals(usd float64) int {
+	a := math.Abs(usd)
+	switch {
+	case a >= 1:
+		return 2
+	case a >= 0.01:
+		return 4
+	case a < 1e-6:
+		return 7
+	}
+	return int(math.Ceil(-math.Log10(a))) + 1
 }
 
 // costLine reads "cost: $1.23 (agent $1.10, judge $0.13; $0.0123 a case;

@@ -72,17 +72,7 @@ func indexCost(row *reports.ResultRow) (exact, estimated *float64) {
 
 // roundShown rounds usd to the decimals reports.Dollars shows.
 func roundShown(usd float64) float64 {
-	a := math.Abs(usd)
-	decimals := 4
-	switch {
-	case a == 0:
-		return 0
-	case a >= 1:
-		decimals = 2
-	case a < 0.01:
-		decimals = min(int(math.Ceil(-math.Log10(a)))+1, 12)
-	}
-	scale := math.Pow10(decimals)
+	scale := math.Pow10(reports.DollarDecimals(usd))
 	return math.Round(usd*scale) / scale
 }
 
