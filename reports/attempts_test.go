@@ -31,6 +31,14 @@ func TestSummaryCountsFinalAttempts(t *testing.T) {
 	if got := FinalAttempts(r.Results); len(got) != 3 || got[0].CaseID != "b" || got[1].Attempt != 2 || got[2].Variant == nil {
 		t.Errorf("final attempts %+v, want b, a's attempt 2, a@m, in the rows' order", got)
 	}
+	// An attempt before a@m's (numbered below it): its spending counts in
+	// the variant's cost, the case still once.
+	r.Results = append(r.Results, ResultRow{RunID: "r", CaseID: "a", Epoch: 1, Attempt: 0, Status: StatusError, Turns: 1, CostUSD: usd(0.125), Variant: &variant})
+	vd := r.Summary().Digest(0)
+	if len(vd.Variants) != 1 || vd.Variants[0].Name != "m" || vd.Variants[0].CostUSD == nil || math.Abs(*vd.Variants[0].CostUSD-2.125) > 1e-9 || vd.Variants[0].Cases != 1 {
+		t.Errorf("variants %+v, want m: 1 case, $2.125 (its case's $2 and an earlier attempt's $0.125)", vd.Variants)
+	}
+	r.Results = r.Results[:len(r.Results)-1]
 	if side, ok := costOf(r); !ok || math.Abs(side.Total-3.75) > 1e-9 {
 		t.Errorf("diff's cost of the run %+v, want $3.75", side)
 	}

@@ -86,9 +86,13 @@ func (c *costCount) addEarlier(r ResultRow) {
 func (r *RunData) Cost() *CostDigest { return r.Summary().cost.digest(false) }
 
 // AddEarlier adds an earlier attempt of a case retried after an error
-// (--retries): only what it spent, in the cost totals. The case itself is
+// (--retries): only what it spent, in the cost totals (the run's and its
+// variant's). The case itself is
 // the final attempt's AddCase.
-func (s *Summary) AddEarlier(r ResultRow) { s.cost.addEarlier(r) }
+func (s *Summary) AddEarlier(r ResultRow) {
+	s.cost.addEarlier(r)
+	s.variants.addEarlier(r)
+}
 
 func (c *costCount) unpricedModel(m string) {
 	if c.unpriced == nil {

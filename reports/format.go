@@ -69,10 +69,11 @@ func trimLines(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// deref returns *p, or "" for nil.
-func deref(p *string) string {
+// deref returns *p, or the zero value ("", 0) for nil.
+func deref[T any](p *T) T {
+	var zero T
 	if p == nil {
-		return ""
+		return zero
 	}
 	return *p
 }

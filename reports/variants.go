@@ -79,6 +79,17 @@ func (t *variantTally) slot(name string) *VariantDigest {
 	return v
 }
 
+// addEarlier adds what an earlier attempt of a retried case spent to its
+// variant's cost, as the run's cost counts it (the case is the final
+// attempt's add).
+func (t *variantTally) addEarlier(r ResultRow) {
+	if r.Variant == nil || r.CostUSD == nil {
+		return
+	}
+	v := t.slot(*r.Variant)
+	v.CostUSD = new(deref(v.CostUSD) + *r.CostUSD)
+}
+
 func (t *variantTally) add(r ResultRow) {
 	if r.Variant == nil {
 		return
@@ -91,7 +102,7 @@ func (t *variantTally) add(r ResultRow) {
 	v.Cases++
 	v.Tokens += r.InputTokens + r.OutputTokens
 	if r.CostUSD != nil {
-		v.CostUSD = new(derefFloat(v.CostUSD) + *r.CostUSD)
+		v.CostUSD = new(deref(v.CostUSD) + *r.CostUSD)
 	}
 	switch r.Status {
 	case StatusPassed, StatusFailed:
@@ -112,13 +123,6 @@ func (t *variantTally) add(r ResultRow) {
 	if r.Status != StatusSkipped && r.Status != StatusCancelled {
 		v.Ran++
 	}
-}
-
-func derefFloat(f *float64) float64 {
-	if f == nil {
-		return 0
-	}
-	return *f
 }
 
 // digest is the variants in the order they first came, and every pair of
