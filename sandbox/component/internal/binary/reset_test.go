@@ -205,12 +205,18 @@ func exportNames(t testing.TB, mod []byte) []string {
 }
 
 // whyCases: one module for each reason instances cannot be reset.
-func whyCases() []struct{ name, why string; mod []byte } {
+func whyCases() []struct {
+	name, why string
+	mod       []byte
+} {
 	fc := func(sub byte) []byte { return codeModule(noLocals, 0xfc, sub, 0, 0, end) }
 	imp := func(desc ...byte) []byte {
 		return module(sec(2, wasmVec(cat(wasmStr("env"), wasmStr("x"), desc))), sec(6, wasmVec(global(true, 0))))
 	}
-	return []struct{ name, why string; mod []byte }{
+	return []struct {
+		name, why string
+		mod       []byte
+	}{
 		{"table.set", "function 0: table.set (0x26)", codeModule(noLocals, 0x41, 0, 0xd0, 0x70, 0x26, 0, end)},
 		{"table.grow", "table.grow (0xfc 15)", fc(15)},
 		{"table.fill", "table.fill (0xfc 17)", fc(17)},
