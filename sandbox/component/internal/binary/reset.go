@@ -269,6 +269,9 @@ func (p *prep) exports(r *reader, s section) {
 			p.blind = true
 			return
 		}
+		if kind == 0x01 {
+			p.cannot("export section: exports a table (%s), which another instance could change", name)
+		}
 		if strings.HasPrefix(name, GlobalExportPrefix) {
 			p.cannot("export section: export %q already uses the prefix %s", name, GlobalExportPrefix)
 			p.collision = true

@@ -247,6 +247,7 @@ func whyCases() []struct {
 		{"global init", "global 0's initializer: opcode 0x20 is unknown", module(sec(6, wasmVec([]byte{i32, 1, 0x20, 0, end})))},
 		{"prefix collision", `export "murmur-eval:global:7" already uses the prefix`,
 			module(sec(6, wasmVec(global(true, 0))), sec(7, wasmVec(export(GlobalExportPrefix+"7", 3, 0))))},
+		{"table export", "exports a table (t)", module(sec(4, wasmVec([]byte{0x70, 0, 1})), sec(7, wasmVec(export("t", 1, 0))))},
 		{"unknown section", "section id 14 is unknown", module(sec(14, []byte{0}))},
 	}
 }
@@ -370,6 +371,21 @@ func TestPrepareResetDriver(t *testing.T) {
 	defer rt.Close(ctx)
 	if _, err := rt.CompileModule(ctx, res.Module); err != nil {
 		t.Errorf("wazero refuses the rewritten driver: %v", err)
+	}
+}
+
+// BenchmarkPrepareReset: PrepareReset of murmur's real driver's main
+// module (430,803 bytes at issue 38), when a copy is at hand.
+func BenchmarkPrepareReset(b *testing.B) {
+	mod, err := os.ReadFile("/tmp/prof38/core0.wasm")
+	if err != nil {
+		b.Skip("no copy of the driver's main module at /tmp/prof38/core0.wasm")
+	}
+	b.SetBytes(int64(len(mod)))
+	for b.Loop() {
+		if _, err := PrepareReset(mod); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
