@@ -13,11 +13,11 @@ import (
 // FuzzPrepareReset: PrepareReset never panics and never changes its input;
 // a module it exports globals of, read again, has exactly those exports
 // (the second read reports them as the prefix's collision); and wazero
-// compiles the output whenever it compiles the input (but for a function
-// with very many locals: see manyLocals).
+// compiles the output whenever it compiles the input (if it can be asked
+// to: see wazeroCanTake).
 func FuzzPrepareReset(f *testing.F) {
 	f.Add(stackPointerModule())
-	f.Add(codeModule([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, i32}, end)) // 2^32-1 locals: see manyLocals
+	f.Add(codeModule([]byte{1, 0xff, 0xff, 0xff, 0xff, 0x0f, i32}, end)) // 2^32-1 locals: see wazeroCanTake
 	for _, c := range exportCases() {
 		f.Add(c.mod)
 	}
@@ -30,6 +30,7 @@ func FuzzPrepareReset(f *testing.F) {
 	for _, c := range malformedCases() {
 		f.Add(c.mod)
 	}
+	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x05\xff\xff\xff\xff\x0f")) // 2^32-1 data segments
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
@@ -45,7 +46,7 @@ func FuzzPrepareReset(f *testing.F) {
 		if res.Why == "" && len(res.Globals) > 0 {
 			checkReadAgain(t, res)
 		}
-		if manyLocals(in) {
+		if !wazeroCanTake(in) {
 			return
 		}
 		cin, err := rt.CompileModule(ctx, in)
@@ -83,32 +84,109 @@ func checkReadAgain(t *testing.T, res Resettable) {
 	}
 }
 
-// manyLocals reports whether a function in mod declares more than 1<<16
-// locals. wazero allocates for each local a function declares when it
-// compiles it, the count unchecked against the module's size: a body of a
-// few bytes declaring 2^32-1 locals is a fatal out of memory (536 million
-// took 6.8 s and 2 GB), which would kill the fuzzing worker.
-func manyLocals(mod []byte) bool {
+// wazeroCanTake reports whether wazero may be asked to compile mod
+// without risking a fatal out of memory, which would kill the fuzzing
+// worker. wazero v1.12.0 sizes a vector by its declared count before
+// reading a single element: a 15-byte module declaring 2^32-1 data
+// segments asks for 240 GB, and a body of a few bytes declaring 2^32-1
+// locals for 32 GB (536 million locals took 6.8 s and 2 GB). So every
+// vector's count must fit in the bytes left, and a function may declare at
+// most 1<<16 locals.
+func wazeroCanTake(mod []byte) bool {
 	secs, err := coreSections(mod)
 	if err != nil {
 		return false
 	}
 	for _, s := range secs {
-		if s.id != 10 {
-			continue
-		}
 		r := &reader{b: s.body}
-		for n := r.count(1); n > 0 && r.err == nil; n-- {
-			body := &reader{b: r.bytes(r.u32())}
-			var total uint64
-			for g := body.count(2); g > 0 && body.err == nil; g-- {
-				total += uint64(body.u32())
-				body.byte()
-			}
-			if total > 1<<16 {
-				return true
+		switch s.id {
+		case 1:
+			typesFit(r)
+		case 2, 3, 4, 5, 6, 7, 13:
+			r.count(1)
+		case 9:
+			elemsFit(r)
+		case 10:
+			codeFits(r)
+		case 11:
+			dataFits(r)
+		}
+		if r.err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func typesFit(r *reader) {
+	for n := r.count(1); n > 0 && r.err == nil; n-- {
+		if r.byte() != 0x60 {
+			r.fail("not a function type")
+			return
+		}
+		r.bytes(r.count(1))
+		r.bytes(r.count(1))
+	}
+}
+
+func elemsFit(r *reader) {
+	for n := r.count(1); n > 0 && r.err == nil; n-- {
+		flag := r.u32()
+		if flag > 7 {
+			r.fail("element segment flag %d", flag)
+			return
+		}
+		if flag&3 == 2 {
+			r.u32() // table index
+		}
+		if flag&1 == 0 {
+			constExprFits(r) // offset
+		}
+		if flag&3 != 0 {
+			r.byte() // element kind or reference type
+		}
+		for m := r.count(1); m > 0 && r.err == nil; m-- {
+			if flag&4 != 0 {
+				constExprFits(r)
+			} else {
+				r.u32()
 			}
 		}
 	}
-	return false
+}
+
+func dataFits(r *reader) {
+	for n := r.count(1); n > 0 && r.err == nil; n-- {
+		switch flag := r.u32(); flag {
+		case 0:
+			constExprFits(r)
+		case 1:
+		case 2:
+			r.u32()
+			constExprFits(r)
+		default:
+			r.fail("data segment flag %d", flag)
+		}
+		r.bytes(r.u32())
+	}
+}
+
+func codeFits(r *reader) {
+	for n := r.count(1); n > 0 && r.err == nil; n-- {
+		body := &reader{b: r.bytes(r.u32())}
+		var total uint64
+		for g := body.count(2); g > 0 && body.err == nil; g-- {
+			total += uint64(body.u32())
+			body.byte()
+		}
+		if total > 1<<16 {
+			r.fail("%d locals", total)
+		}
+	}
+}
+
+func constExprFits(r *reader) {
+	if why := constExpr(r); why != "" {
+		r.fail("%s", why)
+	}
 }

@@ -24,7 +24,8 @@ type Resettable struct {
 // (an instruction, type or section it does not know), has Why set. An error
 // only for a malformed module (Malformed, E-RUN-001); when Why is set the
 // exports are still added if the module's globals and exports could be
-// read, else Module is the input.
+// read. Module is the input itself when there is nothing to add or they
+// could not be read.
 func PrepareReset(mod []byte) (Resettable, error) {
 	secs, err := coreSections(mod)
 	if err != nil {
@@ -162,7 +163,7 @@ func (p *prep) imports(r *reader) {
 			if !p.valType(r, "import section: global type") {
 				return
 			}
-			if p.mutability(r, "import section: global"); p.blind {
+			if _, ok := p.mutability(r, "import section: global"); !ok {
 				return
 			}
 			p.importedGlobals++
@@ -185,13 +186,16 @@ func (p *prep) valType(r *reader, what string) bool {
 	return true
 }
 
-func (p *prep) mutability(r *reader, what string) (mutable bool) {
+// mutability reads a global's mutability, setting Why (and blind) for a
+// flag it does not know (shared globals).
+func (p *prep) mutability(r *reader, what string) (mutable, ok bool) {
 	m := r.byte()
 	if r.err == nil && m > 1 {
 		p.cannot("%s mutability %#x is unknown (shared?)", what, m)
 		p.blind = true
+		return false, false
 	}
-	return m == 1
+	return m == 1, true
 }
 
 // limits reads a table's or memory's limits; flags beyond min/max (shared,
@@ -239,14 +243,15 @@ func (p *prep) globals(r *reader) {
 			p.blind = true
 			return
 		}
-		if p.mutability(r, fmt.Sprintf("global section: global %d's", g)) {
+		mutable, ok := p.mutability(r, "global section: a global's")
+		if !ok {
+			return
+		}
+		if mutable {
 			p.mutable = append(p.mutable, g)
 			if t < 0x7C || t > 0x7F {
 				p.cannot("global section: mutable global %d's type %#x cannot be set through wazero", g, t)
 			}
-		}
-		if p.blind {
-			return
 		}
 		if why := constExpr(r); why != "" {
 			p.cannot("global section: global %d's initializer: %s", g, why)

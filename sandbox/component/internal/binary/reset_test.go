@@ -248,6 +248,9 @@ func whyCases() []struct {
 		{"prefix collision", `export "murmur-eval:global:7" already uses the prefix`,
 			module(sec(6, wasmVec(global(true, 0))), sec(7, wasmVec(export(GlobalExportPrefix+"7", 3, 0))))},
 		{"table export", "exports a table (t)", module(sec(4, wasmVec([]byte{0x70, 0, 1})), sec(7, wasmVec(export("t", 1, 0))))},
+		{"unknown section before imports", "section id 14 is unknown",
+			module(sec(14, []byte{0}), sec(2, wasmVec(cat(wasmStr("env"), wasmStr("g"), []byte{0x03, i32, 0}))), sec(6, wasmVec(global(true, 0))))},
+		{"shared global", "mutability 0x2 is unknown", module(sec(6, wasmVec([]byte{i32, 2, 0x41, 0, end})))},
 		{"unknown section", "section id 14 is unknown", module(sec(14, []byte{0}))},
 	}
 }
