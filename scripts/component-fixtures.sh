@@ -44,7 +44,7 @@ component() {
 
 # sandbox/component's fixtures (worlds of testdata/fixtures.wit).
 for name in tool:tool probe:probe http:http capsule:capsule capsule_balloon:capsule capsule_spin:capsule \
-	capsule_trap:capsule hook:hook hook_none:hook; do
+	capsule_trap:capsule hook:hook hook_none:hook stateful:tool stateful_table:tool; do
 	component "${name%%:*}" "$td/${name%%:*}.wat" "$td/fixtures.wit" "${name#*:}"
 done
 # Preview-1 modules, wrapped with jco's reactor adapter.

@@ -14,13 +14,15 @@ import (
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
 )
 
 // Component is a validated component compiled for one wazero runtime. It
-// is immutable; RunTool and RunCapsule are safe for concurrent use and each
-// call gets a fresh instance.
+// is immutable but for the instances it keeps for reuse; RunTool and
+// RunCapsule are safe for concurrent use and each call gets an instance of
+// its own, fresh or reset to exactly a fresh one's state (reuse.go).
 type Component struct {
 	rt    wazero.Runtime
 	main  wazero.CompiledModule
@@ -32,8 +34,12 @@ type Component struct {
 	adapter wazero.CompiledModule
 	forward string
 	// pool holds the linear memories of ended instances, scrubbed, for
-	// the next: a driver turn or tool call instantiates afresh each time.
+	// the next instance that needs one.
 	pool *memlimit.Pool
+	// reuse keeps ended instances reset for the next call; nil when the
+	// component's instances cannot be reset (reuseWhy says why).
+	reuse    *reuse
+	reuseWhy string
 }
 
 // poolRegions is the most idle linear memories a component keeps: more
@@ -51,7 +57,11 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	if err != nil {
 		return nil, err
 	}
-	cm, err := rt.CompileModule(ctx, bin.c.Modules[p.main])
+	main, globals, why, err := prepareMain(bin.c.Modules[p.main], p, w)
+	if err != nil {
+		return nil, err
+	}
+	cm, err := rt.CompileModule(ctx, main)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile component main module")
 	}
@@ -79,8 +89,34 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	// math/rand source for every instance without a RandSource, which was
 	// a third of a call's CPU.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").WithRandSource(rand.Reader)
-	return &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward,
-		pool: memlimit.NewPool(poolRegions)}, nil
+	c := &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward,
+		pool: memlimit.NewPool(poolRegions), reuseWhy: why}
+	if why == "" {
+		c.reuse = newReuse(globals, c.pool, poolRegions)
+	}
+	return c, nil
+}
+
+// prepareMain returns the main module to compile: for a world called
+// once per instance (tool, driver, script capsule) without a preview-1
+// adapter, rewritten by binary.PrepareReset so that its instances can be
+// reset and reused, with the exports of its mutable globals; why says
+// what rules reuse out, and main is then the module as it is.
+func prepareMain(mod []byte, p *plan, w World) (main []byte, globals []string, why string, err error) {
+	switch {
+	case w == WorldHook:
+		return mod, nil, "a hook's instance lives as long as its session", nil
+	case p.adapter >= 0:
+		return mod, nil, "the preview-1 adapter's instance is not reset", nil
+	}
+	r, err := binary.PrepareReset(mod)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if r.Why != "" {
+		return mod, nil, r.Why, nil
+	}
+	return r.Module, r.Globals, "", nil
 }
 
 // checkExports checks the main module's memory and the core signatures of
@@ -169,6 +205,7 @@ outer:
 
 // Close releases the compiled code.
 func (c *Component) Close(ctx context.Context) error {
+	c.reuse.close(ctx)
 	c.pool.Close()
 	if c.adapter != nil {
 		_ = c.adapter.Close(ctx)
@@ -184,6 +221,33 @@ type instance struct {
 	s     *state
 	m     api.Module
 	alloc *memlimit.Allocator
+	limit uint64 // the memory limit it was made under
+	// reusable: the instance may be reset and kept after its call (reuse).
+	reusable bool
+	// fns are the main module's functions called so far: each of wazero's
+	// api.Function carries its own call stack, made once per instance.
+	fns map[string]api.Function
+}
+
+// fn returns the main module's export name, nil if it has none.
+func (in *instance) fn(name string) api.Function {
+	if f, ok := in.fns[name]; ok {
+		return f
+	}
+	f := in.m.ExportedFunction(name)
+	if in.fns == nil {
+		in.fns = map[string]api.Function{}
+	}
+	in.fns[name] = f
+	return f
+}
+
+// bind makes s the state of in's calls: its memory and allocator.
+func (in *instance) bind(s *state) {
+	in.s = s
+	s.Mem = in.m.Memory()
+	s.MainRealloc = in.fn("cabi_realloc")
+	s.Realloc = s.MainRealloc
 }
 
 // newState is a fresh host-side state for env, with env's defaults filled.
@@ -204,7 +268,7 @@ func newState(env *Env) *state {
 // instantiate makes a fresh instance for s with env's memory limit;
 // callCtx must carry s (stateKey).
 func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
-	in := &instance{s: s}
+	in := &instance{s: s, limit: s.env.MemoryLimitBytes}
 	if lim := s.env.MemoryLimitBytes; lim > 0 {
 		in.alloc = memlimit.New(lim, c.pool)
 		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
@@ -215,14 +279,23 @@ func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, e
 		}
 		in.m, err = c.rt.InstantiateModule(callCtx, c.main, c.cfg)
 		if err == nil {
-			s.SetMain(in.m)
+			in.bind(s)
 		}
 		return err
 	})
 	if err == nil {
 		s.Realloc = s.MainRealloc
+		in.reusable = c.adapter == nil && c.reuse.fresh(in)
 	}
 	return in, err
+}
+
+// acquire returns an idle instance reset for s, or a fresh one.
+func (c *Component) acquire(callCtx context.Context, s *state) (*instance, error) {
+	if in := c.reuse.get(s, s.env.MemoryLimitBytes); in != nil {
+		return in, nil
+	}
+	return c.instantiate(callCtx, s)
 }
 
 // close releases the instance and every handle its state holds.
@@ -259,19 +332,28 @@ func withDeadline(ctx context.Context, d time.Duration) (context.Context, contex
 	return ctx, func() {}
 }
 
-// call runs fn against a fresh instance with env's limits.
-func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, s *state, m api.Module) error) (*state, error) {
+// call runs fn against an instance with env's limits: a reset one (reuse)
+// or a fresh one.
+func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Context, in *instance) error) (*state, error) {
 	s := newState(env)
 	callCtx, cancel := withDeadline(ctx, env.Deadline)
 	defer cancel()
 	callCtx = context.WithValue(callCtx, stateKey{}, s)
-	in, err := c.instantiate(callCtx, s)
+	in, err := c.acquire(callCtx, s)
 	if err == nil {
-		err = abi.Guard(func() error { return fn(callCtx, s, in.m) })
+		err = abi.Guard(func() error { return fn(callCtx, in) })
 	}
 	s.Close() // the WASI Host's outgoing HTTP
-	in.close(ctx)
-	if err == nil && c.world == WorldCapsule && in.refused() > 0 {
+	refused := in.refused()
+	// A call whose context ended may have its module closed by wazero
+	// after it returned: only a call that ended before its context did
+	// leaves an instance to reuse.
+	if err != nil || callCtx.Err() != nil || !c.reuse.put(in) {
+		in.close(ctx)
+	} else {
+		s.H.CloseAll()
+	}
+	if err == nil && c.world == WorldCapsule && refused > 0 {
 		// murmur's limiter traps the capsule at the refused growth; a
 		// capsule that got memory.grow's -1 and returned anyway still
 		// exceeded its limit.
@@ -281,12 +363,12 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 		return s, nil
 	}
 	if c.world == WorldCapsule {
-		return s, capsuleError(ctx, callCtx, env.Deadline, in.refused(), env.MemoryLimitBytes, err)
+		return s, capsuleError(ctx, callCtx, env.Deadline, refused, env.MemoryLimitBytes, err)
 	}
-	return s, failure(ctx, callCtx, env, in.refused(), err)
+	return s, failure(ctx, callCtx, env, refused, err)
 }
 
-// RunTool calls murmur:tool/run's run with input on a fresh instance:
+// RunTool calls murmur:tool/run's run with input on an instance of its own:
 // lowers tool-input, lifts tool-result (checking tags, bounds and UTF-8),
 // then calls post-return. A guest failure is E-RUN-001 wrapping
 // sandbox.ErrTrap, ErrDeadline or ErrMemory; the returned result still
@@ -296,9 +378,10 @@ func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (Tool
 		return ToolResult{}, errcode.New(errcode.Internal, "RunTool on a %s component", c.world.name())
 	}
 	var res ToolResult
-	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
+	s, err := c.call(ctx, &env, func(ctx context.Context, in *instance) error {
+		s := in.s
 		params := s.lowerInput(ctx, input)
-		out, err := m.ExportedFunction(c.plan.run).Call(ctx, params...)
+		out, err := in.fn(c.plan.run).Call(ctx, params...)
 		if err != nil {
 			return err
 		}
@@ -307,7 +390,7 @@ func (c *Component) RunTool(ctx context.Context, env Env, input ToolInput) (Tool
 			return err
 		}
 		if c.plan.postReturn != "" {
-			if _, err := m.ExportedFunction(c.plan.postReturn).Call(ctx, out[0]); err != nil {
+			if _, err := in.fn(c.plan.postReturn).Call(ctx, out[0]); err != nil {
 				return err
 			}
 		}
@@ -325,7 +408,7 @@ type CapsuleOutput struct {
 	Chunks         []Chunk
 }
 
-// RunCapsule calls murmur:capsule/run's run on a fresh instance, bounded
+// RunCapsule calls murmur:capsule/run's run on an instance of its own, bounded
 // by env.Deadline (capabilities.limits.deadline_seconds) and
 // env.MemoryLimitBytes (capabilities.limits.memory_bytes). A failure is
 // E-RUN-001 in murmur's words for a capsule ("capsule execution ..."),
@@ -335,8 +418,8 @@ func (c *Component) RunCapsule(ctx context.Context, env Env) (CapsuleOutput, err
 	if c.world != WorldCapsule {
 		return CapsuleOutput{}, errcode.New(errcode.Internal, "RunCapsule on a %s component", c.world.name())
 	}
-	s, err := c.call(ctx, &env, func(ctx context.Context, s *state, m api.Module) error {
-		_, err := m.ExportedFunction(c.plan.run).Call(ctx)
+	s, err := c.call(ctx, &env, func(ctx context.Context, in *instance) error {
+		_, err := in.fn(c.plan.run).Call(ctx)
 		return err
 	})
 	return CapsuleOutput{Stdout: s.Stdout.Bytes(), Stderr: s.Stderr.Bytes(), Chunks: s.chunks}, err

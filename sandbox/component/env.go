@@ -98,6 +98,9 @@ type state struct {
 	wasi.Host
 	env    *Env
 	chunks []Chunk
+	// hostCalls counts the host functions called with this state, so that
+	// an instantiation that called the host is known (reuse).
+	hostCalls int
 }
 
 // NewHTTPClient is the client a call gets when Env.HTTP is nil: Go's

@@ -65,6 +65,7 @@ func registerHost(ctx context.Context, rt wazero.Runtime, moduleName string, fns
 		hf := hf
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
 			s := stateOf(ctx)
+			s.hostCalls++
 			// Lowered results are allocated with the caller's allocator:
 			// the adapter's imports use its cabi_import_realloc.
 			s.SelectCaller(m)

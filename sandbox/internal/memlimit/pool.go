@@ -1,6 +1,9 @@
 package memlimit
 
-import "sync"
+import (
+	"os"
+	"sync"
+)
 
 // Pool keeps the mappings of linear memories that ended, scrubbed back to
 // zero, for the next memory of the same reach: a component instantiated
@@ -36,6 +39,10 @@ type Pool struct {
 // byte, reporting false when it could not tell which ones do.
 type scrubber interface {
 	scrub(region []byte, used uint64) bool
+	// visit calls fn with each page of region[:used] that may hold a
+	// non-zero byte (and its offset); false, without calling fn, when it
+	// cannot tell which.
+	visit(region []byte, used uint64, fn func(off int, page []byte)) bool
 	close()
 }
 
@@ -138,4 +145,51 @@ func (p *Pool) Close() {
 		p.scrub = nil
 	}
 	p.life.Unlock()
+}
+
+// clearAtMost is the largest memory Scrub zeroes whole when it cannot tell
+// which pages the guest touched: zeroing more would cost more than a new
+// instance and make every page of it resident.
+const clearAtMost = 4 << 20
+
+// Scrub zeroes every byte of buf, a linear memory about to be given to
+// another call (a reused instance's), that is not zero. It touches only the
+// pages /proc/self/pagemap shows resident or swapped when buf is mapped
+// (page-aligned) and the pool can read the map; otherwise it clears a
+// memory of at most 4 MiB whole and reports false for a larger one, which
+// must then not be reused. A nil pool clears whole.
+func (p *Pool) Scrub(buf []byte) bool {
+	if p != nil {
+		p.life.RLock()
+		ok := p.scrub != nil && p.scrub.scrub(buf, uint64(len(buf)))
+		p.life.RUnlock()
+		if ok {
+			return true
+		}
+	}
+	if len(buf) > clearAtMost {
+		return false
+	}
+	clear(buf)
+	return true
+}
+
+// Pages calls fn with the offset and bytes of each page of buf, a linear
+// memory, that may hold a non-zero byte: where the pool can read the page
+// map and buf is page-aligned, only the pages resident or swapped out (an
+// untouched page reads as zero and is not read, so not faulted in);
+// otherwise every page of the host's size.
+func (p *Pool) Pages(buf []byte, fn func(off int, page []byte)) {
+	if p != nil {
+		p.life.RLock()
+		ok := p.scrub != nil && p.scrub.visit(buf, uint64(len(buf)), fn)
+		p.life.RUnlock()
+		if ok {
+			return
+		}
+	}
+	page := os.Getpagesize()
+	for off := 0; off < len(buf); off += page {
+		fn(off, buf[off:min(off+page, len(buf))])
+	}
 }

@@ -3,6 +3,7 @@ package memlimit
 import (
 	"bytes"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"unsafe"
@@ -136,4 +137,32 @@ func TestScrubberChecksTheMap(t *testing.T) {
 		t.Fatal("no scrubber: /proc/self/pagemap is missing or does not report written pages")
 	}
 	s.close()
+}
+
+// TestPoolPagesVisitsWhatWasTouched: Pages reads only the pages of a
+// mapped memory that were written (an untouched page is not faulted in),
+// and every page without a pool.
+func TestPoolPagesVisitsWhatWasTouched(t *testing.T) {
+	host := os.Getpagesize()
+	region, ok := reserve(uint64(16 * host))
+	if !ok {
+		t.Skip("cannot map")
+	}
+	defer release(region)
+	region[0], region[5*host+7] = 1, 2
+	p := NewPool(1)
+	defer p.Close()
+	var got []int
+	p.Pages(region, func(off int, page []byte) { got = append(got, off/host) })
+	if want := []int{0, 5}; !slices.Equal(got, want) {
+		t.Errorf("pool: visited pages %v, want %v", got, want)
+	}
+	if n := resident(t, region); n != 2 {
+		t.Errorf("%d pages resident after Pages, want the 2 written", n)
+	}
+	got = nil
+	(*Pool)(nil).Pages(region, func(off int, page []byte) { got = append(got, off/host) })
+	if len(got) != 16 {
+		t.Errorf("no pool: visited %d pages, want all 16", len(got))
+	}
 }

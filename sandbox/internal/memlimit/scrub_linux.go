@@ -62,8 +62,18 @@ func (s *pagemapScrubber) works() bool {
 
 func (s *pagemapScrubber) close() { _ = s.f.Close() }
 
-// scrub implements scrubber, reading the map 512 pages at a time.
+// scrub implements scrubber.
 func (s *pagemapScrubber) scrub(region []byte, used uint64) bool {
+	return s.visit(region, used, func(_ int, p []byte) {
+		if !bytes.Equal(p, s.zero[:len(p)]) {
+			clear(p)
+		}
+	})
+}
+
+// visit implements scrubber, reading the map 512 pages at a time; it
+// calls fn only once the whole map was read, so never when it fails.
+func (s *pagemapScrubber) visit(region []byte, used uint64, fn func(off int, page []byte)) bool {
 	used = min(used, uint64(len(region)))
 	if used == 0 {
 		return true
@@ -73,6 +83,7 @@ func (s *pagemapScrubber) scrub(region []byte, used uint64) bool {
 		return false
 	}
 	pages := int((used + uint64(s.page) - 1) / uint64(s.page))
+	var touched []int
 	var entries [512 * 8]byte
 	for first := 0; first < pages; first += 512 {
 		n := min(512, pages-first)
@@ -81,16 +92,14 @@ func (s *pagemapScrubber) scrub(region []byte, used uint64) bool {
 			return false
 		}
 		for i := range n {
-			e := binary.LittleEndian.Uint64(entries[i*8:])
-			if e&(pagePresent|pageSwapped) == 0 {
-				continue
-			}
-			start := (first + i) * s.page
-			p := region[start:min(start+s.page, len(region))]
-			if !bytes.Equal(p, s.zero[:len(p)]) {
-				clear(p)
+			if e := binary.LittleEndian.Uint64(entries[i*8:]); e&(pagePresent|pageSwapped) != 0 {
+				touched = append(touched, first+i)
 			}
 		}
+	}
+	for _, i := range touched {
+		start := i * s.page
+		fn(start, region[start:min(start+s.page, len(region))])
 	}
 	return true
 }

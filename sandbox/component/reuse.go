@@ -1,0 +1,231 @@
+package component
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
+)
+
+// reuse keeps the instances of a component whose call ended cleanly,
+// reset to the state instantiation gave them, for the next call: a driver
+// turn or a tool call then costs a reset (a few pages copied, the mutable
+// globals set) instead of an instantiation (every global, table element
+// and data segment built again, and the garbage that leaves).
+//
+// A reset instance is indistinguishable from a fresh one because the
+// three parts of a core instance's state that a call can change are all
+// put back or ruled out:
+//   - linear memory: every page that may hold a non-zero byte is zeroed
+//     (memlimit.Pool.Scrub) and the pages instantiation wrote are copied
+//     back from the image taken of the first instance; a memory that grew
+//     is not reused (a memory never shrinks);
+//   - mutable globals: Compile exports each one (binary.PrepareReset), and
+//     reset sets it back to its value after instantiation;
+//   - tables and segments: binary.PrepareReset refuses a module whose code
+//     has any instruction that changes them (or any it does not know), and
+//     such a component is instantiated afresh for every call, as before.
+//
+// The image is shared by every instance of the component, which is
+// correct only if instantiation is deterministic: it is, unless
+// instantiation calls the host (a start function reading the clock, the
+// environment or random bytes); an instance whose instantiation made a
+// host call is never reused, nor is one whose state after instantiation
+// differs from the image. Only instances whose every call returned without
+// error, trap, refused growth or the call's context ending (wazero closes
+// a module asynchronously when a call's context ends) go back.
+type reuse struct {
+	globals []string // exports of the main module's mutable globals
+	pool    *memlimit.Pool
+	max     int // most idle instances kept
+
+	mu   sync.Mutex
+	idle []*instance
+	img  *image // nil until the first instance is taken; off when unusable
+	off  bool   // reuse disabled: an instance did not match the image
+
+	reused atomic.Int64 // calls served by a reset instance (for tests)
+}
+
+// image is the state of the main module's instance right after
+// instantiation: its memory's size and the pages that are not all zeros,
+// and its mutable globals' values.
+type image struct {
+	size    uint32
+	pages   []imagePage
+	globals []uint64
+}
+
+type imagePage struct {
+	off  uint32
+	data []byte
+}
+
+// newReuse returns reuse for a main module whose mutable globals are
+// exported as globals, keeping at most max idle instances; nil when
+// instances of the component cannot be reset (why is then non-empty, or
+// the component has a preview-1 adapter, whose instance is not reset).
+func newReuse(globals []string, pool *memlimit.Pool, max int) *reuse {
+	return &reuse{globals: globals, pool: pool, max: max}
+}
+
+// get returns an idle instance for a call with memory limit limit, bound
+// to s, or nil when there is none.
+func (r *reuse) get(s *state, limit uint64) *instance {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	var in *instance
+	for i := len(r.idle) - 1; i >= 0; i-- {
+		if r.idle[i].limit == limit {
+			in = r.idle[i]
+			r.idle = append(r.idle[:i], r.idle[i+1:]...)
+			break
+		}
+	}
+	r.mu.Unlock()
+	if in == nil {
+		return nil
+	}
+	r.reused.Add(1)
+	in.bind(s)
+	return in
+}
+
+// fresh records a freshly instantiated instance: the first one gives the
+// image, later ones are checked against it. It reports whether in may be
+// reused after its call.
+func (r *reuse) fresh(in *instance) bool {
+	if r == nil || in.s.hostCalls != 0 {
+		return false
+	}
+	img, ok := snapshot(in, r.globals, r.pool)
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.off {
+		return false
+	}
+	if r.img == nil {
+		r.img = img
+		return true
+	}
+	if !r.img.equal(img) {
+		// Instantiation is not deterministic after all: reuse would
+		// give a call another instance's start.
+		r.off = true
+		return false
+	}
+	return true
+}
+
+// put resets in after a clean call and keeps it, or reports false (the
+// caller then closes it).
+func (r *reuse) put(in *instance) bool {
+	if r == nil || !in.reusable || in.m.IsClosed() || in.refused() > 0 {
+		return false
+	}
+	r.mu.Lock()
+	img, room := r.img, !r.off && len(r.idle) < r.max
+	r.mu.Unlock()
+	if img == nil || !room || !r.reset(in, img) {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.off || len(r.idle) >= r.max {
+		return false
+	}
+	in.s = nil // the call's state is not kept alive by an idle instance
+	r.idle = append(r.idle, in)
+	return true
+}
+
+// reset puts in's memory and globals back to img, false when it cannot.
+func (r *reuse) reset(in *instance, img *image) bool {
+	mem := in.m.Memory()
+	if mem == nil || mem.Size() != img.size {
+		return false
+	}
+	buf, ok := mem.Read(0, img.size)
+	if !ok || !r.pool.Scrub(buf) {
+		return false
+	}
+	for _, p := range img.pages {
+		copy(buf[p.off:], p.data)
+	}
+	for i, name := range r.globals {
+		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
+		if !ok {
+			return false
+		}
+		g.Set(img.globals[i])
+	}
+	return true
+}
+
+// close closes every idle instance.
+func (r *reuse) close(ctx context.Context) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	idle := r.idle
+	r.idle, r.off = nil, true
+	r.mu.Unlock()
+	for _, in := range idle {
+		_ = in.m.Close(context.WithoutCancel(ctx))
+	}
+}
+
+// snapshot reads in's memory (the pages that may hold a non-zero byte:
+// pool.Pages) and mutable globals.
+func snapshot(in *instance, globals []string, pool *memlimit.Pool) (*image, bool) {
+	img := &image{}
+	if mem := in.m.Memory(); mem != nil {
+		img.size = mem.Size()
+		buf, ok := mem.Read(0, img.size)
+		if !ok {
+			return nil, false
+		}
+		var zero [1 << 16]byte
+		pool.Pages(buf, func(off int, p []byte) {
+			if !bytes.Equal(p, zero[:len(p)]) {
+				img.pages = append(img.pages, imagePage{off: uint32(off), data: bytes.Clone(p)})
+			}
+		})
+	}
+	for _, name := range globals {
+		g := in.m.ExportedGlobal(name)
+		if _, ok := g.(api.MutableGlobal); !ok {
+			return nil, false
+		}
+		img.globals = append(img.globals, g.Get())
+	}
+	return img, true
+}
+
+// equal reports whether two images are the same state.
+func (img *image) equal(o *image) bool {
+	if img.size != o.size || len(img.pages) != len(o.pages) || len(img.globals) != len(o.globals) {
+		return false
+	}
+	for i, p := range img.pages {
+		if p.off != o.pages[i].off || !bytes.Equal(p.data, o.pages[i].data) {
+			return false
+		}
+	}
+	for i, g := range img.globals {
+		if g != o.globals[i] {
+			return false
+		}
+	}
+	return true
+}

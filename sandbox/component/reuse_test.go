@@ -1,0 +1,168 @@
+package component
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox"
+)
+
+// freshAnswer is what testdata/stateful.wat answers on a fresh instance.
+var freshAnswer = "Afresh-instance!!" + strings.Repeat("\x00", 16)
+
+// runStateful calls the stateful tool with input and returns its data.
+func runStateful(t testing.TB, c *Component, env Env, input string) (string, error) {
+	t.Helper()
+	r, err := c.RunTool(context.Background(), env, ToolInput{Data: str(input)})
+	if err != nil {
+		return "", err
+	}
+	if r.Data == nil {
+		return "", errors.New("no data")
+	}
+	return *r.Data, nil
+}
+
+func idle(c *Component) int {
+	c.reuse.mu.Lock()
+	defer c.reuse.mu.Unlock()
+	return len(c.reuse.idle)
+}
+
+// TestReuseStartsFresh: every call on a reused instance sees what a fresh
+// instance shows, whatever the calls before it left in memory (a page
+// instantiation wrote, a page it left zero, the input's own bytes) and in
+// mutable globals; with wazero's memory and with the limiter's mapping.
+func TestReuseStartsFresh(t *testing.T) {
+	for _, env := range []Env{{Name: "heap"}, {Name: "mapped", MemoryLimitBytes: 64 << 20}} {
+		t.Run(env.Name, func(t *testing.T) {
+			c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+			if c.reuse == nil {
+				t.Fatalf("stateful is not reusable: %s", c.reuseWhy)
+			}
+			for i := range 50 {
+				got, err := runStateful(t, c, env, fmt.Sprintf("ksecret-%d-of-the-call", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got != freshAnswer {
+					t.Fatalf("call %d: got %q, want %q", i, got, freshAnswer)
+				}
+			}
+			if got := c.reuse.reused.Load(); got != 49 {
+				t.Errorf("got %d calls on a reused instance, want 49", got)
+			}
+		})
+	}
+}
+
+// TestReuseConcurrent: concurrent calls each get an instance of their own
+// and a fresh start (run with -race).
+func TestReuseConcurrent(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*40)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 40 {
+				got, err := runStateful(t, c, Env{MemoryLimitBytes: 16 << 20}, fmt.Sprintf("k%d/%d", g, i))
+				if err == nil && got != freshAnswer {
+					err = fmt.Errorf("goroutine %d call %d: got %q", g, i, got)
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if c.reuse.reused.Load() == 0 {
+		t.Error("no call was served by a reused instance")
+	}
+	if n := idle(c); n < 1 || n > 8 {
+		t.Errorf("got %d idle instances, want 1 to 8", n)
+	}
+}
+
+// TestReuseDiscards: an instance whose call trapped or whose memory grew
+// is never reused, and the next call still starts fresh.
+func TestReuseDiscards(t *testing.T) {
+	tests := []struct {
+		name, input string
+		trap        bool
+	}{
+		{name: "trap", input: "tleft-by-a-trap", trap: true},
+		{name: "memory grew", input: "gleft-by-growth"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+			env := Env{Name: "stateful", MemoryLimitBytes: 16 << 20}
+			if _, err := runStateful(t, c, env, "kwarm"); err != nil {
+				t.Fatal(err)
+			}
+			if n := idle(c); n != 1 {
+				t.Fatalf("got %d idle instances after a clean call, want 1", n)
+			}
+			_, err := runStateful(t, c, env, tt.input)
+			if tt.trap && (!errcode.Is(err, errcode.RunCapsule) || sandbox.KindOf(err) != sandbox.ErrTrap) {
+				t.Fatalf("got %v, want E-RUN-001 trap", err)
+			}
+			if !tt.trap && err != nil {
+				t.Fatal(err)
+			}
+			if n := idle(c); n != 0 {
+				t.Fatalf("got %d idle instances after the call, want 0: it was kept", n)
+			}
+			got, err := runStateful(t, c, env, "k")
+			if err != nil || got != freshAnswer {
+				t.Fatalf("next call: got %q, %v, want %q", got, err, freshAnswer)
+			}
+		})
+	}
+}
+
+// TestReuseRefused: a module whose code can change a table is never
+// reused (its instances are made afresh), and says why.
+func TestReuseRefused(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "stateful_table", WorldTool)
+	if c.reuse != nil || !strings.Contains(c.reuseWhy, "table.set") {
+		t.Fatalf("got reuse %v (%q), want none because of table.set", c.reuse != nil, c.reuseWhy)
+	}
+	for i := range 3 {
+		got, err := runStateful(t, c, Env{}, fmt.Sprintf("k%d", i))
+		if err != nil || got != freshAnswer {
+			t.Fatalf("call %d: got %q, %v, want %q", i, got, err, freshAnswer)
+		}
+	}
+}
+
+// TestReuseMismatch: when an instance's state after instantiation differs
+// from the image taken of the first (instantiation was not deterministic),
+// reuse stops for the component.
+func TestReuseMismatch(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+	if _, err := runStateful(t, c, Env{}, "k"); err != nil {
+		t.Fatal(err)
+	}
+	c.reuse.mu.Lock()
+	c.reuse.img.globals[0]++ // as if the first instance had started elsewhere
+	c.reuse.idle = nil
+	c.reuse.mu.Unlock()
+	got, err := runStateful(t, c, Env{}, "kx")
+	if err != nil || got != freshAnswer {
+		t.Fatalf("got %q, %v, want %q", got, err, freshAnswer)
+	}
+	if !c.reuse.off || idle(c) != 0 {
+		t.Errorf("got off %v, %d idle, want reuse off and nothing kept", c.reuse.off, idle(c))
+	}
+}
