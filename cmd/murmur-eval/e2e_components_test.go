@@ -302,3 +302,9 @@ func ctoolComponent(t *testing.T) []byte {
 	t.Helper()
 	return componenttest.Fixture(t, "ctool")
 }
+
+// statefulComponent is sandbox/component's stateful tool (reuse's test).
+func statefulComponent(t *testing.T) []byte {
+	t.Helper()
+	return componenttest.Fixture(t, "stateful")
+}
