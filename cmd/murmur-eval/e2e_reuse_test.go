@@ -21,7 +21,9 @@ func TestReusedToolInstancesStartFresh(t *testing.T) {
 	writeFile(t, dir+"/"+capsuleManifestFile, readFile(t, dir+"/"+capsuleManifestFile)+"\ntrace:\n  include_tool_output: true\n")
 	var cases []scripted
 	for i := range 6 {
-		secret := func(n int) toolUse { return toolUse{"stateful", map[string]any{"op": fmt.Sprintf("case %d secret %d", i, n)}} }
+		secret := func(n int) toolUse {
+			return toolUse{"stateful", map[string]any{"op": fmt.Sprintf("case %d secret %d", i, n)}}
+		}
 		cases = append(cases, scripted{id: fmt.Sprintf("c%d", i), calls: []toolUse{secret(1), secret(2)}})
 	}
 	writeScripted(t, dir, cases)
