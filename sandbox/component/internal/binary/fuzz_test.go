@@ -31,6 +31,7 @@ func FuzzPrepareReset(f *testing.F) {
 		f.Add(c.mod)
 	}
 	f.Add([]byte("\x00asm\x01\x00\x00\x00\x0b\x05\xff\xff\xff\xff\x0f")) // 2^32-1 data segments
+	f.Add([]byte("\x00asm\x01\x00\x00\x00\x00\x05\xff\xff\xff\xff\x0f")) // a custom section's name of 4 GB
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
@@ -89,9 +90,11 @@ func checkReadAgain(t *testing.T, res Resettable) {
 // worker. wazero v1.12.0 sizes a vector by its declared count before
 // reading a single element: a 15-byte module declaring 2^32-1 data
 // segments asks for 240 GB, and a body of a few bytes declaring 2^32-1
-// locals for 32 GB (536 million locals took 6.8 s and 2 GB). So every
-// vector's count must fit in the bytes left, and a function may declare at
-// most 1<<16 locals.
+// locals for 32 GB (536 million locals took 6.8 s and 2 GB), a custom
+// section whose name claims 2^32-1 bytes for 4 GB. So every
+// vector's count and every name's length must fit in the bytes left (and
+// the name section, whose maps are sized the same way, is left out), and a
+// function may declare at most 1<<16 locals.
 func wazeroCanTake(mod []byte) bool {
 	secs, err := coreSections(mod)
 	if err != nil {
@@ -100,9 +103,25 @@ func wazeroCanTake(mod []byte) bool {
 	for _, s := range secs {
 		r := &reader{b: s.body}
 		switch s.id {
+		case 0:
+			if string(r.bytes(r.u32())) == "name" {
+				return false // its maps are sized by their counts too
+			}
 		case 1:
 			typesFit(r)
-		case 2, 3, 4, 5, 6, 7, 13:
+		case 2:
+			for n := r.count(1); n > 0 && r.err == nil; n-- {
+				r.bytes(r.u32())
+				r.bytes(r.u32())
+				coreImportDesc(r)
+			}
+		case 7:
+			for n := r.count(1); n > 0 && r.err == nil; n-- {
+				r.bytes(r.u32())
+				r.byte()
+				r.u32()
+			}
+		case 3, 4, 5, 6, 13:
 			r.count(1)
 		case 9:
 			elemsFit(r)
