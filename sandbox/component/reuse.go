@@ -3,6 +3,7 @@ package component
 import (
 	"bytes"
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -104,26 +105,33 @@ func (r *reuse) fresh(in *instance) bool {
 	if r == nil || in.s.hostCalls != 0 {
 		return false
 	}
+	r.mu.Lock()
+	img, off := r.img, r.off
+	r.mu.Unlock()
+	if off {
+		return false
+	}
+	if img != nil {
+		if img.matches(in, r.globals, r.pool) {
+			return true
+		}
+		// Instantiation is not deterministic after all: reuse would
+		// give a call another instance's start.
+		r.mu.Lock()
+		r.off = true
+		r.mu.Unlock()
+		return false
+	}
 	img, ok := snapshot(in, r.globals, r.pool)
 	if !ok {
 		return false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.off {
-		return false
-	}
 	if r.img == nil {
 		r.img = img
-		return true
 	}
-	if !r.img.equal(img) {
-		// Instantiation is not deterministic after all: reuse would
-		// give a call another instance's start.
-		r.off = true
-		return false
-	}
-	return true
+	return r.img.equal(img)
 }
 
 // put resets in after a clean call and keeps it, or reports false (the
@@ -214,7 +222,7 @@ func snapshot(in *instance, globals []string, pool *memlimit.Pool) (*image, bool
 
 // equal reports whether two images are the same state.
 func (img *image) equal(o *image) bool {
-	if img.size != o.size || len(img.pages) != len(o.pages) || len(img.globals) != len(o.globals) {
+	if img.size != o.size || len(img.pages) != len(o.pages) || !slices.Equal(img.globals, o.globals) {
 		return false
 	}
 	for i, p := range img.pages {
@@ -222,8 +230,34 @@ func (img *image) equal(o *image) bool {
 			return false
 		}
 	}
-	for i, g := range img.globals {
-		if g != o.globals[i] {
+	return true
+}
+
+// matches reports whether in's state is img, reading in place what
+// snapshot would copy.
+func (img *image) matches(in *instance, globals []string, pool *memlimit.Pool) bool {
+	if mem := in.m.Memory(); mem != nil {
+		buf, ok := mem.Read(0, mem.Size())
+		if !ok || mem.Size() != img.size {
+			return false
+		}
+		var zero [1 << 16]byte
+		same, next := true, 0
+		pool.Pages(buf, func(off int, p []byte) {
+			want := zero[:len(p)]
+			if next < len(img.pages) && int(img.pages[next].off) == off {
+				want = img.pages[next].data
+				next++
+			}
+			same = same && bytes.Equal(p, want)
+		})
+		if !same || next != len(img.pages) {
+			return false
+		}
+	}
+	for i, name := range globals {
+		g := in.m.ExportedGlobal(name)
+		if g == nil || g.Get() != img.globals[i] {
 			return false
 		}
 	}
