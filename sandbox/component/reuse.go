@@ -21,10 +21,10 @@ import (
 // A reset instance is indistinguishable from a fresh one because the
 // three parts of a core instance's state that a call can change are all
 // put back or ruled out:
-//   - linear memory: every page that may hold a non-zero byte is zeroed
-//     (memlimit.Pool.Scrub) and the pages instantiation wrote are copied
-//     back from the image taken of the first instance; a memory that grew
-//     is not reused (a memory never shrinks);
+//   - linear memory: every page that may hold a non-zero byte
+//     (memlimit.Pool.Pages) is zeroed, or given back its bytes when
+//     instantiation wrote it (the image taken of the first instance); a
+//     memory that grew is not reused (a memory never shrinks);
 //   - mutable globals: Compile exports each one (binary.PrepareReset), and
 //     reset sets it back to its value after instantiation;
 //   - tables and segments: binary.PrepareReset refuses a module whose code
@@ -157,17 +157,39 @@ func (r *reuse) put(in *instance) bool {
 }
 
 // reset puts in's memory and globals back to img, false when it cannot.
+// One pass over the pages that may hold a non-zero byte (pool.Pages):
+// an image page gets the image's bytes, any other is zeroed unless it is
+// zero already; then the image pages that pass did not reach (not
+// resident) are written.
 func (r *reuse) reset(in *instance, img *image) bool {
 	mem := in.m.Memory()
-	if mem == nil || mem.Size() != img.size {
+	if mem == nil || mem.Size() != img.size || (!r.pool.Mapped() && img.size > resetWholeAtMost) {
 		return false
 	}
 	buf, ok := mem.Read(0, img.size)
-	if !ok || !r.pool.Scrub(buf) {
+	if !ok {
 		return false
 	}
-	for _, p := range img.pages {
-		copy(buf[p.off:], p.data)
+	var zero [1 << 16]byte
+	done := make([]bool, len(img.pages))
+	next := 0
+	r.pool.Pages(buf, func(off int, p []byte) {
+		for next < len(img.pages) && int(img.pages[next].off) < off {
+			next++
+		}
+		if next < len(img.pages) && int(img.pages[next].off) == off {
+			copy(p, img.pages[next].data)
+			done[next] = true
+			return
+		}
+		if !bytes.Equal(p, zero[:len(p)]) {
+			clear(p)
+		}
+	})
+	for i, p := range img.pages {
+		if !done[i] {
+			copy(buf[p.off:], p.data)
+		}
 	}
 	for i, name := range r.globals {
 		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
@@ -178,6 +200,11 @@ func (r *reuse) reset(in *instance, img *image) bool {
 	}
 	return true
 }
+
+// resetWholeAtMost is the largest memory reset visits page by page where
+// the page map cannot say which pages were touched: beyond it a reset
+// would cost more than an instantiation.
+const resetWholeAtMost = 4 << 20
 
 // close closes every idle instance.
 func (r *reuse) close(ctx context.Context) {

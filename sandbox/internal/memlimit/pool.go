@@ -147,31 +147,15 @@ func (p *Pool) Close() {
 	p.life.Unlock()
 }
 
-// clearAtMost is the largest memory Scrub zeroes whole when it cannot tell
-// which pages the guest touched: zeroing more would cost more than a new
-// instance and make every page of it resident.
-const clearAtMost = 4 << 20
-
-// Scrub zeroes every byte of buf, a linear memory about to be given to
-// another call (a reused instance's), that is not zero. It touches only the
-// pages /proc/self/pagemap shows resident or swapped when buf is mapped
-// (page-aligned) and the pool can read the map; otherwise it clears a
-// memory of at most 4 MiB whole and reports false for a larger one, which
-// must then not be reused. A nil pool clears whole.
-func (p *Pool) Scrub(buf []byte) bool {
-	if p != nil {
-		p.life.RLock()
-		ok := p.scrub != nil && p.scrub.scrub(buf, uint64(len(buf)))
-		p.life.RUnlock()
-		if ok {
-			return true
-		}
-	}
-	if len(buf) > clearAtMost {
+// Mapped reports whether the pool reads the page map: Pages then visits
+// only the pages a guest touched.
+func (p *Pool) Mapped() bool {
+	if p == nil {
 		return false
 	}
-	clear(buf)
-	return true
+	p.life.RLock()
+	defer p.life.RUnlock()
+	return p.scrub != nil
 }
 
 // Pages calls fn with the offset and bytes of each page of buf, a linear
