@@ -3,6 +3,7 @@ package component
 import (
 	"bytes"
 	"context"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -42,7 +43,8 @@ import (
 type reuse struct {
 	globals []string // exports of the main module's mutable globals
 	pool    *memlimit.Pool
-	max     int // most idle instances kept
+	max     int    // most idle instances kept
+	zero    []byte // one zero page of the host's size, to compare with
 
 	mu   sync.Mutex
 	idle []*instance
@@ -71,7 +73,7 @@ type imagePage struct {
 // instances of the component cannot be reset (why is then non-empty, or
 // the component has a preview-1 adapter, whose instance is not reset).
 func newReuse(globals []string, pool *memlimit.Pool, max int) *reuse {
-	return &reuse{globals: globals, pool: pool, max: max}
+	return &reuse{globals: globals, pool: pool, max: max, zero: make([]byte, os.Getpagesize())}
 }
 
 // get returns an idle instance for a call with memory limit limit, bound
@@ -112,7 +114,7 @@ func (r *reuse) fresh(in *instance) bool {
 		return false
 	}
 	if img != nil {
-		if img.matches(in, r.globals, r.pool) {
+		if img.matches(in, r) {
 			return true
 		}
 		// Instantiation is not deterministic after all: reuse would
@@ -122,7 +124,7 @@ func (r *reuse) fresh(in *instance) bool {
 		r.mu.Unlock()
 		return false
 	}
-	img, ok := snapshot(in, r.globals, r.pool)
+	img, ok := snapshot(in, r)
 	if !ok {
 		return false
 	}
@@ -170,7 +172,7 @@ func (r *reuse) reset(in *instance, img *image) bool {
 	if !ok {
 		return false
 	}
-	var zero [1 << 16]byte
+	zero := r.zero
 	done := make([]bool, len(img.pages))
 	next := 0
 	r.pool.Pages(buf, func(off int, p []byte) {
@@ -222,7 +224,7 @@ func (r *reuse) close(ctx context.Context) {
 
 // snapshot reads in's memory (the pages that may hold a non-zero byte:
 // pool.Pages) and mutable globals.
-func snapshot(in *instance, globals []string, pool *memlimit.Pool) (*image, bool) {
+func snapshot(in *instance, r *reuse) (*image, bool) {
 	img := &image{}
 	if mem := in.m.Memory(); mem != nil {
 		img.size = mem.Size()
@@ -230,14 +232,13 @@ func snapshot(in *instance, globals []string, pool *memlimit.Pool) (*image, bool
 		if !ok {
 			return nil, false
 		}
-		var zero [1 << 16]byte
-		pool.Pages(buf, func(off int, p []byte) {
-			if !bytes.Equal(p, zero[:len(p)]) {
+		r.pool.Pages(buf, func(off int, p []byte) {
+			if !bytes.Equal(p, r.zero[:len(p)]) {
 				img.pages = append(img.pages, imagePage{off: uint32(off), data: bytes.Clone(p)})
 			}
 		})
 	}
-	for _, name := range globals {
+	for _, name := range r.globals {
 		g := in.m.ExportedGlobal(name)
 		if _, ok := g.(api.MutableGlobal); !ok {
 			return nil, false
@@ -262,16 +263,15 @@ func (img *image) equal(o *image) bool {
 
 // matches reports whether in's state is img, reading in place what
 // snapshot would copy.
-func (img *image) matches(in *instance, globals []string, pool *memlimit.Pool) bool {
+func (img *image) matches(in *instance, r *reuse) bool {
 	if mem := in.m.Memory(); mem != nil {
 		buf, ok := mem.Read(0, mem.Size())
 		if !ok || mem.Size() != img.size {
 			return false
 		}
-		var zero [1 << 16]byte
 		same, next := true, 0
-		pool.Pages(buf, func(off int, p []byte) {
-			want := zero[:len(p)]
+		r.pool.Pages(buf, func(off int, p []byte) {
+			want := r.zero[:len(p)]
 			if next < len(img.pages) && int(img.pages[next].off) == off {
 				want = img.pages[next].data
 				next++
@@ -282,7 +282,7 @@ func (img *image) matches(in *instance, globals []string, pool *memlimit.Pool) b
 			return false
 		}
 	}
-	for i, name := range globals {
+	for i, name := range r.globals {
 		g := in.m.ExportedGlobal(name)
 		if g == nil || g.Get() != img.globals[i] {
 			return false
