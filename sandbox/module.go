@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 const (
@@ -44,6 +45,12 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 	}
 	if err := checkHeader(name, wasm); err != nil {
 		return nil, err
+	}
+	// wazero sizes vectors by their declared counts: a lying count would
+	// end the process, not fail the compile.
+	if err := wasmcheck.Check(wasm); err != nil {
+		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile tool '%s'", name).
+			WithHint("%s", rebuildHint)
 	}
 	// Tools are compiled once per run, before any case starts: use every CPU.
 	ctx = experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))

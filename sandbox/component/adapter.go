@@ -11,8 +11,10 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
+	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 // The preview-1 adapter shape (cargo component, jco new --wasi-reactor):
@@ -30,6 +32,9 @@ const adapterName = binary.AdapterModule
 // module's wasi_snapshot_preview1 imports resolve to. It returns the
 // compiled adapter and the forwarding module's name.
 func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main wazero.CompiledModule, w World) (wazero.CompiledModule, string, error) {
+	if err := wasmcheck.Check(bin); err != nil { // before wazero sizes anything by its counts
+		return nil, "", errcode.Wrap(errcode.RunCapsule, err, "component preview-1 adapter module")
+	}
 	cm, err := rt.CompileModule(ctx, bin)
 	if err != nil {
 		return nil, "", unsupported("the preview-1 adapter does not compile: %v", err)

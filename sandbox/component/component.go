@@ -17,6 +17,7 @@ import (
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/wasi"
 	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 // Component is a validated component compiled for one wazero runtime. It
@@ -60,6 +61,9 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	main, globals, why, err := prepareMain(bin.c.Modules[p.main], p, w)
 	if err != nil {
 		return nil, err
+	}
+	if err := wasmcheck.Check(main); err != nil { // before wazero sizes anything by its counts
+		return nil, errcode.Wrap(errcode.RunCapsule, err, "component main module")
 	}
 	cm, err := rt.CompileModule(ctx, main)
 	if err != nil {

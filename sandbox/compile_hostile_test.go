@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/murmur-nexus/murmur-eval/errcode"
+)
+
+// TestCompileRefusesHostileCounts: a module declaring counts its bytes
+// cannot hold is refused with E-RUN-001 naming the tool and the count;
+// given to wazero it would end the process (fatal error: out of memory).
+func TestCompileRefusesHostileCounts(t *testing.T) {
+	const hdr = "\x00asm\x01\x00\x00\x00"
+	tests := []struct {
+		name, wasm, want string
+	}{
+		{"2^32-1 data segments", hdr + "\x0b\x05\xff\xff\xff\xff\x0f",
+			"compile tool 'bomb': data section declares 4294967295 segments in 5 bytes"},
+		{"2^32-1 locals", hdr + "\x01\x04\x01\x60\x00\x00" + "\x03\x02\x01\x00" +
+			"\x0a\x0a\x01\x08\x01\xff\xff\xff\xff\x0f\x7f\x0b",
+			"compile tool 'bomb': code section: body 0 declares 4294967295 locals; at most 50000 are allowed"},
+		{"2^32-1 function names", hdr + "\x00\x0c\x04name\x01\x05\xff\xff\xff\xff\x0f",
+			"compile tool 'bomb': name section: function names declares 4294967295 names in 5 bytes"},
+	}
+	e := newTestEngine(t, Config{CacheDir: t.TempDir()})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.Compile(context.Background(), "bomb", []byte(tt.wasm))
+			wantCode(t, err, errcode.RunCapsule)
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Compile = %q, want it to contain %q", err, tt.want)
+			}
+			var ee *errcode.Error
+			if !errors.As(err, &ee) {
+				t.Fatalf("Compile = %T, want an *errcode.Error", err)
+			}
+			if ee.Hint != rebuildHint {
+				t.Errorf("hint %q, want the rebuild hint", ee.Hint)
+			}
+		})
+	}
+}
