@@ -69,9 +69,8 @@ type imagePage struct {
 }
 
 // newReuse returns reuse for a main module whose mutable globals are
-// exported as globals, keeping at most max idle instances; nil when
-// instances of the component cannot be reset (why is then non-empty, or
-// the component has a preview-1 adapter, whose instance is not reset).
+// exported as globals (binary.PrepareReset), keeping at most max idle
+// instances with memories from pool.
 func newReuse(globals []string, pool *memlimit.Pool, max int) *reuse {
 	return &reuse{globals: globals, pool: pool, max: max, zero: make([]byte, os.Getpagesize())}
 }
@@ -84,7 +83,7 @@ func (r *reuse) get(s *state, limit uint64) *instance {
 	}
 	r.mu.Lock()
 	var in *instance
-	for i := len(r.idle) - 1; i >= 0; i-- {
+	for i := len(r.idle) - 1; i >= 0 && !r.off; i-- {
 		if r.idle[i].limit == limit {
 			in = r.idle[i]
 			r.idle = append(r.idle[:i], r.idle[i+1:]...)
@@ -119,9 +118,7 @@ func (r *reuse) fresh(in *instance) bool {
 		}
 		// Instantiation is not deterministic after all: reuse would
 		// give a call another instance's start.
-		r.mu.Lock()
-		r.off = true
-		r.mu.Unlock()
+		r.close(context.Background())
 		return false
 	}
 	img, ok := snapshot(in, r)
@@ -208,7 +205,7 @@ func (r *reuse) reset(in *instance, img *image) bool {
 // would cost more than an instantiation.
 const resetWholeAtMost = 4 << 20
 
-// close closes every idle instance.
+// close closes every idle instance and keeps none from now on.
 func (r *reuse) close(ctx context.Context) {
 	if r == nil {
 		return

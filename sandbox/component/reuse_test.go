@@ -148,21 +148,36 @@ func TestReuseRefused(t *testing.T) {
 
 // TestReuseMismatch: when an instance's state after instantiation differs
 // from the image taken of the first (instantiation was not deterministic),
-// reuse stops for the component.
+// reuse stops for the component: no idle instance is handed out or kept.
 func TestReuseMismatch(t *testing.T) {
 	c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
-	if _, err := runStateful(t, c, Env{}, "k"); err != nil {
-		t.Fatal(err)
+	for range 2 { // two idle instances
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { _, _ = runStateful(t, c, Env{}, "k") })
+		}
+		wg.Wait()
 	}
 	c.reuse.mu.Lock()
-	c.reuse.img.globals[0]++ // as if the first instance had started elsewhere
+	c.reuse.img.globals[0]++                        // as if the first instance had started elsewhere
+	busy, kept := c.reuse.idle[0], c.reuse.idle[1:] // as if calls were using them
 	c.reuse.idle = nil
 	c.reuse.mu.Unlock()
-	got, err := runStateful(t, c, Env{}, "kx")
-	if err != nil || got != freshAnswer {
+	// With none idle, the next call instantiates and finds the mismatch.
+	if got, err := runStateful(t, c, Env{}, "ky"); err != nil || got != freshAnswer {
 		t.Fatalf("got %q, %v, want %q", got, err, freshAnswer)
 	}
-	if !c.reuse.off || idle(c) != 0 {
-		t.Errorf("got off %v, %d idle, want reuse off and nothing kept", c.reuse.off, idle(c))
+	c.reuse.mu.Lock()
+	c.reuse.idle = append(c.reuse.idle, kept...)
+	c.reuse.mu.Unlock()
+	if !c.reuse.off {
+		t.Fatal("reuse is still on after a mismatch")
+	}
+	busy.s = newState(&Env{})
+	if c.reuse.put(busy) {
+		t.Error("an instance was kept after reuse stopped")
+	}
+	if in := c.reuse.get(newState(&Env{}), 0); in != nil {
+		t.Error("an idle instance was handed out after reuse stopped")
 	}
 }
