@@ -14,10 +14,11 @@ import (
 )
 
 // BenchmarkDriverTurn is one model turn through an OpenAI driver component
-// on a fresh instance, as every turn of a run takes it: instantiation
-// (linear memory from the component's pool), the guest's request over
-// wasi:http to a local server answering at once, its canonical answer, the
-// instance's close. Two goroutines a core, under murmur's default memory
+// as every turn of a run takes it: an instance (reset from an earlier turn
+// when the component can be reused, else instantiated with its linear
+// memory from the component's pool), the guest's request over wasi:http to
+// a local server answering at once, its canonical answer, the instance's
+// reset (or close). Two goroutines a core, under murmur's default memory
 // limit (512 MiB). The driver is the tests' own (drivertest.OpenAIDriver,
 // built by Go), or the component at MURMUR_EVAL_BENCH_DRIVER, such as
 // murmur's murmur-driver-openai.wasm (BENCHMARKS.md, issue 38).
