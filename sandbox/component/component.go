@@ -264,7 +264,7 @@ func newState(env *Env) *state {
 		maxOut = sandbox.DefaultMaxOutputBytes
 	}
 	s := &state{env: env}
-	s.Init(wasi.Config{Root: env.Root, Env: env.Env, Args: env.Args, Stdin: env.Stdin, Now: env.Now, Network: env.Network,
+	s.Init(wasi.Config{Root: env.Root, OpenRoot: env.OpenRoot, Env: env.Env, Args: env.Args, Stdin: env.Stdin, Now: env.Now, Network: env.Network,
 		HTTP: env.HTTP, MaxHTTPBodyBytes: env.MaxHTTPBodyBytes, OnHTTPDenied: env.OnHTTPDenied}, maxOut)
 	return s
 }
@@ -365,6 +365,9 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	}
 	if err == nil {
 		return s, nil
+	}
+	if rerr := s.RootErr(); rerr != nil {
+		return s, errcode.Wrap(errcode.IO, rerr, "open %s's preopen", env.Name)
 	}
 	if c.world == WorldCapsule {
 		return s, capsuleError(ctx, callCtx, env.Deadline, refused, env.MemoryLimitBytes, err)

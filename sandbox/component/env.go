@@ -19,6 +19,12 @@ type Env struct {
 	// resolved inside it by os.Root, so neither ".." nor a symlink leads
 	// out.
 	Root *os.Root
+	// OpenRoot, when Root is nil, opens the preopen only if the guest
+	// asks for its preopens, and the call closes it; a guest that never
+	// touches the file system (murmur's drivers) costs no open. An error
+	// it returns fails the call as the host's I/O error (E-IO-003), never
+	// as the guest's trap.
+	OpenRoot func() (*os.Root, error)
 	// Env is the guest's whole environment, "K=V" entries.
 	Env []string
 	// Args is the guest's argv (wasi:cli/environment.get-arguments).

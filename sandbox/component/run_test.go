@@ -125,3 +125,48 @@ func TestRunToolConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestRunToolOpensRootLazily: with Env.OpenRoot, the preopen is opened only
+// when the guest asks for it, once, and closed when the call ends; an error
+// opening it is the host's I/O error, not the guest's trap.
+func TestRunToolOpensRootLazily(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "tool", WorldTool)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.txt"), []byte("inside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var opened []*os.Root
+	open := func() (*os.Root, error) {
+		r, err := os.OpenRoot(dir)
+		opened = append(opened, r)
+		return r, err
+	}
+	tests := []struct {
+		input, data string
+		opens       int
+	}{
+		{input: "ehello", data: "hello", opens: 0},
+		{input: "fin.txt", data: "inside", opens: 1},
+	}
+	for _, tt := range tests {
+		opened = nil
+		r, err := c.RunTool(context.Background(), Env{Name: "lazy", OpenRoot: open}, ToolInput{Data: str(tt.input)})
+		if err != nil || r.Data == nil || *r.Data != tt.data {
+			t.Fatalf("%s: got %v, %v, want %q", tt.input, r.Data, err, tt.data)
+		}
+		if len(opened) != tt.opens {
+			t.Errorf("%s: opened the root %d times, want %d", tt.input, len(opened), tt.opens)
+		}
+		for _, root := range opened {
+			if _, err := root.Stat("."); err == nil {
+				t.Errorf("%s: the root is still open after the call", tt.input)
+			}
+		}
+	}
+	_, err := c.RunTool(context.Background(), Env{Name: "lazy", OpenRoot: func() (*os.Root, error) {
+		return nil, errors.New("gone")
+	}}, ToolInput{Data: str("fin.txt")})
+	if !errcode.Is(err, errcode.IO) || sandbox.KindOf(err) == sandbox.ErrTrap {
+		t.Fatalf("got %v (kind %q), want E-IO-003, not a trap", err, sandbox.KindOf(err))
+	}
+}

@@ -62,14 +62,23 @@ type guest struct {
 // allow list for wasi:http through the run's shared client (each denied
 // request kept for the trace), and logs what it emitted.
 func (t *toolbox) runGuest(ctx context.Context, g guest, in component.ToolInput, env []string) (component.ToolResult, error) {
-	root, err := openScope(t.policy.Root, g.scope)
-	if err != nil {
-		return component.ToolResult{}, err
+	// The session folder is opened only if the guest asks for its
+	// preopen (murmur's drivers never do); a scope folder is made and
+	// opened before the call, as murmur makes it when it instantiates.
+	var root *os.Root
+	openRoot := func() (*os.Root, error) { return openScope(t.policy.Root, "") }
+	if g.scope != "" && filepath.Clean(g.scope) != "." {
+		var err error
+		if root, err = openScope(t.policy.Root, g.scope); err != nil {
+			return component.ToolResult{}, err
+		}
+		defer func() { _ = root.Close() }()
+		openRoot = nil
 	}
-	defer func() { _ = root.Close() }()
 	res, err := g.comp.RunTool(ctx, component.Env{
 		Name:             g.name,
 		Root:             root,
+		OpenRoot:         openRoot,
 		Env:              env,
 		Args:             []string{g.name},
 		Deadline:         t.policy.Deadline,

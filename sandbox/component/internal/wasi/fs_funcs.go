@@ -15,17 +15,19 @@ func addFS(all map[string]iface) {
 	addFSTypes(all)
 }
 
-// addPreopens gives the guest one preopen, ".", when Env.Root is set.
+// addPreopens gives the guest one preopen, ".", when Config.Root or
+// OpenRoot is set.
 func addPreopens(all map[string]iface) {
 	all["wasi:filesystem/preopens"] = iface{
 		"get-directories": {abi.Sig(i32), nil, func(ctx context.Context, s *Host, st []uint64) {
 			ret := uint32(st[0])
-			if s.env.Root == nil {
+			root := s.preopen()
+			if root == nil {
 				s.U32(ret, 4)
 				s.U32(ret+4, 0)
 				return
 			}
-			h := s.H.Add(&descriptor{root: s.env.Root, path: ".", dir: true, flags: dfRead | dfWrite | dfMutateDir})
+			h := s.H.Add(&descriptor{root: root, path: ".", dir: true, flags: dfRead | dfWrite | dfMutateDir})
 			p := s.Alloc(ctx, 4, 12)
 			np, nn := s.PutString(ctx, ".")
 			s.U32(p, h)

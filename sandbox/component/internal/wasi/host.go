@@ -29,9 +29,15 @@ type (
 
 // Config is what one call gives the guest through WASI.
 type Config struct {
-	// Root is preopened as "."; nil gives the guest no preopen. Every path
-	// is resolved inside it by os.Root.
+	// Root is preopened as "."; nil gives the guest no preopen unless
+	// OpenRoot is set. Every path is resolved inside it by os.Root.
 	Root *os.Root
+	// OpenRoot, when Root is nil, opens the preopen the first time the
+	// guest asks for its preopens; the Host closes it (Close). A guest
+	// that never touches the file system costs no open. Its error traps
+	// the call and is kept (RootErr): it is the host's failure, not the
+	// guest's.
+	OpenRoot func() (*os.Root, error)
 	// Env is the guest's whole environment, "K=V" entries.
 	Env []string
 	// Args is the guest's argv (wasi:cli/environment.get-arguments).
@@ -64,7 +70,29 @@ type Host struct {
 	Stdout, Stderr *Capped
 	start          time.Time
 	net            netState
+	// opened is the preopen OpenRoot gave, closed with the Host; rootErr
+	// its error.
+	opened  *os.Root
+	rootErr error
 }
+
+// preopen returns the guest's "." (nil for none), opening it through
+// OpenRoot the first time; a failure to open traps.
+func (s *Host) preopen() *os.Root {
+	if s.env.Root != nil || s.env.OpenRoot == nil {
+		return s.env.Root
+	}
+	if s.opened == nil && s.rootErr == nil {
+		s.opened, s.rootErr = s.env.OpenRoot()
+	}
+	if s.rootErr != nil {
+		abi.Trapf("the host could not open the guest's preopen: %v", s.rootErr)
+	}
+	return s.opened
+}
+
+// RootErr is the error OpenRoot returned during the call, nil if none.
+func (s *Host) RootErr() error { return s.rootErr }
 
 // Init makes s a fresh Host for cfg keeping up to maxOutput bytes of each
 // of stdout and stderr (a Host is embedded in its caller's call state, so
@@ -74,8 +102,14 @@ func (s *Host) Init(cfg Config, maxOutput int) {
 }
 
 // Close releases the call's outgoing HTTP (idle connections of a client
-// made for this call alone).
-func (s *Host) Close() { s.net.Close() }
+// made for this call alone) and a preopen OpenRoot opened.
+func (s *Host) Close() {
+	s.net.Close()
+	if s.opened != nil {
+		_ = s.opened.Close()
+		s.opened = nil
+	}
+}
 
 // ResetOutput starts stdout and stderr afresh, with the same caps (a
 // hook instance's next event).
