@@ -45,8 +45,8 @@ func sectionName(id byte) string {
 // limit, or if it is malformed where those are read. The error is plain
 // and lowercase, naming the section and the count; callers wrap it.
 func Check(mod []byte) error {
-	if len(mod) < 8 || string(mod[:4]) != "\x00asm" || string(mod[4:8]) != "\x01\x00\x00\x00" {
-		return &refusal{msg: "not a core WebAssembly module (no \\0asm version 1 header)"}
+	if !isCore(mod) {
+		return notCore()
 	}
 	r := reader{b: mod, off: 8}
 	var data counts
@@ -94,7 +94,7 @@ func checkSection(s *reader, id byte, data *counts) {
 	case 3:
 		s.vec(what, "functions", 1, maxFunctions)
 	case 4:
-		s.vec(what, "tables", 1, maxTables)
+		checkTables(s)
 	case 5:
 		s.vec(what, "memories", 1, maxMemories)
 	case 6:

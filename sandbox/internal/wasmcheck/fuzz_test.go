@@ -1,6 +1,7 @@
 package wasmcheck
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -51,6 +52,60 @@ func FuzzCheck(f *testing.F) {
 		}
 		if got := after.TotalAlloc - before.TotalAlloc; got > maxCompileAlloc {
 			t.Errorf("compiling %d accepted bytes allocated %d MiB; want at most %d", len(mod), got>>20, maxCompileAlloc>>20)
+		}
+	})
+}
+
+// FuzzCapTables: CapTables never panics, never writes to its input and
+// refuses only with Check's kind of error; what Check accepts it caps, the
+// result passes Check again and, for small inputs, wazero compiles it if
+// and only if wazero compiles the input.
+func FuzzCapTables(f *testing.F) {
+	for _, b := range [][]byte{
+		growModule(noMax(0)),
+		growModule(withMax(1, 1<<20)),
+		mod(tables(cat(funcref, noMax(1)), cat([]byte{0x40, 0, 0x63, 0x70}, withMax(0, 10), initExpr), []byte{0x6f, 0, 0})),
+		mod(sec(2, str("env"), str("t"), []byte{1, 0x70, 0, 0}), tables(cat(funcref, noMax(capMax+1)))),
+	} {
+		f.Add(b)
+	}
+	for _, tc := range accepted() {
+		f.Add(tc.mod)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
+	defer rt.Close(ctx)
+	compiles := func(b []byte) bool {
+		cm, err := rt.CompileModule(ctx, b)
+		if err == nil {
+			_ = cm.Close(ctx)
+		}
+		return err == nil
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		orig := bytes.Clone(in)
+		out, err := CapTables(in, MaxTableElements)
+		if !bytes.Equal(in, orig) {
+			t.Fatalf("CapTables changed its input")
+		}
+		var r *refusal
+		if err != nil && !errors.As(err, &r) {
+			t.Fatalf("CapTables returned %T %v; want a refusal", err, err)
+		}
+		if Check(in) != nil {
+			return
+		}
+		if err != nil {
+			t.Fatalf("Check accepts the input but CapTables = %v", err)
+		}
+		if err := Check(out); err != nil {
+			t.Fatalf("Check(CapTables) = %v; want nil", err)
+		}
+		if len(in) >= 4096 {
+			return
+		}
+		if a, b := compiles(in), compiles(out); a != b {
+			t.Errorf("wazero compiles the input: %v, the capped module: %v", a, b)
 		}
 	})
 }

@@ -63,7 +63,7 @@ func checkImports(s *reader) {
 		case 0: // function
 			s.u32()
 		case 1:
-			tableType(s)
+			tableType(s, "import section")
 		case 2:
 			limits(s)
 		case 3: // global
@@ -75,22 +75,6 @@ func checkImports(s *reader) {
 		default:
 			s.fail("import section: import %d has kind 0x%02x", i, kind)
 		}
-	}
-}
-
-func tableType(s *reader) {
-	init := false
-	b := s.byte()
-	if b == 0x40 { // a table with an initial value: 0x40 0x00 reftype limits expr
-		s.byte()
-		b, init = s.byte(), true
-	}
-	if b == refNullable || b == refNonNullable {
-		s.skipLEB(5)
-	}
-	limits(s)
-	if init {
-		constExpr(s, "import section: table")
 	}
 }
 
