@@ -24,6 +24,8 @@ func TestCompileRefusesHostileCounts(t *testing.T) {
 			"compile tool 'bomb': code section: body 0 declares 4294967295 locals; at most 50000 are allowed"},
 		{"2^32-1 function names", hdr + "\x00\x0c\x04name\x01\x05\xff\xff\xff\xff\x0f",
 			"compile tool 'bomb': name section: function names declares 4294967295 names in 5 bytes"},
+		{"4 tables of 2^27 elements", hdr + "\x04\x19\x04" + strings.Repeat("\x70\x00\x80\x80\x80\x40", 4),
+			"compile tool 'bomb': table section: table 0's minimum is 134217728 elements; at most 100000 are allowed"},
 	}
 	e := newTestEngine(t, Config{CacheDir: t.TempDir()})
 	for _, tt := range tests {

@@ -46,9 +46,11 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 	if err := checkHeader(name, wasm); err != nil {
 		return nil, err
 	}
-	// wazero sizes vectors by their declared counts: a lying count would
-	// end the process, not fail the compile.
-	if err := wasmcheck.Check(wasm); err != nil {
+	// wazero sizes vectors by their declared counts, and tables by their
+	// limits: a lying count or an unbounded table would end the process,
+	// not fail the compile. Prepare refuses the one and caps the other.
+	wasm, err := wasmcheck.Prepare(wasm)
+	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile tool '%s'", name).
 			WithHint("%s", rebuildHint)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,8 +24,9 @@ requires_files: [hostile.wasm]
 // ("fatal error: runtime: out of memory"), is refused at Verify like any
 // capsule that cannot run: exit 2, E-RUN-001 naming the tool and the
 // count, and no Go runtime crash. Once as a preview-1 module (the 15-byte
-// data section bomb), once as a component whose main module carries a
-// name section declaring 2^32-1 function names.
+// data section bomb), once as a preview-1 module defining four tables of
+// 2^27 elements (4 GiB at instantiation), once as a component whose main
+// module carries a name section declaring 2^32-1 function names.
 func TestHostileModuleRefusedAtVerify(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
@@ -38,6 +41,9 @@ func TestHostileModuleRefusedAtVerify(t *testing.T) {
 		{"preview-1 module", func(*testing.T) []byte {
 			return []byte("\x00asm\x01\x00\x00\x00\x0b\x05\xff\xff\xff\xff\x0f")
 		}, "data section declares 4294967295 segments in 5 bytes"},
+		{"preview-1 module with 4 tables of 2^27 elements", func(*testing.T) []byte {
+			return coreModule(coreSection(4, []byte{4}, bytes.Repeat([]byte{0x70, 0, 0x80, 0x80, 0x80, 0x40}, 4)))
+		}, "table section: table 0's minimum is 134217728 elements; at most 100000 are allowed"},
 		{"component main module", func(t *testing.T) []byte {
 			return withNameBomb(t, ctoolComponent(t))
 		}, "component main module: name section: function names declares 4294967295 names in 5 bytes"},
@@ -112,4 +118,75 @@ func leb128(v int) []byte {
 		}
 		b = append(b, c|0x80)
 	}
+}
+
+// TestHostileTableGrowCapped: a preview-1 tool whose table has no maximum
+// and whose _start grows it by 2^27 elements until table.grow returns -1
+// (32 GiB, ending the process, before tables were capped) meets the
+// 100,000-element cap at its first grow, returns normally, and the run
+// completes with the case recorded and the call's result in its trace.
+func TestHostileTableGrowCapped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end")
+	}
+	dir := quickstart(t)
+	t.Parallel()
+	packComponentTool(t, dir, "hostile", hostileManifest, growTool())
+	editManifest(t, dir, "  - name: notes\n", "  - name: hostile\n    runtime: tool\n    version: 0.1.0\n  - name: notes\n")
+	writeScripted(t, dir, []scripted{{id: "grow", calls: []toolUse{{"hostile", map[string]any{}}}}})
+	out, r := newFixture(t, dir).run()
+	if strings.Contains(r.stderr, "fatal error") || strings.Contains(r.stderr, "goroutine ") {
+		t.Fatalf("murmur-eval crashed:\n%s", r.stderr)
+	}
+	if r.code != 0 {
+		t.Fatalf("exit %d, want 0\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	row, ok := resultsByCase(t, out)["grow"]
+	if !ok {
+		t.Fatalf("no results row for case grow")
+	}
+	if row["status"] != "passed" {
+		t.Errorf("case grow: status %v (%v %v), want passed", row["status"], row["error_code"], row["error_message"])
+	}
+	calls := componentCalls(t, filepath.Join(out, row["session_dir"].(string)))
+	if len(calls) != 1 || calls[0]["status"] != "ok" {
+		t.Errorf("tool_call events %v, want one that is ok", calls)
+	}
+}
+
+// growTool is a preview-1 command module with one funcref table of no
+// maximum whose _start does table.grow by 2^27 null references until it
+// returns -1, then returns.
+func growTool() []byte {
+	body := []byte{
+		0,          // no locals
+		0x02, 0x40, // block
+		0x03, 0x40, // loop
+		0xd0, 0x70, // ref.null func
+		0x41, 0x80, 0x80, 0x80, 0xc0, 0x00, // i32.const 2^27
+		0xfc, 0x0f, 0, // table.grow 0
+		0x41, 0x7f, // i32.const -1
+		0x46,    // i32.eq
+		0x0d, 1, // br_if 1: out of the block
+		0x0c, 0, // br 0: the loop again
+		0x0b, 0x0b, 0x0b, // end loop, block, function
+	}
+	return coreModule(
+		coreSection(1, []byte{1, 0x60, 0, 0}),
+		coreSection(3, []byte{1, 0}),
+		coreSection(4, []byte{1, 0x70, 0, 0}),
+		coreSection(7, []byte{1, 6}, []byte("_start"), []byte{0, 0}),
+		coreSection(10, []byte{1}, leb128(len(body)), body),
+	)
+}
+
+// coreModule is a core module of the given sections.
+func coreModule(sections ...[]byte) []byte {
+	return append([]byte("\x00asm\x01\x00\x00\x00"), bytes.Join(sections, nil)...)
+}
+
+// coreSection is a section: its id, its size, then its contents.
+func coreSection(id byte, contents ...[]byte) []byte {
+	body := bytes.Join(contents, nil)
+	return append(append([]byte{id}, leb128(len(body))...), body...)
 }

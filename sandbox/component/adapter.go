@@ -32,7 +32,8 @@ const adapterName = binary.AdapterModule
 // module's wasi_snapshot_preview1 imports resolve to. It returns the
 // compiled adapter and the forwarding module's name.
 func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main wazero.CompiledModule, w World) (wazero.CompiledModule, string, error) {
-	if err := wasmcheck.Check(bin); err != nil { // before wazero sizes anything by its counts
+	bin, err := wasmcheck.Prepare(bin) // before wazero sizes anything by its counts; tables capped
+	if err != nil {
 		return nil, "", errcode.Wrap(errcode.RunCapsule, err, "component preview-1 adapter module")
 	}
 	cm, err := rt.CompileModule(ctx, bin)

@@ -62,7 +62,8 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	if err != nil {
 		return nil, err
 	}
-	if err := wasmcheck.Check(main); err != nil { // before wazero sizes anything by its counts
+	// Before wazero sizes anything by its counts; tables capped after PrepareReset's rewrite.
+	if main, err = wasmcheck.Prepare(main); err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "component main module")
 	}
 	cm, err := rt.CompileModule(ctx, main)
