@@ -8,8 +8,15 @@
 // fit in the bytes left, and any count past the limits wasmtime's parser
 // (wasmparser) sets, so that no module murmur would run is refused.
 //
+// Tables are sized by their limits, not their bytes: Check refuses a
+// defined table whose minimum is over murmur's 100,000 elements, and
+// CapTables gives every defined table a maximum of at most that, so
+// table.grow cannot take one further. Callers compile what Prepare (both)
+// returns.
+//
 // Check is linear in the module's size, allocates nothing by a declared
-// count and never panics; it is safe for concurrent use.
+// count and never panics; it is safe for concurrent use, as are CapTables
+// and Prepare.
 package wasmcheck
 
 import "fmt"
