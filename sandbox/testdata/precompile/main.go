@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 func main() {
@@ -35,6 +37,9 @@ func main() {
 	for i, f := range os.Args[2:] {
 		wg.Go(func() {
 			b, err := os.ReadFile(f)
+			if err == nil { // the bytes Engine.Compile compiles: tables capped
+				b, err = wasmcheck.Prepare(b)
+			}
 			if err == nil {
 				_, err = rt.CompileModule(ctx, b)
 			}
