@@ -70,56 +70,6 @@ func PrepareReset(mod []byte) (Resettable, error) {
 	return Resettable{Module: addExports(mod, secs, p, names), Globals: names, Why: p.why}, nil
 }
 
-// section is one section of a core module: its id, where it starts (its
-// id byte) and ends, and its body.
-type section struct {
-	id         byte
-	start, end int
-	body       []byte
-	bodyOff    int
-}
-
-// sectionRank is a non-custom section's place in the order the core format
-// requires (the tag section, 13, sits between memory and global).
-func sectionRank(id byte) (int, bool) {
-	rank := [...]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
-	if int(id) >= len(rank) || rank[id] == 0 {
-		return 0, false
-	}
-	return rank[id], true
-}
-
-// coreSections splits a core module into its sections, refusing a bad
-// header, a section running past the end, and known sections out of order
-// or repeated.
-func coreSections(mod []byte) ([]section, error) {
-	if len(mod) < 8 || string(mod[:8]) != "\x00asm\x01\x00\x00\x00" {
-		return nil, Malformed(0, "core module has a bad header (not a version 1 core module)")
-	}
-	r := &reader{b: mod, off: 8}
-	var secs []section
-	last := 0
-	for !r.eof() {
-		s := section{start: r.off}
-		s.id = r.byte()
-		size := r.u32()
-		s.bodyOff = r.off
-		s.body = r.bytes(size)
-		s.end = r.off
-		if r.err != nil {
-			return nil, r.err
-		}
-		if rank, ok := sectionRank(s.id); ok {
-			if rank <= last {
-				return nil, Malformed(s.start, "section %d is out of order or repeated", s.id)
-			}
-			last = rank
-		}
-		secs = append(secs, s)
-	}
-	return secs, r.err
-}
-
 // prep is what PrepareReset learns from the sections it reads.
 type prep struct {
 	why       string // the first reason instances cannot be reset
@@ -301,45 +251,4 @@ func (p *prep) code(r *reader) {
 			p.cannot("%s", why)
 		}
 	}
-}
-
-// addExports returns a copy of mod with an export of each global in
-// p.mutable, named names, appended to its export section (or a new one in
-// its place in the section order).
-func addExports(mod []byte, secs []section, p *prep, names []string) []byte {
-	items := append([]byte(nil), p.exportItems...)
-	for i, g := range p.mutable {
-		items = appendULEB(items, uint64(len(names[i])))
-		items = append(items, names[i]...)
-		items = append(items, 0x03)
-		items = appendULEB(items, uint64(g))
-	}
-	body := appendULEB(nil, uint64(p.exportCount)+uint64(len(names)))
-	body = append(body, items...)
-	sec := appendULEB([]byte{7}, uint64(len(body)))
-	sec = append(sec, body...)
-
-	from, to := 8, 8 // the bytes the new section replaces
-	if p.exportSec != nil {
-		from, to = p.exportSec.start, p.exportSec.end
-	} else {
-		exportRank, _ := sectionRank(7)
-		for _, s := range secs {
-			if rank, ok := sectionRank(s.id); ok && rank < exportRank {
-				from, to = s.end, s.end
-			}
-		}
-	}
-	out := make([]byte, 0, len(mod)-(to-from)+len(sec))
-	out = append(out, mod[:from]...)
-	out = append(out, sec...)
-	return append(out, mod[to:]...)
-}
-
-func appendULEB(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
 }
