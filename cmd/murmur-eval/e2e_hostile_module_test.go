@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
 // hostileManifest is the hostile tool's own murmur.yaml.
@@ -79,45 +80,7 @@ func TestHostileModuleRefusedAtVerify(t *testing.T) {
 func withNameBomb(t *testing.T, bin []byte) []byte {
 	t.Helper()
 	bomb := []byte{0, 12, 4, 'n', 'a', 'm', 'e', 1, 5, 0xff, 0xff, 0xff, 0xff, 0x0f}
-	for off := 8; off < len(bin); {
-		id := bin[off]
-		n, next := uleb(bin, off+1)
-		if id != 1 {
-			off = next + n
-			continue
-		}
-		mod := append(append([]byte{}, bin[next:next+n]...), bomb...)
-		out := append(append([]byte{}, bin[:off]...), 1)
-		out = append(out, leb128(len(mod))...)
-		out = append(out, mod...)
-		return append(out, bin[next+n:]...)
-	}
-	t.Fatal("the component has no core module")
-	return nil
-}
-
-// uleb decodes the unsigned LEB128 at b[off:], returning it and the offset after it.
-func uleb(b []byte, off int) (int, int) {
-	v := 0
-	for shift := 0; ; shift += 7 {
-		c := b[off]
-		off++
-		v |= int(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v, off
-		}
-	}
-}
-
-func leb128(v int) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		if v >>= 7; v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
+	return componenttest.EditCore(t, bin, 0, func(mod []byte) []byte { return append(mod, bomb...) })
 }
 
 // TestHostileTableGrowCapped: a preview-1 tool whose table has no maximum
@@ -176,7 +139,7 @@ func growTool() []byte {
 		coreSection(3, []byte{1, 0}),
 		coreSection(4, []byte{1, 0x70, 0, 0}),
 		coreSection(7, []byte{1, 6}, []byte("_start"), []byte{0, 0}),
-		coreSection(10, []byte{1}, leb128(len(body)), body),
+		coreSection(10, []byte{1}, componenttest.AppendULEB(nil, len(body)), body),
 	)
 }
 
@@ -188,5 +151,5 @@ func coreModule(sections ...[]byte) []byte {
 // coreSection is a section: its id, its size, then its contents.
 func coreSection(id byte, contents ...[]byte) []byte {
 	body := bytes.Join(contents, nil)
-	return append(append([]byte{id}, leb128(len(body))...), body...)
+	return append(componenttest.AppendULEB([]byte{id}, len(body)), body...)
 }

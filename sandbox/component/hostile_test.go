@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/componenttest"
 )
 
 // TestCompileRefusesHostileCoreModules: a component whose main module or
@@ -56,7 +57,7 @@ func TestCompileRefusesHostileCoreModules(t *testing.T) {
 func withNameBomb(t *testing.T, bin []byte, k int) []byte {
 	t.Helper()
 	bomb := []byte{0, 12, 4, 'n', 'a', 'm', 'e', 1, 5, 0xff, 0xff, 0xff, 0xff, 0x0f}
-	return editCore(t, bin, k, func(mod []byte) []byte { return append(append([]byte{}, mod...), bomb...) })
+	return componenttest.EditCore(t, bin, k, func(mod []byte) []byte { return append(append([]byte{}, mod...), bomb...) })
 }
 
 // tableBomb is a table section defining 4 funcref tables of 2^27 elements
@@ -67,10 +68,10 @@ var tableBomb = append([]byte{4, 25, 4}, bytes.Repeat([]byte{0x70, 0, 0x80, 0x80
 // of its table section, or where one would go.
 func withTableBomb(t *testing.T, bin []byte, k int) []byte {
 	t.Helper()
-	return editCore(t, bin, k, func(mod []byte) []byte {
+	return componenttest.EditCore(t, bin, k, func(mod []byte) []byte {
 		for off := 8; off < len(mod); {
 			id := mod[off]
-			n, next := uleb(mod, off+1)
+			n, next := componenttest.ULEB(mod, off+1)
 			if id == 4 || (id > 4 && id != 0) {
 				rest := mod[off:]
 				if id == 4 {
@@ -82,52 +83,4 @@ func withTableBomb(t *testing.T, bin []byte, k int) []byte {
 		}
 		return append(append([]byte{}, mod...), tableBomb...)
 	})
-}
-
-// editCore replaces core module k of a component (top level, in binary
-// order) with what edit makes of it.
-func editCore(t *testing.T, bin []byte, k int, edit func([]byte) []byte) []byte {
-	t.Helper()
-	for off := 8; off < len(bin); {
-		id := bin[off]
-		n, next := uleb(bin, off+1)
-		if id != 1 || k > 0 {
-			if id == 1 {
-				k--
-			}
-			off = next + n
-			continue
-		}
-		mod := edit(bin[next : next+n])
-		out := append(append([]byte{}, bin[:off]...), 1)
-		out = append(out, uleb128(len(mod))...)
-		out = append(out, mod...)
-		return append(out, bin[next+n:]...)
-	}
-	t.Fatal("the component has too few core modules")
-	return nil
-}
-
-// uleb decodes the unsigned LEB128 at b[off:], returning it and the offset after it.
-func uleb(b []byte, off int) (int, int) {
-	v := 0
-	for shift := 0; ; shift += 7 {
-		c := b[off]
-		off++
-		v |= int(c&0x7f) << shift
-		if c&0x80 == 0 {
-			return v, off
-		}
-	}
-}
-
-func uleb128(v int) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		if v >>= 7; v == 0 {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
 }
