@@ -45,3 +45,27 @@ func TestCompileRefusesHostileCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileHoldsTablesToTheManifest: Config.TableElements
+// (capabilities.limits.table_elements) is the limit a table's minimum is
+// held to, lowered or raised from murmur's default of 100,000.
+func TestCompileHoldsTablesToTheManifest(t *testing.T) {
+	// One table of 150,000 elements (0xf0 0x93 0x09), no maximum.
+	wasm := []byte("\x00asm\x01\x00\x00\x00" + "\x04\x06\x01\x70\x00\xf0\x93\x09")
+	tests := []struct {
+		limit uint32
+		want  string // "": the tables pass (the module, without _start, is refused for that)
+	}{
+		{0, "table 0's minimum is 150000 elements; at most 100000 are allowed"},
+		{200_000, ""},
+		{1000, "at most 1000 are allowed"},
+	}
+	for _, tt := range tests {
+		e := newTestEngine(t, Config{TableElements: tt.limit})
+		_, err := e.Compile(context.Background(), "big", wasm)
+		if tt.want == "" && (err == nil || strings.Contains(err.Error(), "table")) ||
+			tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("limit %d: Compile = %v, want %q", tt.limit, err, tt.want)
+		}
+	}
+}

@@ -28,6 +28,11 @@ type Config struct {
 	// MemoryLimitBytes caps each instance's linear memory
 	// (capabilities.limits.memory_bytes). 0 leaves wazero's 4 GiB ceiling.
 	MemoryLimitBytes uint64
+	// TableElements caps each table a module defines
+	// (capabilities.limits.table_elements): a larger minimum is refused at
+	// Compile and table.grow past it returns -1. 0 means murmur's default,
+	// 100,000.
+	TableElements uint32
 	// MaxOutputBytes caps how much of each of stdout and stderr a call keeps;
 	// the rest is discarded and Output marks the stream truncated.
 	// 0 means DefaultMaxOutputBytes.
@@ -46,6 +51,7 @@ type Engine struct {
 	own      map[string]api.FunctionDefinition // HostModule's functions
 	base     wazero.ModuleConfig               // never mutated: With* methods copy
 	memLimit uint64
+	tables   uint32 // Config.TableElements
 	// pool holds the linear memories of ended calls, scrubbed, for the
 	// next: every tool call instantiates its module afresh.
 	pool      *memlimit.Pool
@@ -104,6 +110,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		own:       rt.Module(HostModule).ExportedFunctionDefinitions(),
 		base:      base,
 		memLimit:  cfg.MemoryLimitBytes,
+		tables:    cfg.TableElements,
 		pool:      memlimit.NewPool(poolRegions),
 		maxOutput: maxOut,
 	}, nil

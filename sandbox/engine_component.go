@@ -22,3 +22,8 @@ func (e *Engine) MaxOutputBytes() int { return e.maxOutput }
 func IsComponent(wasm []byte) bool {
 	return len(wasm) >= 8 && string(wasm[:4]) == wasmMagic && wasm[6] == 1 && wasm[7] == 0
 }
+
+// TableElements is the most elements a table of a module the engine
+// compiles may hold (Config.TableElements; 0 for murmur's default), for
+// components compiled with its runtime.
+func (e *Engine) TableElements() uint32 { return e.tables }

@@ -49,7 +49,7 @@ func (e *Engine) Compile(ctx context.Context, name string, wasm []byte) (*Module
 	// wazero sizes vectors by their declared counts, and tables by their
 	// limits: a lying count or an unbounded table would end the process,
 	// not fail the compile. Prepare refuses the one and caps the other.
-	wasm, err := wasmcheck.Prepare(wasm)
+	wasm, err := wasmcheck.Prepare(wasm, e.tables)
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "compile tool '%s'", name).
 			WithHint("%s", rebuildHint)

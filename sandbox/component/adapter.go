@@ -31,8 +31,8 @@ const adapterName = binary.AdapterModule
 // the same signature, and registers the forwarding host module the main
 // module's wasi_snapshot_preview1 imports resolve to. It returns the
 // compiled adapter and the forwarding module's name.
-func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main wazero.CompiledModule, w World) (wazero.CompiledModule, string, error) {
-	bin, err := wasmcheck.Prepare(bin) // before wazero sizes anything by its counts; tables capped
+func compileAdapter(ctx context.Context, rt wazero.Runtime, bin []byte, main wazero.CompiledModule, w World, maxTable uint32) (wazero.CompiledModule, string, error) {
+	bin, err := wasmcheck.Prepare(bin, maxTable) // before wazero sizes anything by its counts; tables capped
 	if err != nil {
 		return nil, "", errcode.Wrap(errcode.RunCapsule, err, "component preview-1 adapter module")
 	}

@@ -53,7 +53,11 @@ const poolRegions = 1024
 // module imports. rt must be configured WithCloseOnContextDone(true) for
 // deadlines to stop a spinning guest. Every refusal is E-RUN-001 naming
 // what is unsupported.
-func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Component, error) {
+func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World, opts ...Option) (*Component, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	p, err := validate(bin.c, w)
 	if err != nil {
 		return nil, err
@@ -63,7 +67,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 		return nil, err
 	}
 	// Before wazero sizes anything by its counts; tables capped after PrepareReset's rewrite.
-	if main, err = wasmcheck.Prepare(main); err != nil {
+	if main, err = wasmcheck.Prepare(main, o.tableElements); err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "component main module")
 	}
 	cm, err := rt.CompileModule(ctx, main)
@@ -81,7 +85,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World) (*Com
 	var adapter wazero.CompiledModule
 	var forward string
 	if p.adapter >= 0 {
-		if adapter, forward, err = compileAdapter(ctx, rt, bin.c.Modules[p.adapter], cm, w); err != nil {
+		if adapter, forward, err = compileAdapter(ctx, rt, bin.c.Modules[p.adapter], cm, w, o.tableElements); err != nil {
 			_ = cm.Close(ctx)
 			return nil, err
 		}
@@ -123,6 +127,19 @@ func prepareMain(mod []byte, p *plan, w World) (main []byte, globals []string, w
 	}
 	return r.Module, r.Globals, "", nil
 }
+
+// Option changes how Compile compiles.
+type Option func(*options)
+
+type options struct {
+	tableElements uint32 // 0: murmur's default
+}
+
+// WithTableElements caps every table the component's core modules define
+// at n elements (capabilities.limits.table_elements; the engine's
+// TableElements): a larger minimum is refused, table.grow past it returns
+// -1. Without it, murmur's default, 100,000.
+func WithTableElements(n uint32) Option { return func(o *options) { o.tableElements = n } }
 
 // checkExports checks the main module's memory and the core signatures of
 // the world's functions.

@@ -8,6 +8,7 @@ package verify
 import (
 	"context"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -146,7 +147,9 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		if err != nil {
 			return nil, err
 		}
-		cfg := sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: cap.Manifest.Capabilities.Limits.MemoryBytes}
+		lim := cap.Manifest.Capabilities.Limits
+		cfg := sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: lim.MemoryBytes,
+			TableElements: uint32(min(lim.TableElements, math.MaxUint32))}
 		newEngine := func(ctx context.Context) (*sandbox.Engine, error) { return rt.NewEngine(ctx, cfg) }
 		ts, err := prepare(ctx, cap.Manifest, arts, newEngine, s.opts.BuiltinDriver)
 		if ts != nil {

@@ -51,12 +51,15 @@ func sectionName(id byte) string {
 // declares cannot fit in the bytes that follow it or exceeds wasmparser's
 // limit, or if it is malformed where those are read. The error is plain
 // and lowercase, naming the section and the count; callers wrap it.
-func Check(mod []byte) error {
+func Check(mod []byte) error { return check(mod, MaxTableElements) }
+
+// check is Check with tables' minimums held to maxTable elements.
+func check(mod []byte, maxTable uint32) error {
 	if !isCore(mod) {
 		return notCore()
 	}
 	r := reader{b: mod, off: 8}
-	var data counts
+	data := counts{maxTable: maxTable}
 	for r.left() > 0 && r.err == nil {
 		id := r.byte()
 		if sectionName(id) == "" {
@@ -87,6 +90,7 @@ type counts struct {
 	hasCount bool
 	declared uint32
 	segments uint32
+	maxTable uint32 // the most elements a table's minimum may be
 }
 
 func checkSection(s *reader, id byte, data *counts) {
@@ -101,7 +105,7 @@ func checkSection(s *reader, id byte, data *counts) {
 	case 3:
 		s.vec(what, "functions", 1, maxFunctions)
 	case 4:
-		checkTables(s)
+		checkTables(s, data.maxTable)
 	case 5:
 		s.vec(what, "memories", 1, maxMemories)
 	case 6:

@@ -53,27 +53,31 @@ func tableType(s *reader, what string) table {
 }
 
 // checkTables checks the table section: the count, each table's type, and
-// each table's minimum against MaxTableElements (wazero allocates it all
-// at instantiation; wasmtime would refuse to instantiate it).
-func checkTables(s *reader) {
+// each table's minimum against maxTable (wazero allocates it all at
+// instantiation; wasmtime would refuse to instantiate it).
+func checkTables(s *reader, maxTable uint32) {
 	n := s.vec("table section", "tables", 1, maxTables)
 	for i := uint32(0); i < n && s.err == nil; i++ {
 		t := tableType(s, "table section")
-		if s.err == nil && t.min > MaxTableElements {
-			s.failLimit("table section: table %d's minimum is %d elements; at most %d are allowed",
-				i, t.min, MaxTableElements)
+		if s.err == nil && t.min > maxTable {
+			s.failLimit("table section: table %d's minimum is %d elements; at most %d are allowed (capabilities.limits.table_elements)",
+				i, t.min, maxTable)
 		}
 	}
 }
 
-// Prepare is what a caller compiles instead of mod: Check, then
-// CapTables with MaxTableElements. The result is mod itself when no
-// table needs a cap.
-func Prepare(mod []byte) ([]byte, error) {
-	if err := Check(mod); err != nil {
+// Prepare is what a caller compiles instead of mod: Check, its tables'
+// minimums held to maxTable elements (0: MaxTableElements, murmur's
+// default capabilities.limits.table_elements), then CapTables with
+// maxTable. The result is mod itself when no table needs a cap.
+func Prepare(mod []byte, maxTable uint32) ([]byte, error) {
+	if maxTable == 0 {
+		maxTable = MaxTableElements
+	}
+	if err := check(mod, maxTable); err != nil {
 		return nil, err
 	}
-	return CapTables(mod, MaxTableElements)
+	return CapTables(mod, maxTable)
 }
 
 // CapTables returns mod with every table it defines declaring a maximum of

@@ -121,7 +121,7 @@ func TestTablesRefused(t *testing.T) {
 			}{
 				{"Check", Check},
 				{"CapTables", func(b []byte) error { _, err := CapTables(b, capMax); return err }},
-				{"Prepare", func(b []byte) error { _, err := Prepare(b); return err }},
+				{"Prepare", func(b []byte) error { _, err := Prepare(b, 0); return err }},
 			} {
 				if f.name == "CapTables" && strings.HasPrefix(tt.name, "imported") {
 					continue // CapTables reads only the table section
@@ -171,8 +171,8 @@ func growModule(limits []byte) []byte {
 }
 
 // TestCappedTableGrow: the capped module compiles in wazero, and its
-// table.grow returns -1 past 100,000 elements, where the module as it came
-// grows on.
+// table.grow returns -1 past 100,000 elements (or the limit Prepare is
+// given), where the module as it came grows on.
 func TestCappedTableGrow(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
@@ -186,8 +186,12 @@ func TestCappedTableGrow(t *testing.T) {
 	}{
 		{"as it came", func(b []byte) ([]byte, error) { return b, nil },
 			[]uint64{capMax, 1, 1 << 20}, []uint64{0, capMax, capMax + 1}},
-		{"prepared", Prepare,
+		{"prepared", func(b []byte) ([]byte, error) { return Prepare(b, 0) },
 			[]uint64{capMax + 1, capMax - 1, 1, 1, 1 << 27}, []uint64{fail, 0, capMax - 1, fail, fail}},
+		{"prepared, the manifest's limit raised", func(b []byte) ([]byte, error) { return Prepare(b, 2*capMax) },
+			[]uint64{capMax + 1, capMax - 1, 1}, []uint64{0, capMax + 1, fail}},
+		{"prepared, the manifest's limit lowered", func(b []byte) ([]byte, error) { return Prepare(b, 10) },
+			[]uint64{11, 10, 1}, []uint64{fail, 0, fail}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bin, err := tt.prep(growModule(noMax(0)))

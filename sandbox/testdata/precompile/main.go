@@ -38,7 +38,7 @@ func main() {
 		wg.Go(func() {
 			b, err := os.ReadFile(f)
 			if err == nil { // the bytes Engine.Compile compiles: tables capped
-				b, err = wasmcheck.Prepare(b)
+				b, err = wasmcheck.Prepare(b, 0)
 			}
 			if err == nil {
 				_, err = rt.CompileModule(ctx, b)
