@@ -43,8 +43,9 @@ type Component struct {
 	reuseWhy string
 }
 
-// poolRegions is the most idle linear memories a component keeps: more
-// than murmur-eval runs at once at its largest documented --workers.
+// poolRegions is the most idle linear memories, and the most idle
+// instances (reuse), a component keeps: more than murmur-eval runs at once
+// at its largest documented --workers.
 const poolRegions = 1024
 
 // Compile validates bin against murmur's shape and world w, compiles its
@@ -307,7 +308,7 @@ func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, e
 	})
 	if err == nil {
 		s.Realloc = s.MainRealloc
-		in.reusable = c.adapter == nil && c.reuse.fresh(in)
+		in.reusable = c.reuse.fresh(in) // nil reuse (an adapter, a hook): never
 	}
 	return in, err
 }

@@ -156,10 +156,10 @@ func (r *reuse) put(in *instance) bool {
 }
 
 // reset puts in's memory and globals back to img, false when it cannot.
-// One pass over the pages that may hold a non-zero byte (pool.Pages):
-// an image page gets the image's bytes, any other is zeroed unless it is
-// zero already; then the image pages that pass did not reach (not
-// resident) are written.
+// One pass over the pages that may hold a non-zero byte (pool.Pages), in
+// order: an image page gets the image's bytes, any other is zeroed unless
+// it is zero already, and the image pages the pass skips (not resident)
+// are written as it goes by them.
 func (r *reuse) reset(in *instance, img *image) bool {
 	mem := in.m.Memory()
 	if mem == nil || mem.Size() != img.size || (!r.pool.Mapped() && img.size > resetWholeAtMost) {
@@ -169,27 +169,26 @@ func (r *reuse) reset(in *instance, img *image) bool {
 	if !ok {
 		return false
 	}
-	zero := r.zero
-	done := make([]bool, len(img.pages))
 	next := 0
-	r.pool.Pages(buf, func(off int, p []byte) {
-		for next < len(img.pages) && int(img.pages[next].off) < off {
-			next++
+	// restore writes the image pages below upTo that the walk did not
+	// reach (not resident), in order.
+	restore := func(upTo int) {
+		for ; next < len(img.pages) && int(img.pages[next].off) < upTo; next++ {
+			copy(buf[img.pages[next].off:], img.pages[next].data)
 		}
+	}
+	r.pool.Pages(buf, func(off int, p []byte) {
+		restore(off)
 		if next < len(img.pages) && int(img.pages[next].off) == off {
 			copy(p, img.pages[next].data)
-			done[next] = true
+			next++
 			return
 		}
-		if !bytes.Equal(p, zero[:len(p)]) {
+		if !bytes.Equal(p, r.zero[:len(p)]) {
 			clear(p)
 		}
 	})
-	for i, p := range img.pages {
-		if !done[i] {
-			copy(buf[p.off:], p.data)
-		}
-	}
+	restore(len(buf))
 	for i, name := range r.globals {
 		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
 		if !ok {
