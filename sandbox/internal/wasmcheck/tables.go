@@ -60,10 +60,15 @@ func checkTables(s *reader, maxTable uint32) {
 	for i := uint32(0); i < n && s.err == nil; i++ {
 		t := tableType(s, "table section")
 		if s.err == nil && t.min > maxTable {
-			s.failLimit("table section: table %d's minimum is %d elements; at most %d are allowed (capabilities.limits.table_elements)",
-				i, t.min, maxTable)
+			refuseTable(s, i, t.min, maxTable)
 		}
 	}
+}
+
+// refuseTable fails s for table i, whose minimum is over max elements.
+func refuseTable(s *reader, i, min, max uint32) {
+	s.failLimit("table section: table %d's minimum is %d elements; at most %d are allowed (capabilities.limits.table_elements)",
+		i, min, max)
 }
 
 // Prepare is what a caller compiles instead of mod: Check, its tables'
@@ -138,7 +143,7 @@ func capSection(b []byte, max uint32) ([]byte, error) {
 		switch {
 		case s.err != nil:
 		case t.min > max:
-			s.failLimit("table section: table %d's minimum is %d elements; at most %d are allowed", i, t.min, max)
+			refuseTable(&s, i, t.min, max)
 		case !t.hasMax || t.max > max:
 			out = append(out, b[last:t.flagOff]...)
 			out = append(append(out, 1), b[t.minOff:t.minEnd]...)
