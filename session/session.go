@@ -43,6 +43,11 @@ type Session struct {
 	// Script is set instead of Model for a script capsule (no inference
 	// block): Loop runs it once instead of the agent loop.
 	Script ScriptRunner
+	// Untouched reports that no code murmur-eval does not trust could
+	// have written in Dir, so Close skips its checks for what such code
+	// plants; nil means it could (the safe default). Launch sets it only
+	// where all such code is launched through Tools.
+	Untouched func() bool
 }
 
 // ScriptRunner runs a script capsule's component once in the case's

@@ -65,9 +65,15 @@ func (t *toolbox) runGuest(ctx context.Context, g guest, in component.ToolInput,
 	// The session folder is opened only if the guest asks for its
 	// preopen (murmur's drivers never do); a scope folder is made and
 	// opened before the call, as murmur makes it when it instantiates.
+	// Either way the folder counts as reached before it is opened, so an
+	// open that fails half way still counts (exposure.go).
 	var root *os.Root
-	openRoot := func() (*os.Root, error) { return openScope(t.policy.Root, "") }
+	openRoot := func() (*os.Root, error) {
+		t.reach()
+		return openScope(t.policy.Root, "")
+	}
 	if g.scope != "" && filepath.Clean(g.scope) != "." {
+		t.reach()
 		var err error
 		if root, err = openScope(t.policy.Root, g.scope); err != nil {
 			return component.ToolResult{}, err

@@ -137,6 +137,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		Denied:  tools.denied,
 		Script:  script,
 	}
+	ses.Untouched = untouchedFunc(c, tools, ses)
 	// Stored at once: the executor closes the session (the trace) after
 	// the case's last stage, whatever fails below.
 	pipeline.Store(c, Result, ses)

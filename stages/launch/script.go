@@ -47,6 +47,7 @@ func newScript(m *capsule.Manifest, c *pipeline.Case, pol *contain.Policy, tools
 // A session folder grown past workdir_max_bytes by the run is E-RUN-013.
 func (s *scriptRunner) RunScript(ctx context.Context) (session.ScriptOutput, error) {
 	t := s.tools
+	t.reach() // before the open: a failed one still counts (exposure.go)
 	root, err := openScope(t.policy.Root, "")
 	if err != nil {
 		return session.ScriptOutput{}, err

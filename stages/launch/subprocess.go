@@ -82,6 +82,7 @@ func (t *toolbox) run(ctx context.Context, p sandbox.Proc) (*sandbox.ProcResult,
 	if t.set.Spawner == nil {
 		return nil, errcode.New(errcode.Internal, "no subprocess launcher for '%s'", p.Argv[0])
 	}
+	t.reach() // every launch marks first, though Call already has (exposure.go)
 	if err := makeHome(t.policy.Root); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
@@ -29,6 +30,10 @@ type toolbox struct {
 	denied *session.Denials
 	// guarded is when the workdir guard last walked the session folder.
 	guarded time.Time
+	// reached is set before the session folder is first handed to code
+	// murmur-eval does not trust (exposure.go). Atomic: a process CLI's
+	// calls come from its bridge's goroutines, not the case's.
+	reached atomic.Bool
 }
 
 // guardEvery is how often, at most, a WASM call is followed by the workdir
@@ -54,6 +59,9 @@ type toolInput struct {
 // guardEvery old (only tools and hooks write to the session, so a check
 // before a call would repeat the previous one's; RATIONALE.md).
 func (t *toolbox) Call(ctx context.Context, name string, input json.RawMessage) (session.ToolReply, error) {
+	// Any call, of any kind, counts: what a tool kind may reach is not
+	// worked out here (exposure.go).
+	t.reach()
 	tool, ok := t.set.Tools[name]
 	if !ok {
 		if text, ok := t.sessionSkill(name); ok {
@@ -123,6 +131,7 @@ func (t *toolbox) wasm(ctx context.Context, tool *verify.Tool, input json.RawMes
 // tool input and env as its environment.
 func (t *toolbox) runModule(ctx context.Context, tool *verify.Tool, data string, env []string) (*sandbox.Output, error) {
 	stdin, _ := json.Marshal(toolInput{Data: data})
+	t.reach() // every launch marks first; a script's registry calls skip Call
 	return t.set.Engine.Run(ctx, tool.Module, sandbox.Call{
 		Dir:      sandbox.ScopeDir(t.policy.Root, tool.Scope),
 		Session:  t.policy.Root,

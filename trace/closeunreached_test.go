@@ -1,0 +1,58 @@
+package trace
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCloseUnreachedSkipsTheNameCheck: CloseUnreached flushes what is
+// buffered and closes the file, and does not look at the trace's name:
+// a link left there (which only untrusted code could have made, and
+// Close would replace) stays, and no session_file_replaced is written.
+func TestCloseUnreachedSkipsTheNameCheck(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(t.TempDir(), "hostfile")
+	if err := os.WriteFile(host, []byte("host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "trace.jsonl")
+	w, err := Create(path, "ses_1", fixedClock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.TaskStart(TaskStart{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, filepath.Join(dir, "t2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(host, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SessionEnd("ok"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CloseUnreached(); err != nil {
+		t.Fatalf("CloseUnreached: %v", err)
+	}
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("trace.jsonl after CloseUnreached: %v, %v; want the link left alone", fi, err)
+	}
+	for _, l := range w.Lines() {
+		if l.Type == TypeSessionFileReplaced {
+			t.Errorf("CloseUnreached wrote %s", l.JSON)
+		}
+	}
+	// Both lines, buffered until now, went to the file the Writer held.
+	if b, _ := os.ReadFile(filepath.Join(dir, "t2")); strings.Count(string(b), "\n") != 2 || !strings.Contains(string(b), `"event_type":"session_end"`) {
+		t.Errorf("the held file = %q, want both lines flushed", b)
+	}
+	if b, _ := os.ReadFile(host); string(b) != "host\n" {
+		t.Errorf("host file = %q", b)
+	}
+	if err := w.f.Close(); err == nil {
+		t.Error("the file is still open after CloseUnreached")
+	}
+}
