@@ -14,6 +14,19 @@ import (
 // name pattern can catch, under a name (RT_KEY) no pattern matches.
 const rtKey = "rt-key-5f0c9a1e7b3d"
 
+// escapekeyWithEnv is a copy of the escapekey capsule with its envdump
+// tool installed and ${RT_KEY} in its .env, for the tests that run in
+// parallel (they cannot set RT_KEY in this process's environment).
+func escapekeyWithEnv(t *testing.T) string {
+	t.Helper()
+	dir := copyCapsule(t, "cmd/murmur-eval/testdata/escapekey")
+	installTool(t, dir, "envdump", "./cmd/murmur-eval/testdata/escapekey/tools/envdump")
+	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("RT_KEY="+rtKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestToolsNeverGetTheAPIKey is the key-by-value finding of issue 33
 // through the real binary: murmur.yaml resolves inference.api_key from
 // ${RT_KEY}, and env.allow and shell.baseline_env list RT_KEY, RT_URL

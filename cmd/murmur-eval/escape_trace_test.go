@@ -29,12 +29,7 @@ func TestKeptTraceIsNeverAToolsLink(t *testing.T) {
 	if err := os.WriteFile(host, []byte(hostText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := copyCapsule(t, "cmd/murmur-eval/testdata/escapekey")
-	installTool(t, dir, "envdump", "./cmd/murmur-eval/testdata/escapekey/tools/envdump")
-	// The capsule's ${RT_KEY}, from its .env (this test runs in parallel).
-	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("RT_KEY="+rtKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := escapekeyWithEnv(t)
 	swap := "mv trace.jsonl t2 && ln -s " + host + " trace.jsonl && mv logs/bootstrap.log logs/b2 && ln -s " + host + " logs/bootstrap.log && echo swapped"
 	cases := []scripted{
 		{id: "plain"},

@@ -30,11 +30,7 @@ func TestPlantedLogsAreCaughtWhereverUntrustedCodeRan(t *testing.T) {
 	if err := os.WriteFile(host, []byte(hostText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dir := copyCapsule(t, "cmd/murmur-eval/testdata/escapekey")
-	installTool(t, dir, "envdump", "./cmd/murmur-eval/testdata/escapekey/tools/envdump")
-	if err := os.WriteFile(filepath.Join(dir, ".env"), []byte("RT_KEY="+rtKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := escapekeyWithEnv(t)
 	plant := func(name string) string { return "ln -s " + host + " " + name + " && echo planted" }
 	const components, summaries = "logs/components.jsonl", "out/compaction-summaries.jsonl"
 	writeScripted(t, dir, []scripted{
