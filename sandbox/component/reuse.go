@@ -51,8 +51,7 @@ type reuse struct {
 	img  *image // nil until the first instance is taken; off when unusable
 	off  bool   // reuse disabled: an instance did not match the image
 
-	reused  atomic.Int64 // calls served by a reset instance (for tests)
-	learned atomic.Bool  // a reset has told the pool the pages a call touches
+	reused atomic.Int64 // calls served by a reset instance (for tests)
 }
 
 // image is the state of the main module's instance right after
@@ -130,9 +129,6 @@ func (r *reuse) fresh(in *instance) bool {
 	defer r.mu.Unlock()
 	if r.img == nil {
 		r.img = img
-		// The pages instantiation writes: every later instance's memory
-		// gets them present at once, before its data copy (Prefault).
-		r.pool.Prefault(img.offsets())
 	}
 	return r.img.equal(img)
 }
@@ -174,11 +170,6 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		return false
 	}
 	next := 0
-	// The first reset learns which pages a call touches (where the page
-	// map tells): the image's and the stack and heap pages the call
-	// wrote, which fresh instances then get present at once (Prefault).
-	learn := r.pool.Tracks(buf) && r.learned.CompareAndSwap(false, true)
-	var touched []int
 	// restore writes the image pages below upTo that the walk did not
 	// reach (not resident), in order.
 	restore := func(upTo int) {
@@ -187,9 +178,6 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	}
 	r.pool.Pages(buf, func(off int, p []byte) {
-		if learn {
-			touched = append(touched, off)
-		}
 		restore(off)
 		if next < len(img.pages) && int(img.pages[next].off) == off {
 			copy(p, img.pages[next].data)
@@ -201,9 +189,6 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	})
 	restore(len(buf))
-	if learn {
-		r.pool.Prefault(append(touched, img.offsets()...))
-	}
 	for i, name := range r.globals {
 		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
 		if !ok {
@@ -257,15 +242,6 @@ func snapshot(in *instance, r *reuse) (*image, bool) {
 		img.globals = append(img.globals, g.Get())
 	}
 	return img, true
-}
-
-// offsets are the byte offsets of the image's pages.
-func (img *image) offsets() []int {
-	offs := make([]int, len(img.pages))
-	for i, p := range img.pages {
-		offs[i] = int(p.off)
-	}
-	return offs
 }
 
 // equal reports whether two images are the same state.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -181,48 +179,5 @@ func TestReuseMismatch(t *testing.T) {
 	}
 	if in := c.reuse.get(newState(&Env{}), 0); in != nil {
 		t.Error("an idle instance was handed out after reuse stopped")
-	}
-}
-
-// TestReuseLearnsTheTouchedPages: the first instance's image tells the
-// component's pool which pages instantiation writes, and the first reset
-// which pages a call touched, so that the memories the pool maps afresh
-// get them present at once (memlimit.Pool.Prefault): here the data
-// segment's page, the page cabi_realloc put the input in, and the slot's
-// page. A memory on the Go heap, where the page map cannot say what a
-// call touched, teaches only the image's pages.
-func TestReuseLearnsTheTouchedPages(t *testing.T) {
-	host := os.Getpagesize()
-	pages := func(offs ...int) []int {
-		var out []int
-		for _, o := range offs {
-			out = append(out, o/host*host)
-		}
-		slices.Sort(out)
-		return slices.Compact(out)
-	}
-	for _, tt := range []struct {
-		env  Env
-		want []int
-	}{
-		{Env{Name: "mapped", MemoryLimitBytes: 64 << 20}, pages(512, 4096, 20000)},
-		{Env{Name: "heap"}, pages(512)},
-	} {
-		t.Run(tt.env.Name, func(t *testing.T) {
-			c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
-			if _, err := runStateful(t, c, tt.env, "ksecret"); err != nil {
-				t.Fatal(err)
-			}
-			if got := c.pool.Hot(); !slices.Equal(got, tt.want) {
-				t.Errorf("pages learned %v, want %v", got, tt.want)
-			}
-			// Only the first reset teaches: a call touching more changes nothing.
-			if _, err := runStateful(t, c, tt.env, ""); err != nil {
-				t.Fatal(err)
-			}
-			if got := c.pool.Hot(); !slices.Equal(got, tt.want) {
-				t.Errorf("pages after a second call %v, want %v", got, tt.want)
-			}
-		})
 	}
 }
