@@ -363,6 +363,9 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	defer cancel()
 	callCtx = context.WithValue(callCtx, stateKey{}, s)
 	in, err := c.acquire(callCtx, s)
+	if err == nil && c.reuse.learning() {
+		s.OnWait(func() { c.reuse.learn(in) })
+	}
 	if err == nil {
 		err = abi.Guard(func() error { return fn(callCtx, in) })
 	}

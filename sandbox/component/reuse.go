@@ -51,7 +51,8 @@ type reuse struct {
 	img  *image // nil until the first instance is taken; off when unusable
 	off  bool   // reuse disabled: an instance did not match the image
 
-	reused atomic.Int64 // calls served by a reset instance (for tests)
+	reused  atomic.Int64 // calls served by a reset instance (for tests)
+	learned atomic.Bool  // a reset has told the pool the pages a call touches
 }
 
 // image is the state of the main module's instance right after
@@ -129,6 +130,9 @@ func (r *reuse) fresh(in *instance) bool {
 	defer r.mu.Unlock()
 	if r.img == nil {
 		r.img = img
+		// The pages instantiation writes: every later instance's memory
+		// gets them present at once, before its data copy (Prefault).
+		r.pool.Prefault(img.offsets())
 	}
 	return r.img.equal(img)
 }
@@ -170,6 +174,11 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		return false
 	}
 	next := 0
+	// The first reset learns which pages a call touches (where the page
+	// map tells): the image's and the stack and heap pages the call
+	// wrote, which fresh instances then get present at once (Prefault).
+	learn := r.pool.Tracks(buf) && r.learned.CompareAndSwap(false, true)
+	var touched []int
 	// restore writes the image pages below upTo that the walk did not
 	// reach (not resident), in order.
 	restore := func(upTo int) {
@@ -178,6 +187,9 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	}
 	r.pool.Pages(buf, func(off int, p []byte) {
+		if learn {
+			touched = append(touched, off)
+		}
 		restore(off)
 		if next < len(img.pages) && int(img.pages[next].off) == off {
 			copy(p, img.pages[next].data)
@@ -189,6 +201,9 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	})
 	restore(len(buf))
+	if learn {
+		r.pool.Prefault(append(touched, img.offsets()...))
+	}
 	for i, name := range r.globals {
 		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
 		if !ok {
@@ -242,6 +257,40 @@ func snapshot(in *instance, r *reuse) (*image, bool) {
 		img.globals = append(img.globals, g.Get())
 	}
 	return img, true
+}
+
+// learning reports whether the pool has yet to learn which pages a call
+// touches (learn).
+func (r *reuse) learning() bool { return r != nil && !r.learned.Load() }
+
+// learn tells the pool, once, which pages of in's memory are touched at
+// this point of a call: called at a call's first wait (wasi.Host.OnWait),
+// while the guest is suspended, it gives the pages a call touches before
+// it waits for the network: a driver's, its request built and sent, which
+// is what a run's first wave makes every instance do before any call
+// ends (reset learns later, for guests that never wait). Fresh memories
+// then get those pages present at once (memlimit.Pool.Prefault).
+func (r *reuse) learn(in *instance) {
+	mem := in.m.Memory()
+	if mem == nil || !r.learning() {
+		return
+	}
+	buf, ok := mem.Read(0, mem.Size())
+	if !ok || !r.pool.Tracks(buf) || !r.learned.CompareAndSwap(false, true) {
+		return
+	}
+	var touched []int
+	r.pool.Pages(buf, func(off int, _ []byte) { touched = append(touched, off) })
+	r.pool.Prefault(touched)
+}
+
+// offsets are the byte offsets of the image's pages.
+func (img *image) offsets() []int {
+	offs := make([]int, len(img.pages))
+	for i, p := range img.pages {
+		offs[i] = int(p.off)
+	}
+	return offs
 }
 
 // equal reports whether two images are the same state.

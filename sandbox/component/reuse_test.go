@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
@@ -179,5 +183,83 @@ func TestReuseMismatch(t *testing.T) {
 	}
 	if in := c.reuse.get(newState(&Env{}), 0); in != nil {
 		t.Error("an idle instance was handed out after reuse stopped")
+	}
+}
+
+// TestReuseLearnsTheTouchedPages: the first instance's image tells the
+// component's pool which pages instantiation writes, and the first reset
+// which pages a call touched, so that the memories the pool maps afresh
+// get them present at once (memlimit.Pool.Prefault): here the data
+// segment's page, the page cabi_realloc put the input in, and the slot's
+// page. A memory on the Go heap, where the page map cannot say what a
+// call touched, teaches only the image's pages.
+func TestReuseLearnsTheTouchedPages(t *testing.T) {
+	host := os.Getpagesize()
+	pages := func(offs ...int) []int {
+		var out []int
+		for _, o := range offs {
+			out = append(out, o/host*host)
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	for _, tt := range []struct {
+		env  Env
+		want []int
+	}{
+		{Env{Name: "mapped", MemoryLimitBytes: 64 << 20}, pages(512, 4096, 20000)},
+		{Env{Name: "heap"}, pages(512)},
+	} {
+		t.Run(tt.env.Name, func(t *testing.T) {
+			c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+			if _, err := runStateful(t, c, tt.env, "ksecret"); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.pool.Hot(); !slices.Equal(got, tt.want) {
+				t.Errorf("pages learned %v, want %v", got, tt.want)
+			}
+			// Only the first reset teaches: a call touching more changes nothing.
+			if _, err := runStateful(t, c, tt.env, ""); err != nil {
+				t.Fatal(err)
+			}
+			if got := c.pool.Hot(); !slices.Equal(got, tt.want) {
+				t.Errorf("pages after a second call %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReuseLearnsAtTheFirstWait: a call that waits for the network (the
+// http fixture blocks in pollable.block until its response comes) tells
+// the pool, while it waits, which pages it has touched so far: a run's
+// first wave makes all its instances before any call ends, and they get
+// those pages present at once. The server holds the answer until the
+// pool has learned, so learning cannot have come from the reset.
+func TestReuseLearnsAtTheFirstWait(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "http", WorldTool)
+	if c.reuse == nil {
+		t.Fatalf("http is not reusable: %s", c.reuseWhy)
+	}
+	learned := make(chan []int, 1)
+	srv := newHTTPServer(t, false, func(w http.ResponseWriter, _ *http.Request) {
+		deadline := time.Now().Add(10 * time.Second)
+		for len(c.pool.Hot()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		learned <- c.pool.Hot()
+		_, _ = w.Write([]byte("ok"))
+	})
+	env := Env{Network: rules(t, srv.host), MemoryLimitBytes: 64 << 20}
+	r, err := c.RunTool(context.Background(), env, ToolInput{Data: str("g" + srv.host + "|/")})
+	if err != nil || r.Status != "passed" {
+		t.Fatalf("call: %v (status %q)", err, r.Status)
+	}
+	got := <-learned
+	if len(got) == 0 || got[0] != 0 {
+		t.Fatalf("pages learned while the call waited: %v, want page 0 (the result slot) among them", got)
+	}
+	// Only once: a later call waits and learns nothing new.
+	if c.reuse.learning() {
+		t.Error("the component still learning after its first wait")
 	}
 }

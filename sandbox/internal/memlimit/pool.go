@@ -3,6 +3,7 @@ package memlimit
 import (
 	"os"
 	"sync"
+	"unsafe"
 )
 
 // Pool keeps the mappings of linear memories that ended, scrubbed back to
@@ -32,7 +33,9 @@ type Pool struct {
 	// writing while Close closes scrub: the scrubber's file is never read
 	// after it is closed (its descriptor could by then name another file).
 	life  sync.RWMutex
-	scrub scrubber // nil: cannot scrub, keep nothing
+	scrub scrubber             // nil: cannot scrub, keep nothing
+	hot   []span               // pages a fresh region gets present at once (Prefault)
+	out   map[uintptr]struct{} // the regions handed out and not yet back, by address
 }
 
 // scrubber zeroes every page of region[:used] that may hold a non-zero
@@ -49,26 +52,36 @@ type scrubber interface {
 // NewPool returns a pool keeping at most maxFree idle regions (at least
 // one). Close releases them.
 func NewPool(maxFree int) *Pool {
-	return &Pool{free: map[uint64][][]byte{}, max: max(maxFree, 1), scrub: newScrubber()}
+	return &Pool{free: map[uint64][][]byte{}, max: max(maxFree, 1), scrub: newScrubber(), out: map[uintptr]struct{}{}}
 }
 
 // get returns an idle region of exactly reach bytes, or a new one; ok is
 // false when no mapping could be made.
 func (p *Pool) get(reach uint64) (region []byte, ok bool) {
-	if p != nil {
-		p.mu.Lock()
-		if rs := p.free[reach]; len(rs) > 0 {
-			region = rs[len(rs)-1]
-			p.free[reach] = rs[:len(rs)-1]
-			p.kept--
-		}
-		p.mu.Unlock()
-		if region != nil {
-			return region, true
-		}
+	if p == nil {
+		return reserve(reach)
 	}
-	return reserve(reach)
+	p.mu.Lock()
+	if rs := p.free[reach]; len(rs) > 0 {
+		region = rs[len(rs)-1]
+		p.free[reach] = rs[:len(rs)-1]
+		p.kept--
+	}
+	p.mu.Unlock()
+	if region == nil {
+		if region, ok = reserve(reach); !ok {
+			return nil, false
+		}
+		p.prefault(region)
+	}
+	p.mu.Lock()
+	p.out[base(region)] = struct{}{}
+	p.mu.Unlock()
+	return region, true
 }
+
+// base is the address region starts at.
+func base(region []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(region))) }
 
 // keepAtMost is the largest memory a pool keeps: a guest that grew past it
 // touched more than is worth holding idle (every idle region keeps its
@@ -80,6 +93,11 @@ const keepAtMost = 16 << 20
 // the first used bytes: scrubbed and kept when there is room, else
 // unmapped.
 func (p *Pool) put(region []byte, used uint64) {
+	if p != nil {
+		p.mu.Lock()
+		delete(p.out, base(region))
+		p.mu.Unlock()
+	}
 	if p == nil || used > keepAtMost || !p.reserveSlot() {
 		release(region)
 		return

@@ -74,6 +74,22 @@ type Host struct {
 	// its error.
 	opened  *os.Root
 	rootErr error
+	// onWait, when set, is called before the guest blocks in
+	// wasi:io/poll (OnWait).
+	onWait func()
+}
+
+// OnWait sets fn to be called, on the guest's goroutine, each time the
+// guest is about to block in wasi:io/poll (pollable.block, poll): the
+// guest is suspended there and its memory holds what it did before its
+// first wait (a driver: its request built and sent).
+func (s *Host) OnWait(fn func()) { s.onWait = fn }
+
+// waiting runs the OnWait function, if any.
+func (s *Host) waiting() {
+	if s.onWait != nil {
+		s.onWait()
+	}
 }
 
 // preopen returns the guest's "." (nil for none), opening it through

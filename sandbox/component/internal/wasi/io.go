@@ -174,6 +174,7 @@ func addPoll(all map[string]iface) {
 		}},
 		"[method]pollable.block": {abi.Sig(i32), nil, func(ctx context.Context, s *Host, st []uint64) {
 			p := abi.Get[*pollable](&s.H, uint32(st[0]), "pollable")
+			s.waiting()
 			waitAny(ctx, []*pollable{p})
 		}},
 		"poll": {abi.Sig(i32, i32, i32), nil, poll},
@@ -191,6 +192,7 @@ func poll(ctx context.Context, s *Host, st []uint64) {
 	if len(ps) == 0 {
 		abi.Trapf("poll called with an empty list")
 	}
+	s.waiting()
 	waitAny(ctx, ps)
 	now := time.Now()
 	var idx []uint32
