@@ -2,6 +2,8 @@
 
 package memlimit
 
-// populate is a no-op where MADV_POPULATE_WRITE does not exist: pages
+import "errors"
+
+// populate is unavailable where MADV_POPULATE_WRITE does not exist: pages
 // fault in as they are touched.
-func populate([]byte) {}
+func populate([]byte) error { return errors.ErrUnsupported }

@@ -75,7 +75,9 @@ func (p *Pool) prefault(region []byte) {
 		if s.end > len(region) {
 			break
 		}
-		populate(region[s.start:s.end])
+		if populate(region[s.start:s.end]) != nil {
+			return // an older kernel: the pages fault in as they are touched
+		}
 	}
 }
 

@@ -40,6 +40,13 @@ func TestCoalesce(t *testing.T) {
 // past the region are ignored; a later Prefault replaces the set.
 func TestPoolPrefaults(t *testing.T) {
 	host := os.Getpagesize()
+	if probe, ok := reserve(uint64(host)); ok {
+		err := populate(probe)
+		release(probe)
+		if err != nil {
+			t.Skipf("this kernel cannot populate a mapping (MADV_POPULATE_WRITE: %v)", err)
+		}
+	}
 	p := NewPool(4)
 	defer p.Close()
 	fresh := func() ([]byte, *memory) {
