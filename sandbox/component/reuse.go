@@ -52,7 +52,7 @@ type reuse struct {
 	off  bool   // reuse disabled: an instance did not match the image
 
 	reused  atomic.Int64 // calls served by a reset instance (for tests)
-	learned atomic.Bool  // a reset has told the pool the pages a call touches
+	learned atomic.Bool  // the pool was told the pages a call touches (learn, reset)
 }
 
 // image is the state of the main module's instance right after

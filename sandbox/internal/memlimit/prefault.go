@@ -7,7 +7,7 @@ import (
 
 // maxPrefault is the most pages Prefault makes present in a fresh region:
 // the pages a guest writes at once are a few dozen (murmur's OpenAI driver:
-// 14 of 272), and a larger set would make resident what a call may not
+// 13 of 272), and a larger set would make resident what a call may not
 // touch.
 const maxPrefault = 128
 
