@@ -159,23 +159,21 @@ func (w *Writer) Lines() []Line { return w.lines }
 
 // Close flushes the file, makes sure the trace's name still holds it
 // (reclaim), and closes it.
-func (w *Writer) Close() error {
-	ferr := w.flush()
-	if ferr == nil {
-		ferr = w.reclaim()
-	}
-	if err := w.f.Close(); ferr == nil {
-		ferr = err
-	}
-	return ferr
-}
+func (w *Writer) Close() error { return w.close(true) }
 
 // CloseUnreached flushes the file and closes it without Close's check
 // of its name: for a session whose folder no code murmur-eval does not
 // trust was handed (session.Session.Untouched), where the name can only
 // hold the file Create opened.
-func (w *Writer) CloseUnreached() error {
+func (w *Writer) CloseUnreached() error { return w.close(false) }
+
+// close flushes the file, reclaims the trace's name when reclaim is set,
+// and closes the file; the first error wins.
+func (w *Writer) close(reclaim bool) error {
 	ferr := w.flush()
+	if ferr == nil && reclaim {
+		ferr = w.reclaim()
+	}
 	if err := w.f.Close(); ferr == nil {
 		ferr = err
 	}
