@@ -173,12 +173,10 @@ func (r *reuse) reset(in *instance, img *image) bool {
 	if !ok {
 		return false
 	}
+	// A guest that never waited teaches the pool at its first reset, with
+	// the pages its whole call touched (learn).
+	r.learn(in)
 	next := 0
-	// The first reset learns which pages a call touches (where the page
-	// map tells): the image's and the stack and heap pages the call
-	// wrote, which fresh instances then get present at once (Prefault).
-	learn := r.pool.Tracks(buf) && r.learned.CompareAndSwap(false, true)
-	var touched []int
 	// restore writes the image pages below upTo that the walk did not
 	// reach (not resident), in order.
 	restore := func(upTo int) {
@@ -187,9 +185,6 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	}
 	r.pool.Pages(buf, func(off int, p []byte) {
-		if learn {
-			touched = append(touched, off)
-		}
 		restore(off)
 		if next < len(img.pages) && int(img.pages[next].off) == off {
 			copy(p, img.pages[next].data)
@@ -201,9 +196,6 @@ func (r *reuse) reset(in *instance, img *image) bool {
 		}
 	})
 	restore(len(buf))
-	if learn {
-		r.pool.Prefault(append(touched, img.offsets()...))
-	}
 	for i, name := range r.globals {
 		g, ok := in.m.ExportedGlobal(name).(api.MutableGlobal)
 		if !ok {
@@ -264,15 +256,21 @@ func snapshot(in *instance, r *reuse) (*image, bool) {
 func (r *reuse) learning() bool { return r != nil && !r.learned.Load() }
 
 // learn tells the pool, once, which pages of in's memory are touched at
-// this point of a call: called at a call's first wait (wasi.Host.OnWait),
-// while the guest is suspended, it gives the pages a call touches before
-// it waits for the network: a driver's, its request built and sent, which
-// is what a run's first wave makes every instance do before any call
-// ends (reset learns later, for guests that never wait). Fresh memories
-// then get those pages present at once (memlimit.Pool.Prefault).
+// this point of a call (the image's among them, as instantiation wrote
+// them): called at a call's first wait (wasi.Host.OnWait), while the
+// guest is suspended, it gives the pages a call touches before it waits
+// for the network: a driver's, its request built and sent, which is what
+// a run's first wave makes every instance do before any call ends; called
+// at a reset, before the memory is put back, for a guest that never
+// waits, the pages its whole call touched. Only a memory the pool mapped
+// teaches (Pool.Tracks). Fresh memories then get those pages present at
+// once (memlimit.Pool.Prefault).
 func (r *reuse) learn(in *instance) {
+	if !r.learning() {
+		return // every reset after the first costs this check alone
+	}
 	mem := in.m.Memory()
-	if mem == nil || !r.learning() {
+	if mem == nil {
 		return
 	}
 	buf, ok := mem.Read(0, mem.Size())
