@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/murmur-nexus/murmur-eval/capsule"
 	"github.com/murmur-nexus/murmur-eval/inference/drivertest"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component"
 )
@@ -34,27 +33,14 @@ func BenchmarkDriverWave(b *testing.B) {
 			b.Fatalf("MURMUR_EVAL_BENCH_WAVE=%q: want a positive number", v)
 		}
 	}
-	bin := drivertest.OpenAIDriver(b)
-	if path := os.Getenv("MURMUR_EVAL_BENCH_DRIVER"); path != "" {
-		var err error
-		if bin, err = os.ReadFile(path); err != nil {
-			b.Fatal(err)
-		}
-	}
+	bin := benchDriver(b)
 	w := &wave{n: n}
 	srv := httptest.NewServer(w)
 	defer srv.Close()
-	rule, err := capsule.ParseAllowEntry(srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
 	tr := &http.Transport{MaxIdleConnsPerHost: n}
 	defer tr.CloseIdleConnections()
-	env := component.Env{Name: "driver", Network: []capsule.AllowRule{rule}, HTTP: &http.Client{Transport: tr},
-		Env:      []string{"MURMUR_INFERENCE_ENDPOINT=" + srv.URL + "/v1", "MURMUR_INFERENCE_API_KEY=k", "MURMUR_INFERENCE_MODEL=m"},
-		Deadline: time.Minute, MemoryLimitBytes: capsule.DefaultMemoryBytes}
-	data := `{"model":"m","max_tokens":100,"messages":[{"role":"user","content":[{"type":"text","text":"Say hello."}]}],` +
-		`"tools":[],"params":{},"system":"You are a test."}`
+	env := benchEnv(b, srv.URL, &http.Client{Transport: tr}, time.Minute)
+	data := benchPayload
 	var cpu, spread time.Duration
 	b.ResetTimer()
 	for range b.N {
@@ -117,9 +103,7 @@ func (w *wave) ServeHTTP(rw http.ResponseWriter, _ *http.Request) {
 	}
 	w.mu.Unlock()
 	<-all
-	rw.Header().Set("Content-Type", "application/json")
-	_, _ = rw.Write([]byte(`{"id":"x","object":"chat.completion","model":"m","choices":[{"index":0,"finish_reason":"stop",` +
-		`"message":{"role":"assistant","content":"Hello."}}],"usage":{"prompt_tokens":10,"completion_tokens":2,"total_tokens":12}}`))
+	writeAnswer(rw)
 }
 
 // cpuTime is the process's user and system time so far.
