@@ -14,6 +14,17 @@ import (
 // name pattern can catch, under a name (RT_KEY) no pattern matches.
 const rtKey = "rt-key-5f0c9a1e7b3d"
 
+// hostFile writes text to a file outside any session, the target the
+// escape tests plant links to, and returns its path.
+func hostFile(t *testing.T, text string) string {
+	t.Helper()
+	host := filepath.Join(t.TempDir(), "hostfile")
+	if err := os.WriteFile(host, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return host
+}
+
 // escapekeyWithEnv is a copy of the escapekey capsule with its envdump
 // tool installed and ${RT_KEY} in its .env, for the tests that run in
 // parallel (they cannot set RT_KEY in this process's environment).

@@ -24,11 +24,8 @@ func TestKeptTraceIsNeverAToolsLink(t *testing.T) {
 	}
 	t.Parallel()
 	e2eBinary(t)
-	host := filepath.Join(t.TempDir(), "hostfile")
 	const hostText = "host file 41c9\n"
-	if err := os.WriteFile(host, []byte(hostText), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	host := hostFile(t, hostText)
 	dir := escapekeyWithEnv(t)
 	swap := "mv trace.jsonl t2 && ln -s " + host + " trace.jsonl && mv logs/bootstrap.log logs/b2 && ln -s " + host + " logs/bootstrap.log && echo swapped"
 	cases := []scripted{

@@ -25,11 +25,8 @@ func TestPlantedLogsAreCaughtWhereverUntrustedCodeRan(t *testing.T) {
 	}
 	t.Parallel()
 	e2eBinary(t)
-	host := filepath.Join(t.TempDir(), "hostfile")
 	const hostText = "host file 7d21\n"
-	if err := os.WriteFile(host, []byte(hostText), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	host := hostFile(t, hostText)
 	dir := escapekeyWithEnv(t)
 	plant := func(name string) string { return "ln -s " + host + " " + name + " && echo planted" }
 	const components, summaries = "logs/components.jsonl", "out/compaction-summaries.jsonl"
