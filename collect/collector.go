@@ -143,10 +143,11 @@ func (col *Collector) collect(batch []*pipeline.Case) {
 			col.Progress.Done(name, int(f.Epoch), f.Status, time.Duration(f.DurationMS*float64(time.Millisecond)))
 		}
 		col.printFirstError(c)
-		if journaled[i] && col.journalErr == nil {
+		pruned := journaled[i] && col.journalErr == nil
+		if pruned {
 			col.prune(rec)
 		}
-		col.unlinkMissing(rec)
+		col.unlinkMissing(rec, pruned)
 	}
 }
 
@@ -226,22 +227,39 @@ func (col *Collector) Emit(rec journal.Record) {
 // prune removes the session folders --keep-sessions does not keep: none
 // keeps no folder; failed keeps every attempt that did not pass.
 func (col *Collector) prune(rec journal.Record) {
-	if col.Keep == "" || col.Keep == KeepAll {
-		return
-	}
 	for _, a := range rec.Attempts {
-		if col.Keep == KeepNone || a.Result.Status == reports.StatusPassed {
+		if col.prunes(a.Result) {
 			_ = os.RemoveAll(filepath.Join(col.OutDir, filepath.FromSlash(a.Result.SessionDir)))
 		}
 	}
 }
 
+// prunes reports whether --keep-sessions removes the session folder of an
+// attempt with row r once its case is journaled.
+func (col *Collector) prunes(r reports.ResultRow) bool {
+	switch col.Keep {
+	case "", KeepAll:
+		return false
+	case KeepNone:
+		return true
+	default:
+		return r.Status == reports.StatusPassed
+	}
+}
+
 // unlinkMissing removes the case links (runfolder.CasesDir) of the
-// attempts that have no session folder: pruned, or never made (a case
-// refused before it staged).
-func (col *Collector) unlinkMissing(rec journal.Record) {
+// attempts that have no session folder: pruned (pruned says prune ran on
+// rec), or never made (a case refused before it staged). An attempt
+// whose Contain stage ran has its folder, and is not looked at: Contain
+// runs only after Stage made the folder (contain.Decl requires it), and
+// nothing but prune removes one; the look is a system call a case, as
+// costly here as the case link it checks (BENCHMARKS.md, session 21).
+func (col *Collector) unlinkMissing(rec journal.Record, pruned bool) {
 	for _, a := range rec.Attempts {
 		r := a.Result
+		if r.ContainMS != nil && !(pruned && col.prunes(r)) {
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(col.OutDir, filepath.FromSlash(r.SessionDir))); errors.Is(err, fs.ErrNotExist) {
 			runfolder.UnlinkCase(col.OutDir, r.CaseID, reports.VariantName(r.Variant), int(r.Epoch), int(r.Attempt))
 		}
