@@ -37,7 +37,8 @@ import (
 // instantiation calls the host (a start function reading the clock, the
 // environment or random bytes); an instance whose instantiation made a
 // host call is never reused, nor is one whose state after instantiation
-// differs from the image. Only instances whose every call returned without
+// differs from the image (the first checkFirst fresh instances have their
+// pages compared with it, every one its memory's size and globals). Only instances whose every call returned without
 // error, trap, refused growth or the call's context ending (wazero closes
 // a module asynchronously when a call's context ends) go back.
 type reuse struct {
@@ -53,7 +54,17 @@ type reuse struct {
 
 	reused  atomic.Int64 // calls served by a reset instance (for tests)
 	learned atomic.Bool  // the pool was told the pages a call touches (learn, reset)
+	matched atomic.Int64 // fresh instances found to match the image (fresh)
 }
+
+// checkFirst is how many fresh instances have their memory's pages
+// compared with the image; later ones have only its size and their
+// globals compared. Instantiation without a host call is deterministic
+// (reuse), so the pages confirm, on the first few, what the host-call
+// count already rules; comparing every fresh instance's pages cost a
+// run's first wave 84 µs an instance, reading the page map and comparing
+// the pages instantiation wrote (BENCHMARKS.md, issue 38, session 21).
+const checkFirst = 8
 
 // image is the state of the main module's instance right after
 // instantiation: its memory's size and the pages that are not all zeros,
@@ -101,7 +112,7 @@ func (r *reuse) get(s *state, limit uint64) *instance {
 }
 
 // fresh records a freshly instantiated instance: the first one gives the
-// image, later ones are checked against it. It reports whether in may be
+// image, later ones are checked against it (checkFirst). It reports whether in may be
 // reused after its call.
 func (r *reuse) fresh(in *instance) bool {
 	if r == nil || in.s.hostCalls != 0 {
@@ -114,7 +125,11 @@ func (r *reuse) fresh(in *instance) bool {
 		return false
 	}
 	if img != nil {
-		if img.matches(in, r) {
+		pages := r.matched.Load() < checkFirst
+		if img.matches(in, r, pages) {
+			if pages {
+				r.matched.Add(1)
+			}
 			return true
 		}
 		// Instantiation is not deterministic after all: reuse would
@@ -304,24 +319,13 @@ func (img *image) equal(o *image) bool {
 	return true
 }
 
-// matches reports whether in's state is img, reading in place what
-// snapshot would copy.
-func (img *image) matches(in *instance, r *reuse) bool {
+// matches reports whether in's state is img: its memory's size, its
+// globals and, with pages, every page that may hold a non-zero byte, read
+// in place where snapshot would copy it.
+func (img *image) matches(in *instance, r *reuse, pages bool) bool {
 	if mem := in.m.Memory(); mem != nil {
 		buf, ok := mem.Read(0, mem.Size())
-		if !ok || mem.Size() != img.size {
-			return false
-		}
-		same, next := true, 0
-		r.pool.Pages(buf, func(off int, p []byte) {
-			want := r.zero[:len(p)]
-			if next < len(img.pages) && int(img.pages[next].off) == off {
-				want = img.pages[next].data
-				next++
-			}
-			same = same && bytes.Equal(p, want)
-		})
-		if !same || next != len(img.pages) {
+		if !ok || mem.Size() != img.size || (pages && !img.samePages(buf, r)) {
 			return false
 		}
 	}
@@ -332,4 +336,19 @@ func (img *image) matches(in *instance, r *reuse) bool {
 		}
 	}
 	return true
+}
+
+// samePages reports whether memory buf holds the image's pages and zeros
+// elsewhere.
+func (img *image) samePages(buf []byte, r *reuse) bool {
+	same, next := true, 0
+	r.pool.Pages(buf, func(off int, p []byte) {
+		want := r.zero[:len(p)]
+		if next < len(img.pages) && int(img.pages[next].off) == off {
+			want = img.pages[next].data
+			next++
+		}
+		same = same && bytes.Equal(p, want)
+	})
+	return same && next == len(img.pages)
 }

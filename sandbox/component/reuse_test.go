@@ -186,6 +186,68 @@ func TestReuseMismatch(t *testing.T) {
 	}
 }
 
+// TestReuseComparesThePagesOfTheFirstFew: the first checkFirst fresh
+// instances have their pages compared with the image; later ones only
+// their memory's size and their globals, which still stop reuse when
+// they differ.
+func TestReuseComparesThePagesOfTheFirstFew(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		matched int64 // fresh instances whose pages matched before
+		change  func(img *image)
+		wantOff bool
+	}{
+		{"a page, among the first few", 0, func(img *image) { img.pages[0].data[0] ^= 1 }, true},
+		{"a page, after them", checkFirst, func(img *image) { img.pages[0].data[0] ^= 1 }, false},
+		{"a global, after them", checkFirst, func(img *image) { img.globals[0]++ }, true},
+		{"the memory's size, after them", checkFirst, func(img *image) { img.size += 1 << 16 }, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+			env := Env{MemoryLimitBytes: 64 << 20} // the pool's mapping: the page map tells touched pages
+			if got, err := runStateful(t, c, env, "k"); err != nil || got != freshAnswer {
+				t.Fatalf("got %q, %v, want %q", got, err, freshAnswer)
+			}
+			c.reuse.mu.Lock()
+			if len(c.reuse.img.pages) == 0 {
+				c.reuse.mu.Unlock()
+				t.Fatal("the image has no pages")
+			}
+			tt.change(c.reuse.img)
+			c.reuse.idle = nil // the next call instantiates
+			c.reuse.mu.Unlock()
+			c.reuse.matched.Store(tt.matched)
+			if got, err := runStateful(t, c, env, "k"); err != nil || got != freshAnswer {
+				t.Fatalf("got %q, %v, want %q", got, err, freshAnswer)
+			}
+			c.reuse.mu.Lock()
+			off := c.reuse.off
+			c.reuse.mu.Unlock()
+			if off != tt.wantOff {
+				t.Errorf("reuse off %v, want %v", off, tt.wantOff)
+			}
+		})
+	}
+}
+
+// TestReuseCountsTheMatches: each fresh instance whose pages match the
+// image counts towards checkFirst, and no more are counted after it.
+func TestReuseCountsTheMatches(t *testing.T) {
+	c := compileFixture(t, newRuntime(t), "stateful", WorldTool)
+	env := Env{MemoryLimitBytes: 64 << 20}
+	for i := range checkFirst + 3 { // the first gives the image
+		if got, err := runStateful(t, c, env, "k"); err != nil || got != freshAnswer {
+			t.Fatalf("call %d: got %q, %v, want %q", i, got, err, freshAnswer)
+		}
+		c.reuse.mu.Lock()
+		c.reuse.idle = nil // the next call instantiates
+		c.reuse.mu.Unlock()
+		if want := min(int64(i), checkFirst); c.reuse.matched.Load() != want {
+			t.Fatalf("after %d fresh instances: %d matched, want %d", i+1, c.reuse.matched.Load(), want)
+		}
+	}
+}
+
 // TestReuseLearnsTheTouchedPages: the first instance's image tells the
 // component's pool which pages instantiation writes, and the first reset
 // which pages a call touched, so that the memories the pool maps afresh
