@@ -33,6 +33,10 @@ type Config struct {
 	// Compile and table.grow past it returns -1. 0 means murmur's default,
 	// 100,000.
 	TableElements uint32
+	// Instances caps the core instances a component may make in one call
+	// (capabilities.limits.instances): a component that makes more is
+	// refused at Compile. 0 means murmur's default, 1,000.
+	Instances uint64
 	// MaxOutputBytes caps how much of each of stdout and stderr a call keeps;
 	// the rest is discarded and Output marks the stream truncated.
 	// 0 means DefaultMaxOutputBytes.
@@ -52,6 +56,7 @@ type Engine struct {
 	base     wazero.ModuleConfig               // never mutated: With* methods copy
 	memLimit uint64
 	tables   uint32 // Config.TableElements
+	insts    uint64 // Config.Instances
 	// pool holds the linear memories of ended calls, scrubbed, for the
 	// next: every tool call instantiates its module afresh.
 	pool      *memlimit.Pool
@@ -111,6 +116,7 @@ func NewEngine(ctx context.Context, cfg Config) (*Engine, error) {
 		base:      base,
 		memLimit:  cfg.MemoryLimitBytes,
 		tables:    cfg.TableElements,
+		insts:     cfg.Instances,
 		pool:      memlimit.NewPool(poolRegions),
 		maxOutput: maxOut,
 	}, nil

@@ -27,3 +27,8 @@ func IsComponent(wasm []byte) bool {
 // compiles may hold (Config.TableElements; 0 for murmur's default), for
 // components compiled with its runtime.
 func (e *Engine) TableElements() uint32 { return e.tables }
+
+// Instances is the most core instances a component the engine's caller
+// compiles may make in one call (Config.Instances; 0 for murmur's
+// default), for component.WithInstances.
+func (e *Engine) Instances() uint64 { return e.insts }

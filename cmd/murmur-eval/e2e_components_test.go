@@ -308,3 +308,33 @@ func statefulComponent(t *testing.T) []byte {
 	t.Helper()
 	return componenttest.Fixture(t, "stateful")
 }
+
+// TestComponentPastTheInstanceLimit: a capsule whose
+// capabilities.limits.instances is below the core modules its component
+// tool instantiates is refused before any case runs (exit 2, E-RUN-001
+// naming the tool, the counts and murmur's text), where murmur would fail
+// every call of the tool; at the count it runs.
+func TestComponentPastTheInstanceLimit(t *testing.T) {
+	e2eBinary(t)
+	cases := `{"case_id":"writes","task":"Echo seven.","expected":{"result_equals":"{\"op\":\"e\",\"n\":7}"}}` + "\n"
+	dir := scriptProject(t, "script", cases)
+	editManifest(t, dir, "    deadline_seconds: 5\n", "    deadline_seconds: 5\n    instances: 2\n")
+	_, r := newFixture(t, dir).run()
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{errcode.RunCapsule, "ctool", "instantiates 3 core modules", "capabilities.limits.instances allows 2",
+		"instance count too high at 3"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	editManifest(t, dir, "    instances: 2\n", "    instances: 3\n")
+	out, r := newFixture(t, dir).run()
+	if r.code != 0 {
+		t.Fatalf("at the limit: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if rows := resultsByCase(t, out); rows["writes"]["status"] != "passed" {
+		t.Errorf("at the limit: status %v (%v), want passed", rows["writes"]["status"], rows["writes"]["error_message"])
+	}
+}

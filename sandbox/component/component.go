@@ -63,6 +63,9 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World, opts 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkInstances(bin.c, o.instances); err != nil {
+		return nil, err
+	}
 	main, globals, why, err := prepareMain(bin.c.Modules[p.main], p, w)
 	if err != nil {
 		return nil, err
@@ -134,6 +137,7 @@ type Option func(*options)
 
 type options struct {
 	tableElements uint32 // 0: murmur's default
+	instances     uint64 // 0: murmur's default
 }
 
 // WithTableElements caps every table the component's core modules define
@@ -141,6 +145,44 @@ type options struct {
 // TableElements): a larger minimum is refused, table.grow past it returns
 // -1. Without it, murmur's default, 100,000.
 func WithTableElements(n uint32) Option { return func(o *options) { o.tableElements = n } }
+
+// WithInstances refuses a component that makes more than n core instances
+// in a call (capabilities.limits.instances): murmur's store would fail
+// every call of it at instantiation. Without it, murmur's default, 1,000.
+func WithInstances(n uint64) Option { return func(o *options) { o.instances = n } }
+
+// defaultInstances is murmur's capabilities.limits.instances when a
+// manifest sets none.
+const defaultInstances = 1000
+
+// coreInstantiations is how many core modules b instantiates.
+func coreInstantiations(b *binary.Component) uint64 {
+	n := uint64(0)
+	for _, ci := range b.CoreInstances {
+		if ci.Module >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// checkInstances refuses a component that instantiates more core modules
+// than limit (0: defaultInstances). murmur (wasmtime) counts one instance
+// for each core module a component instantiates, its main module, adapter
+// and shims alike, and fails the instantiation past the limit; the
+// component model's bags of exports are not instances.
+func checkInstances(b *binary.Component, limit uint64) error {
+	if limit == 0 {
+		limit = defaultInstances
+	}
+	n := coreInstantiations(b)
+	if n <= limit {
+		return nil
+	}
+	return errcode.New(errcode.RunCapsule,
+		"the component instantiates %d core modules; capabilities.limits.instances allows %d (murmur fails every call of it: resource limit exceeded: instance count too high at %d)",
+		n, limit, limit+1)
+}
 
 // checkExports checks the main module's memory and the core signatures of
 // the world's functions.

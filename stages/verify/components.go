@@ -31,7 +31,7 @@ func compileComponent(ctx context.Context, e *sandbox.Engine, what string, paylo
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "%s", what)
 	}
-	c, err := component.Compile(ctx, e.Runtime(), bin, w, component.WithTableElements(e.TableElements()))
+	c, err := component.Compile(ctx, e.Runtime(), bin, w, component.WithTableElements(e.TableElements()), component.WithInstances(e.Instances()))
 	if err != nil {
 		return nil, errcode.Wrap(errcode.RunCapsule, err, "%s", what)
 	}

@@ -149,7 +149,7 @@ func (s *Stage) Run(ctx context.Context, c *pipeline.Case) error {
 		}
 		lim := cap.Manifest.Capabilities.Limits
 		cfg := sandbox.Config{CacheDir: s.opts.CacheDir, MemoryLimitBytes: lim.MemoryBytes,
-			TableElements: uint32(min(lim.TableElements, math.MaxUint32))}
+			TableElements: uint32(min(lim.TableElements, math.MaxUint32)), Instances: lim.Instances}
 		newEngine := func(ctx context.Context) (*sandbox.Engine, error) { return rt.NewEngine(ctx, cfg) }
 		ts, err := prepare(ctx, cap.Manifest, arts, newEngine, s.opts.BuiltinDriver)
 		if ts != nil {
