@@ -180,16 +180,29 @@ func FormatWarning(err error) string { return render("warning", err) }
 // render is Format and FormatWarning: level is "error" or "warning".
 func render(level string, err error) string {
 	var e *Error
-	if !errors.As(err, &e) || e.Code == "" {
-		s := level + ": " + err.Error()
-		if e != nil && e.Hint != "" {
-			s += "\n  hint: " + e.Hint
-		}
-		return s
+	s := level + ": " + err.Error()
+	if errors.As(err, &e) && e.Code != "" {
+		s = fmt.Sprintf("%s[%s]: %s", level, e.Code, err.Error())
 	}
-	s := fmt.Sprintf("%s[%s]: %s", level, e.Code, err.Error())
-	if e.Hint != "" {
-		s += "\n  hint: " + e.Hint
+	if h := hint(err); h != "" {
+		s += "\n  hint: " + h
 	}
 	return s
+}
+
+// hint is the hint of the outermost *Error in err's chain that has one: a
+// wrapper that only says what failed ("tool 'x'") keeps the hint of the
+// failure beneath it.
+func hint(err error) string {
+	for err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			return ""
+		}
+		if e.Hint != "" {
+			return e.Hint
+		}
+		err = e.Err
+	}
+	return ""
 }

@@ -57,6 +57,8 @@ func TestFormat(t *testing.T) {
 		{"code, no hint", New(Usage, "bad flag"), "error[E-EVL-001]: bad flag", "warning[E-EVL-001]: bad flag"},
 		{"no code", New("", "a note").WithHint("h"), "error: a note\n  hint: h", "warning: a note\n  hint: h"},
 		{"plain error", errors.New("plain"), "error: plain", "warning: plain"},
+		{"a wrapper's hint first", Wrap(Usage, coded, "outer").WithHint("outer hint"), "error[E-EVL-001]: outer: murmur.yaml:3:5: endpoint denied\n  hint: outer hint", "warning[E-EVL-001]: outer: murmur.yaml:3:5: endpoint denied\n  hint: outer hint"},
+		{"the hint beneath a wrapper without one", Wrap(Usage, fmt.Errorf("mid: %w", coded), "outer"), "error[E-EVL-001]: outer: mid: murmur.yaml:3:5: endpoint denied\n  hint: add it", "warning[E-EVL-001]: outer: mid: murmur.yaml:3:5: endpoint denied\n  hint: add it"},
 		{"wrapped", fmt.Errorf("outer: %w", coded), "error[E-EVL-081]: outer: murmur.yaml:3:5: endpoint denied\n  hint: add it", "warning[E-EVL-081]: outer: murmur.yaml:3:5: endpoint denied\n  hint: add it"},
 	}
 	for _, tt := range tests {

@@ -324,7 +324,7 @@ func TestComponentPastTheInstanceLimit(t *testing.T) {
 		t.Fatalf("exit %d, want 2\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 	for _, want := range []string{errcode.RunCapsule, "ctool", "instantiates 3 core modules", "capabilities.limits.instances allows 2",
-		"instance count too high at 3"} {
+		"instance count too high at 3", "hint: raise capabilities.limits.instances to at least 3"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

@@ -181,7 +181,8 @@ func checkInstances(b *binary.Component, limit uint64) error {
 	}
 	return errcode.New(errcode.RunCapsule,
 		"the component instantiates %d core modules; capabilities.limits.instances allows %d (murmur fails every call of it: resource limit exceeded: instance count too high at %d)",
-		n, limit, limit+1)
+		n, limit, limit+1).
+		WithHint("raise capabilities.limits.instances to at least %d", n)
 }
 
 // checkExports checks the main module's memory and the core signatures of
