@@ -12,28 +12,8 @@ import (
 // a link left there (which only untrusted code could have made, and
 // Close would replace) stays, and no session_file_replaced is written.
 func TestCloseUnreachedSkipsTheNameCheck(t *testing.T) {
-	dir := t.TempDir()
-	host := filepath.Join(t.TempDir(), "hostfile")
-	if err := os.WriteFile(host, []byte("host\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "trace.jsonl")
-	w, err := Create(path, "ses_1", fixedClock())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.TaskStart(TaskStart{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(path, filepath.Join(dir, "t2")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(host, path); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.SessionEnd("ok"); err != nil {
-		t.Fatal(err)
-	}
+	w, p := plantedTrace(t, false)
+	dir, path, host := p.dir, p.path, p.host
 	if err := w.CloseUnreached(); err != nil {
 		t.Fatalf("CloseUnreached: %v", err)
 	}
@@ -49,7 +29,7 @@ func TestCloseUnreachedSkipsTheNameCheck(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "t2")); strings.Count(string(b), "\n") != 2 || !strings.Contains(string(b), `"event_type":"session_end"`) {
 		t.Errorf("the held file = %q, want both lines flushed", b)
 	}
-	if b, _ := os.ReadFile(host); string(b) != "host\n" {
+	if b, _ := os.ReadFile(host); string(b) != hostText {
 		t.Errorf("host file = %q", b)
 	}
 	if err := w.f.Close(); err == nil {
