@@ -38,9 +38,10 @@ import (
 // environment or random bytes); an instance whose instantiation made a
 // host call is never reused, nor is one whose state after instantiation
 // differs from the image (the first checkFirst fresh instances have their
-// pages compared with it, every one its memory's size and globals). Only instances whose every call returned without
-// error, trap, refused growth or the call's context ending (wazero closes
-// a module asynchronously when a call's context ends) go back.
+// pages compared with it, every one its memory's size and globals). Only
+// instances whose every call returned without error, trap, refused growth
+// or the call's context ending (wazero closes a module asynchronously when
+// a call's context ends) go back.
 type reuse struct {
 	globals []string // exports of the main module's mutable globals
 	pool    *memlimit.Pool
@@ -112,8 +113,8 @@ func (r *reuse) get(s *state, limit uint64) *instance {
 }
 
 // fresh records a freshly instantiated instance: the first one gives the
-// image, later ones are checked against it (checkFirst). It reports whether in may be
-// reused after its call.
+// image, later ones are checked against it (checkFirst). It reports
+// whether in may be reused after its call.
 func (r *reuse) fresh(in *instance) bool {
 	if r == nil || in.s.hostCalls != 0 {
 		return false
