@@ -125,3 +125,39 @@ func (r *reader) vec(what, unit string, min int, limit uint32) uint32 {
 func (r *reader) name(what string) {
 	r.skip(r.u32(), what)
 }
+
+// count reads a vector's length and refuses one whose items, of at least
+// min bytes each, could not fit in the bytes left.
+func (r *reader) count(min int) uint32 {
+	n := r.u32()
+	if r.err == nil && uint64(n)*uint64(min) > uint64(r.left()) {
+		r.fail("count %d exceeds the %d bytes left", n, r.left())
+		return 0
+	}
+	return n
+}
+
+// s33 reads a signed LEB128 of at most 5 bytes (a block type's index;
+// negative values are value types).
+func (r *reader) s33() int64 {
+	var v int64
+	var shift uint
+	for {
+		if shift >= 35 {
+			r.fail("integer longer than 5 bytes")
+			return 0
+		}
+		c := r.byte()
+		if r.err != nil {
+			return 0
+		}
+		v |= int64(c&0x7f) << shift
+		shift += 7
+		if c&0x80 == 0 {
+			if c&0x40 != 0 {
+				v |= -1 << shift
+			}
+			return v
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 // GlobalExportPrefix prefixes the names PrepareReset gives the exports it adds.
@@ -128,7 +130,7 @@ func (p *prep) imports(r *reader) {
 // valType reads a value type, setting Why (and blind) for one it does not know.
 func (p *prep) valType(r *reader, what string) bool {
 	t := r.byte()
-	if r.err == nil && !knownValType(t) {
+	if r.err == nil && !wasmcheck.KnownValType(t) {
 		p.cannot("%s %#x is unknown", what, t)
 		p.blind = true
 		return false
@@ -188,7 +190,7 @@ func (p *prep) globals(r *reader) {
 	for i := uint32(0); i < n && r.err == nil; i++ {
 		g := p.importedGlobals + i
 		t := r.byte()
-		if r.err == nil && !knownValType(t) {
+		if r.err == nil && !wasmcheck.KnownValType(t) {
 			p.cannot("global section: global %d's type %#x is unknown", g, t)
 			p.blind = true
 			return
