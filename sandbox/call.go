@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox/internal/memlimit"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 // Call is one invocation of a tool.
@@ -59,9 +61,9 @@ type Output struct {
 // instance. Run is safe for concurrent use; concurrent calls share nothing
 // but the compiled code.
 //
-// A trap, the call's own deadline or the memory limit yields a
-// *errcode.Error with code E-RUN-001 wrapping ErrTrap, ErrDeadline or
-// ErrMemory, together with the partial Output. If ctx ends first, the error
+// A trap, the call's own deadline, the memory limit or the table limit
+// yields a *errcode.Error with code E-RUN-001 wrapping ErrTrap,
+// ErrDeadline, ErrMemory or ErrTable, together with the partial Output. If ctx ends first, the error
 // wraps ctx.Err() (codes E-EVL-020 or E-EVL-021). Set-up failures (bad Env
 // entry, Dir not creatable) return a nil Output.
 func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
@@ -95,6 +97,7 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 		mod, err = e.rt.InstantiateModule(callCtx, m.compiled, cfg)
 		return err
 	})
+	grown := wasmcheck.TableGrowth(mod) // read before the close; a closed instance still answers
 	if mod != nil {
 		_ = mod.Close(context.WithoutCancel(ctx)) // a no-op if already closed
 	}
@@ -125,6 +128,9 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	}
 	if refused > 0 {
 		return out, memoryError(m.name, refused, e.memLimit)
+	}
+	if grown > 0 {
+		return out, tableError(m.name, grown, uint64(cmp.Or(e.tables, wasmcheck.MaxTableElements)))
 	}
 	return out, trapError(m.name, runErr)
 }

@@ -304,6 +304,52 @@ func TestRunInitialMemoryOverTheLimit(t *testing.T) {
 	}
 }
 
+// TestRunTableGrowthPastTheLimit: a preview-1 tool whose _start grows a
+// table past Config.TableElements (capabilities.limits.table_elements) is
+// stopped there as murmur's limiter stops it: E-RUN-001, ErrTable and
+// murmur's text with the size asked for; a grow within the limit runs.
+func TestRunTableGrowthPastTheLimit(t *testing.T) {
+	t.Parallel()
+	// _start: table.grow 0 by delta with ref.null func, dropped.
+	grower := func(delta byte) []byte {
+		return []byte("\x00asm\x01\x00\x00\x00" +
+			"\x01\x04\x01\x60\x00\x00" + // type: func()
+			"\x03\x02\x01\x00" + // one function
+			"\x04\x04\x01\x70\x00\x01" + // a funcref table of 1, no maximum
+			"\x07\x0a\x01\x06_start\x00\x00" +
+			"\x0a\x0c\x01\x0a\x00\xd0\x70\x41" + string([]byte{delta}) + "\xfc\x0f\x00\x1a\x0b")
+	}
+	for _, tt := range []struct {
+		limit uint32
+		delta byte
+		want  string // "": the call succeeds
+	}{
+		{10, 9, ""},
+		{10, 10, "table growth to 11 elements exceeds capabilities.limits.table_elements (10)"},
+		// i32.const -1: a grow by 2^32-1, past murmur's default; the size asked
+		// for is counted in 64 bits, as wasmtime counts it.
+		{0, 0x7f, "table growth to 4294967296 elements exceeds capabilities.limits.table_elements (100000)"},
+	} {
+		e := newTestEngine(t, Config{CacheDir: t.TempDir(), TableElements: tt.limit})
+		m, err := e.Compile(context.Background(), "tool", grower(tt.delta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Run(context.Background(), m, Call{})
+		if tt.want == "" {
+			if err != nil {
+				t.Errorf("limit %d, grow by %d: Run = %v, want nil", tt.limit, tt.delta, err)
+			}
+			continue
+		}
+		wantCode(t, err, errcode.RunCapsule)
+		wantKind(t, err, ErrTable)
+		if want := "tool 'tool' exceeded its configured resource limits: " + tt.want; err == nil || err.Error() != want {
+			t.Errorf("limit %d, grow by %d: Run = %v, want %q", tt.limit, tt.delta, err, want)
+		}
+	}
+}
+
 func TestRunTrap(t *testing.T) {
 	t.Parallel()
 	e := newTestEngine(t, Config{CacheDir: t.TempDir()})

@@ -12,7 +12,7 @@ import (
 
 // Kind says why a call failed. Every *errcode.Error that Run or Compile
 // returns for a guest failure wraps one of the Kind constants, so callers
-// can tell them apart with errors.Is (all three carry code E-RUN-001).
+// can tell them apart with errors.Is (all carry code E-RUN-001).
 type Kind string
 
 // Error returns the kind's name.
@@ -25,6 +25,10 @@ const (
 	// ErrMemory marks a call stopped because its linear memory would have
 	// grown past Config.MemoryLimitBytes (capabilities.limits.memory_bytes).
 	ErrMemory Kind = "tool memory limit exceeded"
+	// ErrTable marks a call stopped because a table.grow asked for more
+	// elements than Config.TableElements (capabilities.limits.table_elements)
+	// or the table's own maximum.
+	ErrTable Kind = "tool table limit exceeded"
 	// ErrTrap marks a guest that trapped (unreachable, out-of-bounds access,
 	// stack exhaustion, ...).
 	ErrTrap Kind = "tool trapped"
@@ -32,7 +36,7 @@ const (
 
 // KindOf returns the Kind err wraps, or "" if it wraps none.
 func KindOf(err error) Kind {
-	for _, k := range [...]Kind{ErrDeadline, ErrMemory, ErrTrap} {
+	for _, k := range [...]Kind{ErrDeadline, ErrMemory, ErrTable, ErrTrap} {
 		if errors.Is(err, k) {
 			return k
 		}
@@ -79,6 +83,15 @@ func memoryError(tool string, wanted, limit uint64) error {
 		"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", wanted, limit)},
 		"tool '%s' exceeded its configured resource limits", tool).
 		WithHint("raise capabilities.limits.memory_bytes or make the tool use less memory")
+}
+
+// tableError reports a call whose table.grow asked for more elements than
+// limit, in murmur's words.
+func tableError(tool string, asked, limit uint64) error {
+	return errcode.Wrap(errcode.RunCapsule, &failure{kind: ErrTable, text: fmt.Sprintf(
+		"table growth to %d elements exceeds capabilities.limits.table_elements (%d)", asked, limit)},
+		"tool '%s' exceeded its configured resource limits", tool).
+		WithHint("raise capabilities.limits.table_elements or make the tool grow its tables less")
 }
 
 // trapError reports a guest trap; cause is wazero's error with the wasm

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,12 +84,14 @@ func withNameBomb(t *testing.T, bin []byte) []byte {
 	return componenttest.EditCore(t, bin, 0, func(mod []byte) []byte { return append(mod, bomb...) })
 }
 
-// TestHostileTableGrowCapped: a preview-1 tool whose table has no maximum
+// TestHostileTableGrowTraps: a preview-1 tool whose table has no maximum
 // and whose _start grows it by 2^27 elements until table.grow returns -1
-// (32 GiB, ending the process, before tables were capped) meets the
-// 100,000-element cap at its first grow, returns normally, and the run
-// completes with the case recorded and the call's result in its trace.
-func TestHostileTableGrowCapped(t *testing.T) {
+// (32 GiB, ending the process, before tables were capped) is stopped at
+// its first grow as murmur stops it: the call fails with E-RUN-001 and
+// murmur's text, "table growth to 134217728 elements exceeds
+// capabilities.limits.table_elements (100000)", the model is told so, and
+// the run completes with the case recorded.
+func TestHostileTableGrowTraps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end")
 	}
@@ -108,12 +111,19 @@ func TestHostileTableGrowCapped(t *testing.T) {
 	if !ok {
 		t.Fatalf("no results row for case grow")
 	}
-	if row["status"] != "passed" {
-		t.Errorf("case grow: status %v (%v %v), want passed", row["status"], row["error_code"], row["error_message"])
+	session := filepath.Join(out, row["session_dir"].(string))
+	calls := componentCalls(t, session)
+	if len(calls) != 1 || calls[0]["status"] != "error" || calls[0]["error_code"] != errcode.RunCapsule {
+		t.Errorf("tool_call events %v, want one in error with %s", calls, errcode.RunCapsule)
 	}
-	calls := componentCalls(t, filepath.Join(out, row["session_dir"].(string)))
-	if len(calls) != 1 || calls[0]["status"] != "ok" {
-		t.Errorf("tool_call events %v, want one that is ok", calls)
+	const want = "tool 'hostile' exceeded its configured resource limits: " +
+		"table growth to 134217728 elements exceeds capabilities.limits.table_elements (100000)"
+	transcript, err := os.ReadFile(filepath.Join(session, "logs", "transcript.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(transcript), want) {
+		t.Errorf("the transcript does not give the model %q:\n%s", want, transcript)
 	}
 }
 

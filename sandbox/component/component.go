@@ -1,6 +1,7 @@
 package component
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -41,6 +42,9 @@ type Component struct {
 	// component's instances cannot be reset (reuseWhy says why).
 	reuse    *reuse
 	reuseWhy string
+	// tables is the most elements a table may grow to
+	// (capabilities.limits.table_elements), for the refusal's message.
+	tables uint64
 }
 
 // poolRegions is the most idle linear memories, and the most idle
@@ -103,7 +107,7 @@ func Compile(ctx context.Context, rt wazero.Runtime, bin *Binary, w World, opts 
 	// a third of a call's CPU.
 	cfg := wazero.NewModuleConfig().WithName("").WithStartFunctions("_initialize").WithRandSource(rand.Reader)
 	c := &Component{rt: rt, main: cm, plan: p, world: w, cfg: cfg, adapter: adapter, forward: forward,
-		pool: memlimit.NewPool(poolRegions), reuseWhy: why}
+		pool: memlimit.NewPool(poolRegions), reuseWhy: why, tables: uint64(cmp.Or(o.tableElements, wasmcheck.MaxTableElements))}
 	if why == "" {
 		c.reuse = newReuse(globals, c.pool, poolRegions)
 	}
@@ -288,6 +292,8 @@ type instance struct {
 	m     api.Module
 	alloc *memlimit.Allocator
 	limit uint64 // the memory limit it was made under
+	// tables is the component's table limit (elements), for messages.
+	tables uint64
 	// reusable: the instance may be reset and kept after its call (reuse).
 	reusable bool
 	// fns are the main module's functions called so far: each of wazero's
@@ -334,7 +340,7 @@ func newState(env *Env) *state {
 // instantiate makes a fresh instance for s with env's memory limit;
 // callCtx must carry s (stateKey).
 func (c *Component) instantiate(callCtx context.Context, s *state) (*instance, error) {
-	in := &instance{s: s, limit: s.env.MemoryLimitBytes}
+	in := &instance{s: s, limit: s.env.MemoryLimitBytes, tables: c.tables}
 	if lim := s.env.MemoryLimitBytes; lim > 0 {
 		in.alloc = memlimit.New(lim, c.pool)
 		callCtx = experimental.WithMemoryAllocator(callCtx, in.alloc)
@@ -379,14 +385,24 @@ func (in *instance) close(ctx context.Context) {
 // refused is the memory growth the limit refused, 0 if none.
 func (in *instance) refused() uint64 { return in.alloc.Refused() }
 
+// denied is the growth the instance's limits refused: its memory's, or a
+// table.grow its guard trapped (wasmcheck.GuardTableGrowth) in the main
+// module or the adapter.
+func (in *instance) denied() denial {
+	return denial{
+		memory: in.refused(), memoryLimit: in.limit, tableLimit: in.tables,
+		table: max(wasmcheck.TableGrowth(in.m), wasmcheck.TableGrowth(in.s.Adapter)),
+	}
+}
+
 // failure classifies a failed call: an invalid result, or callError's
-// trap, deadline or memory limit.
-func failure(ctx, callCtx context.Context, env *Env, refused uint64, err error) error {
+// trap, deadline, memory or table limit.
+func failure(ctx, callCtx context.Context, env *Env, d denial, err error) error {
 	var le *abi.LiftError
 	if errors.As(err, &le) {
 		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
 	}
-	return callError(ctx, callCtx, env.Name, env.Deadline, refused, env.MemoryLimitBytes, err)
+	return callError(ctx, callCtx, env.Name, env.Deadline, d, err)
 }
 
 // withDeadline is ctx bounded by d (none when d is 0), its cause
@@ -413,7 +429,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 		err = abi.Guard(func() error { return fn(callCtx, in) })
 	}
 	s.Close() // the WASI Host's outgoing HTTP
-	refused := in.refused()
+	denied := in.denied()
 	// A call whose context ended may have its module closed by wazero
 	// after it returned: only a call that ended before its context did
 	// leaves an instance to reuse.
@@ -422,7 +438,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	} else {
 		s.H.CloseAll()
 	}
-	if err == nil && c.world == WorldCapsule && refused > 0 {
+	if err == nil && c.world == WorldCapsule && denied.memory > 0 {
 		// murmur's limiter traps the capsule at the refused growth; a
 		// capsule that got memory.grow's -1 and returned anyway still
 		// exceeded its limit.
@@ -435,9 +451,9 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 		return s, errcode.Wrap(errcode.IO, rerr, "open %s's preopen", env.Name)
 	}
 	if c.world == WorldCapsule {
-		return s, capsuleError(ctx, callCtx, env.Deadline, refused, env.MemoryLimitBytes, err)
+		return s, capsuleError(ctx, callCtx, env.Deadline, denied, err)
 	}
-	return s, failure(ctx, callCtx, env, refused, err)
+	return s, failure(ctx, callCtx, env, denied, err)
 }
 
 // RunTool calls murmur:tool/run's run with input on an instance of its own:

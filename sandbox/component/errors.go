@@ -17,9 +17,40 @@ func unsupported(format string, args ...any) *errcode.Error {
 	return binary.Unsupported(format, args...)
 }
 
+// denial is the growth a call's limits refused, in murmur's words: a
+// linear memory's, or else a table's (both 0: none). As in murmur, a
+// refusal wins over the trap it led to, and a memory refusal (the guest saw
+// memory.grow's -1 and went on) over a later table one.
+type denial struct {
+	memory, memoryLimit uint64 // bytes
+	table, tableLimit   uint64 // elements
+}
+
+// none reports that nothing was refused.
+func (d denial) none() bool { return d.memory == 0 && d.table == 0 }
+
+// cause is the refusal as a failure's text and kind.
+func (d denial) cause() *kindError {
+	if d.memory > 0 {
+		return &kindError{kind: sandbox.ErrMemory, text: fmt.Sprintf(
+			"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", d.memory, d.memoryLimit)}
+	}
+	return &kindError{kind: sandbox.ErrTable, text: fmt.Sprintf(
+		"table growth to %d elements exceeds capabilities.limits.table_elements (%d)", d.table, d.tableLimit)}
+}
+
+// hint is what to change, where (" in murmur.yaml" or ""), for the subject
+// ("tool", "capsule").
+func (d denial) hint(where, subject string) string {
+	if d.memory > 0 {
+		return "raise capabilities.limits.memory_bytes" + where + " or make the " + subject + " use less memory"
+	}
+	return "raise capabilities.limits.table_elements" + where + " or make the " + subject + " grow its tables less"
+}
+
 // callError classifies why a call failed. ctx is the caller's context,
 // callCtx the call's (with its deadline).
-func callError(ctx, callCtx context.Context, name string, deadline time.Duration, refused, limit uint64, err error) error {
+func callError(ctx, callCtx context.Context, name string, deadline time.Duration, d denial, err error) error {
 	if ctx.Err() != nil {
 		code := errcode.Cancelled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -35,11 +66,9 @@ func callError(ctx, callCtx context.Context, name string, deadline time.Duration
 			"s execution deadline (capabilities.limits.deadline_seconds) and was interrupted"}, "").
 			WithHint("raise capabilities.limits.deadline_seconds or make the tool finish sooner")
 	}
-	if refused > 0 {
-		return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrMemory, text: fmt.Sprintf(
-			"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", refused, limit)},
-			"tool '%s' exceeded its configured resource limits", name).
-			WithHint("raise capabilities.limits.memory_bytes or make the tool use less memory")
+	if !d.none() {
+		return errcode.Wrap(errcode.RunCapsule, d.cause(), "tool '%s' exceeded its configured resource limits", name).
+			WithHint("%s", d.hint("", "tool"))
 	}
 	return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrTrap, cause: err}, "tool '%s' trapped", name)
 }
@@ -68,10 +97,10 @@ func (k *kindError) Unwrap() error        { return k.cause }
 
 // capsuleError classifies why a script capsule's run failed, in murmur's
 // words for a capsule (its runtime's capsule deadline, resource limit and
-// trap errors, all E-RUN-001). As in murmur, a refused memory growth wins
-// over the trap it led to. ctx is the caller's context, callCtx the
+// trap errors, all E-RUN-001). As in murmur, a refused growth wins over
+// the trap it led to. ctx is the caller's context, callCtx the
 // call's.
-func capsuleError(ctx, callCtx context.Context, deadline time.Duration, refused, limit uint64, err error) error {
+func capsuleError(ctx, callCtx context.Context, deadline time.Duration, d denial, err error) error {
 	if ctx.Err() != nil {
 		code := errcode.Cancelled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -79,11 +108,9 @@ func capsuleError(ctx, callCtx context.Context, deadline time.Duration, refused,
 		}
 		return errcode.Wrap(code, ctx.Err(), "capsule execution interrupted")
 	}
-	if refused > 0 {
-		return errcode.Wrap(errcode.RunCapsule, &kindError{kind: sandbox.ErrMemory, text: fmt.Sprintf(
-			"linear memory growth to %d bytes exceeds capabilities.limits.memory_bytes (%d)", refused, limit)},
-			"capsule execution exceeded its configured resource limits").
-			WithHint("raise capabilities.limits.memory_bytes in murmur.yaml or make the capsule use less memory")
+	if !d.none() {
+		return errcode.Wrap(errcode.RunCapsule, d.cause(), "capsule execution exceeded its configured resource limits").
+			WithHint("%s", d.hint(" in murmur.yaml", "capsule"))
 	}
 	if deadline > 0 && errors.Is(context.Cause(callCtx), sandbox.ErrDeadline) {
 		secs := strconv.FormatFloat(deadline.Seconds(), 'f', -1, 64)

@@ -108,7 +108,7 @@ func (c *Component) NewHookInstance(ctx context.Context, env Env) (*HookInstance
 	in, err := c.instantiate(callCtx, s)
 	if err != nil {
 		in.close(ctx)
-		return nil, failure(ctx, callCtx, h.env, in.refused(), err)
+		return nil, failure(ctx, callCtx, h.env, in.denied(), err)
 	}
 	h.in = in
 	return h, nil
@@ -187,7 +187,7 @@ func (h *HookInstance) Call(ctx context.Context, event string, fields []Value) (
 		return nil
 	})
 	if err != nil {
-		err = failure(ctx, callCtx, h.env, h.in.refused(), err)
+		err = failure(ctx, callCtx, h.env, h.in.denied(), err)
 		h.broken = err
 		return HookOutput{}, err
 	}

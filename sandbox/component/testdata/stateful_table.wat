@@ -1,6 +1,8 @@
 ;; stateful.wat's tool with a table and a function, never called, that
 ;; changes it: murmur-eval cannot restore a table, so it never reuses an
-;; instance of this tool (see stateful.wat).
+;; instance of this tool (see stateful.wat). One mode more than
+;; stateful.wat's: T grows the table by 2^20 elements (past murmur's
+;; 100,000 of capabilities.limits.table_elements: the call traps).
 ;;
 ;; A tool that remembers, to show that an instance murmur-eval reuses starts
 ;; each call in a fresh instance's state. Each call answers, as data, what
@@ -50,7 +52,9 @@
         (if (i32.eq (local.get $mode) (i32.const 0x67)) ;; g
           (then (drop (memory.grow (i32.const 1)))))
         (if (i32.eq (local.get $mode) (i32.const 0x74)) ;; t
-          (then (unreachable)))))
+          (then (unreachable)))
+        (if (i32.eq (local.get $mode) (i32.const 0x54)) ;; T
+          (then (drop (table.grow 0 (ref.null func) (i32.const 1048576)))))))
     ;; result<tool-result> at 16: status ok, data some(600, 33), metadata (4, 0)
     (memory.fill (i32.const 16) (i32.const 0) (i32.const 52))
     (i32.store8 (i32.const 32) (i32.const 1))

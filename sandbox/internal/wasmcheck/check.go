@@ -11,12 +11,14 @@
 // Tables are sized by their limits, not their bytes: Check refuses a
 // defined table whose minimum is over murmur's 100,000 elements, and
 // CapTables gives every defined table a maximum of at most that, so
-// table.grow cannot take one further. Callers compile what Prepare (both)
-// returns.
+// table.grow cannot take one further; GuardTableGrowth makes a grow past
+// it trap, as murmur's limiter does, instead of returning -1. Callers
+// compile what Prepare (all three) returns. The instruction reader
+// (ReadBody) is shared with the component host's reset scanner.
 //
 // Check is linear in the module's size, allocates nothing by a declared
-// count and never panics; it is safe for concurrent use, as are CapTables
-// and Prepare.
+// count and never panics; it is safe for concurrent use, as are CapTables,
+// GuardTableGrowth and Prepare.
 package wasmcheck
 
 import "fmt"

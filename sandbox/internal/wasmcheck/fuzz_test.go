@@ -109,3 +109,59 @@ func FuzzCapTables(f *testing.F) {
 		}
 	})
 }
+
+// FuzzGuardTableGrowth: Prepare's guard never panics and never writes to
+// its input; what Check accepts and CapTables caps, it guards into a module
+// Check accepts again and, for small inputs, that wazero compiles if and
+// only if it compiles the capped one (the guard's functions, types, global
+// and export are valid wherever the module's own code was).
+func FuzzGuardTableGrowth(f *testing.F) {
+	f.Add(growModule(noMax(0)))
+	f.Add(guardedModule())
+	f.Add(mod(sec(1, []byte{1, 0x60, 0, 0}), sec(3, []byte{1, 0}), tables(cat(funcref, noMax(1))), sec(8, []byte{0}),
+		codeSec([]byte{0, 0xd0, 0x70, 0x41, 0x0a, 0xfc, 0x0f, 0, 0x1a, 0x0b})))
+	for _, tc := range accepted() {
+		f.Add(tc.mod)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
+	defer rt.Close(ctx)
+	compiles := func(b []byte) bool {
+		cm, err := rt.CompileModule(ctx, b)
+		if err == nil {
+			_ = cm.Close(ctx)
+		}
+		return err == nil
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		orig := bytes.Clone(in)
+		_, err := GuardTableGrowth(in)
+		if !bytes.Equal(in, orig) {
+			t.Fatalf("GuardTableGrowth changed its input")
+		}
+		var r *refusal
+		if err != nil && !errors.As(err, &r) {
+			t.Fatalf("GuardTableGrowth returned %T %v; want a refusal", err, err)
+		}
+		if Check(in) != nil {
+			return
+		}
+		capped, err := CapTables(in, MaxTableElements)
+		if err != nil {
+			t.Fatalf("Check accepts the input but CapTables = %v", err)
+		}
+		out, err := GuardTableGrowth(capped)
+		if err != nil {
+			t.Fatalf("Check accepts the input but GuardTableGrowth = %v", err)
+		}
+		if err := Check(out); err != nil {
+			t.Fatalf("Check(guarded) = %v; want nil", err)
+		}
+		if len(in) >= 4096 {
+			return
+		}
+		if a, b := compiles(capped), compiles(out); a != b {
+			t.Errorf("wazero compiles the capped module: %v, the guarded one: %v", a, b)
+		}
+	})
+}

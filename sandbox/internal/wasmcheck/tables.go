@@ -73,8 +73,9 @@ func refuseTable(s *reader, i, min, max uint32) {
 
 // Prepare is what a caller compiles instead of mod: Check, its tables'
 // minimums held to maxTable elements (0: MaxTableElements, murmur's
-// default capabilities.limits.table_elements), then CapTables with
-// maxTable. The result is mod itself when no table needs a cap.
+// default capabilities.limits.table_elements), CapTables with maxTable,
+// then GuardTableGrowth. The result is mod itself when there is nothing
+// to cap or guard.
 func Prepare(mod []byte, maxTable uint32) ([]byte, error) {
 	if maxTable == 0 {
 		maxTable = MaxTableElements
@@ -82,7 +83,11 @@ func Prepare(mod []byte, maxTable uint32) ([]byte, error) {
 	if err := check(mod, maxTable); err != nil {
 		return nil, err
 	}
-	return CapTables(mod, maxTable)
+	capped, err := CapTables(mod, maxTable)
+	if err != nil {
+		return nil, err
+	}
+	return GuardTableGrowth(capped)
 }
 
 // CapTables returns mod with every table it defines declaring a maximum of

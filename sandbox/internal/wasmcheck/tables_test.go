@@ -170,31 +170,41 @@ func growModule(limits []byte) []byte {
 	)
 }
 
-// TestCappedTableGrow: the capped module compiles in wazero, and its
-// table.grow returns -1 past 100,000 elements (or the limit Prepare is
-// given), where the module as it came grows on.
-func TestCappedTableGrow(t *testing.T) {
+// TestGuardedTableGrow: the prepared module compiles in wazero; its
+// table.grow to more than 100,000 elements (or the limit Prepare is given)
+// traps, with the size asked for in the TableGrowthExport global, as
+// murmur's limiter traps it, where the module as it came grows on. A grow
+// within the limit, or by 0, returns the old size as before.
+func TestGuardedTableGrow(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
-	const fail = 1<<32 - 1 // -1 as an i32
+	const trap = 1<<32 - 1 // in want: the call traps (no grow returns -1 any more)
 	for _, tt := range []struct {
 		name   string
 		prep   func([]byte) ([]byte, error)
+		limits []byte
 		deltas []uint64
-		want   []uint64
+		want   []uint64 // each grow's result, or trap
+		asked  uint64   // the TableGrowthExport global after the trap (0: no export)
 	}{
-		{"as it came", func(b []byte) ([]byte, error) { return b, nil },
-			[]uint64{capMax, 1, 1 << 20}, []uint64{0, capMax, capMax + 1}},
-		{"prepared", func(b []byte) ([]byte, error) { return Prepare(b, 0) },
-			[]uint64{capMax + 1, capMax - 1, 1, 1, 1 << 27}, []uint64{fail, 0, capMax - 1, fail, fail}},
-		{"prepared, the manifest's limit raised", func(b []byte) ([]byte, error) { return Prepare(b, 2*capMax) },
-			[]uint64{capMax + 1, capMax - 1, 1}, []uint64{0, capMax + 1, fail}},
-		{"prepared, the manifest's limit lowered", func(b []byte) ([]byte, error) { return Prepare(b, 10) },
-			[]uint64{11, 10, 1}, []uint64{fail, 0, fail}},
+		{"as it came", func(b []byte) ([]byte, error) { return b, nil }, noMax(0),
+			[]uint64{capMax, 1, 1 << 20}, []uint64{0, capMax, capMax + 1}, 0},
+		{"prepared, past the limit at once", func(b []byte) ([]byte, error) { return Prepare(b, 0) }, noMax(0),
+			[]uint64{capMax + 1}, []uint64{trap}, capMax + 1},
+		{"prepared, up to the limit then past it", func(b []byte) ([]byte, error) { return Prepare(b, 0) }, noMax(0),
+			[]uint64{capMax - 1, 0, 1, 0, 1}, []uint64{0, capMax - 1, capMax - 1, capMax, trap}, capMax + 1},
+		{"prepared, 2^32-1 asked", func(b []byte) ([]byte, error) { return Prepare(b, 0) }, noMax(3),
+			[]uint64{1<<32 - 1}, []uint64{trap}, 1<<32 + 2},
+		{"prepared, the manifest's limit raised", func(b []byte) ([]byte, error) { return Prepare(b, 2*capMax) }, noMax(0),
+			[]uint64{capMax + 1, capMax - 1, 1}, []uint64{0, capMax + 1, trap}, 2*capMax + 1},
+		{"prepared, the manifest's limit lowered", func(b []byte) ([]byte, error) { return Prepare(b, 10) }, noMax(0),
+			[]uint64{10, 1}, []uint64{0, trap}, 11},
+		{"prepared, the table's own maximum below the limit", func(b []byte) ([]byte, error) { return Prepare(b, 0) }, withMax(1, 5),
+			[]uint64{4, 1}, []uint64{1, trap}, 6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			bin, err := tt.prep(growModule(noMax(0)))
+			bin, err := tt.prep(growModule(tt.limits))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,12 +215,21 @@ func TestCappedTableGrow(t *testing.T) {
 			defer m.Close(ctx)
 			for i, d := range tt.deltas {
 				res, err := m.ExportedFunction("grow").Call(ctx, d)
+				if tt.want[i] == trap {
+					if err == nil || !strings.Contains(err.Error(), "unreachable") {
+						t.Fatalf("grow(%d) = %v, %v; want the guard's trap", d, res, err)
+					}
+					break
+				}
 				if err != nil {
 					t.Fatalf("grow(%d): %v", d, err)
 				}
-				if got := res[0] & fail; got != tt.want[i] {
+				if got := res[0] & trap; got != tt.want[i] {
 					t.Errorf("grow(%d) = %d; want %d", d, int32(got), int32(tt.want[i]))
 				}
+			}
+			if got := TableGrowth(m); got != tt.asked {
+				t.Errorf("TableGrowth = %d; want %d", got, tt.asked)
 			}
 		})
 	}
