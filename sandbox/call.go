@@ -97,7 +97,10 @@ func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 		mod, err = e.rt.InstantiateModule(callCtx, m.compiled, cfg)
 		return err
 	})
-	grown := wasmcheck.TableGrowth(mod) // read before the close; a closed instance still answers
+	var grown uint64 // a table.grow the guard refused (wasmcheck.GuardTableGrowth)
+	if runErr != nil {
+		grown = wasmcheck.TableGrowth(mod)
+	}
 	if mod != nil {
 		_ = mod.Close(context.WithoutCancel(ctx)) // a no-op if already closed
 	}

@@ -429,7 +429,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 		err = abi.Guard(func() error { return fn(callCtx, in) })
 	}
 	s.Close() // the WASI Host's outgoing HTTP
-	denied := in.denied()
+	refused := in.refused()
 	// A call whose context ended may have its module closed by wazero
 	// after it returned: only a call that ended before its context did
 	// leaves an instance to reuse.
@@ -438,7 +438,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	} else {
 		s.H.CloseAll()
 	}
-	if err == nil && c.world == WorldCapsule && denied.memory > 0 {
+	if err == nil && c.world == WorldCapsule && refused > 0 {
 		// murmur's limiter traps the capsule at the refused growth; a
 		// capsule that got memory.grow's -1 and returned anyway still
 		// exceeded its limit.
@@ -447,6 +447,7 @@ func (c *Component) call(ctx context.Context, env *Env, fn func(ctx context.Cont
 	if err == nil {
 		return s, nil
 	}
+	denied := in.denied() // the guard's global is read only for a failed call
 	if rerr := s.RootErr(); rerr != nil {
 		return s, errcode.Wrap(errcode.IO, rerr, "open %s's preopen", env.Name)
 	}
