@@ -72,26 +72,9 @@ func FuzzCapTables(f *testing.F) {
 	for _, tc := range accepted() {
 		f.Add(tc.mod)
 	}
-	ctx := context.Background()
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
-	defer rt.Close(ctx)
-	compiles := func(b []byte) bool {
-		cm, err := rt.CompileModule(ctx, b)
-		if err == nil {
-			_ = cm.Close(ctx)
-		}
-		return err == nil
-	}
+	compiles := compiler(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		orig := bytes.Clone(in)
-		out, err := CapTables(in, MaxTableElements)
-		if !bytes.Equal(in, orig) {
-			t.Fatalf("CapTables changed its input")
-		}
-		var r *refusal
-		if err != nil && !errors.As(err, &r) {
-			t.Fatalf("CapTables returned %T %v; want a refusal", err, err)
-		}
+		out, err := pure(t, "CapTables", in, func(b []byte) ([]byte, error) { return CapTables(b, MaxTableElements) })
 		if Check(in) != nil {
 			return
 		}
@@ -123,26 +106,9 @@ func FuzzGuardTableGrowth(f *testing.F) {
 	for _, tc := range accepted() {
 		f.Add(tc.mod)
 	}
-	ctx := context.Background()
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
-	defer rt.Close(ctx)
-	compiles := func(b []byte) bool {
-		cm, err := rt.CompileModule(ctx, b)
-		if err == nil {
-			_ = cm.Close(ctx)
-		}
-		return err == nil
-	}
+	compiles := compiler(f)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		orig := bytes.Clone(in)
-		_, err := GuardTableGrowth(in)
-		if !bytes.Equal(in, orig) {
-			t.Fatalf("GuardTableGrowth changed its input")
-		}
-		var r *refusal
-		if err != nil && !errors.As(err, &r) {
-			t.Fatalf("GuardTableGrowth returned %T %v; want a refusal", err, err)
-		}
+		pure(t, "GuardTableGrowth", in, GuardTableGrowth)
 		if Check(in) != nil {
 			return
 		}
@@ -164,4 +130,35 @@ func FuzzGuardTableGrowth(f *testing.F) {
 			t.Errorf("wazero compiles the capped module: %v, the guarded one: %v", a, b)
 		}
 	})
+}
+
+// compiler returns whether wazero compiles a module, with one runtime for
+// the fuzz target, closed when it ends.
+func compiler(f *testing.F) func([]byte) bool {
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigCompiler().WithCloseOnContextDone(true))
+	f.Cleanup(func() { _ = rt.Close(ctx) })
+	return func(b []byte) bool {
+		cm, err := rt.CompileModule(ctx, b)
+		if err == nil {
+			_ = cm.Close(ctx)
+		}
+		return err == nil
+	}
+}
+
+// pure calls rewrite (named name) on in and fails t if it wrote to in or
+// returned an error other than Check's kind.
+func pure(t *testing.T, name string, in []byte, rewrite func([]byte) ([]byte, error)) ([]byte, error) {
+	t.Helper()
+	orig := bytes.Clone(in)
+	out, err := rewrite(in)
+	if !bytes.Equal(in, orig) {
+		t.Fatalf("%s changed its input", name)
+	}
+	var r *refusal
+	if err != nil && !errors.As(err, &r) {
+		t.Fatalf("%s returned %T %v; want a refusal", name, err, err)
+	}
+	return out, err
 }
