@@ -45,7 +45,8 @@ func coreModules(t *testing.T, bin []byte) [][]byte {
 
 // TestCheckAcceptsFixtures checks every committed WebAssembly fixture's
 // core modules, and murmur's own components' when present: Check must
-// refuse nothing a real toolchain produced.
+// refuse nothing a real toolchain produced, and GuardTableGrowth must
+// rewrite only the one fixture whose code grows a table.
 func TestCheckAcceptsFixtures(t *testing.T) {
 	var files []string
 	for _, glob := range []string{
@@ -76,6 +77,16 @@ func TestCheckAcceptsFixtures(t *testing.T) {
 			for i, m := range mods {
 				if err := Check(m); err != nil {
 					t.Errorf("core module %d of %d: Check = %v; want nil", i, len(mods), err)
+				}
+				// Only stateful_table grows a table (its T mode): every
+				// other module, murmur's own included, is left as it is.
+				capped, err := CapTables(m, MaxTableElements)
+				if err != nil {
+					t.Fatalf("core module %d of %d: CapTables = %v", i, len(mods), err)
+				}
+				out, err := GuardTableGrowth(capped)
+				if rewritten := err == nil && len(out) != len(capped); err != nil || rewritten != (filepath.Base(f) == "stateful_table.wasm" && i == 0) {
+					t.Errorf("core module %d of %d: GuardTableGrowth = %v, rewritten %v", i, len(mods), err, rewritten)
 				}
 			}
 		})
