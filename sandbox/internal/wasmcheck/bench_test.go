@@ -20,3 +20,23 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGuardTableGrowth reads the same module for table.grows (it has
+// none): what Prepare's guard adds to each compiled tool, once per run.
+func BenchmarkGuardTableGrowth(b *testing.B) {
+	mod, err := os.ReadFile("../../../examples/quickstart/tools/notes/notes.wasm")
+	if err != nil {
+		b.Skip(err)
+	}
+	capped, err := CapTables(mod, MaxTableElements)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(capped)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := GuardTableGrowth(capped); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -150,9 +150,6 @@ func (g *guard) read(s section) bool {
 			}
 		}
 	case 10:
-		if !bytes.Contains(s.body, []byte{0xFC, 0x0F}) {
-			return true // no table.grow's opcode anywhere: nothing to read the bodies for
-		}
 		return g.code(r) && r.left() == 0
 	}
 	// A section this rewrite appends to must end with its last item, or
@@ -167,6 +164,9 @@ func (g *guard) code(r *reader) bool {
 		body := r.sub(r.u32(), "a body")
 		if r.err != nil {
 			return false
+		}
+		if !mayGrow(body.b) {
+			continue
 		}
 		why, _, err := ReadBody(body.b, func(in Instr) string {
 			if in.Op == 0xFC && in.Sub == 15 && in.Index >= g.importedTables {
@@ -189,6 +189,25 @@ func (g *guard) code(r *reader) bool {
 		}
 	}
 	return r.err == nil
+}
+
+// mayGrow reports whether body could hold a table.grow: a 0xFC byte
+// followed by a sub-opcode whose LEB128's first byte has 15 in its low
+// seven bits (non-canonical encodings included). Only the bodies that
+// pass are read instruction by instruction: for the quickstart's 3.8 MB
+// Go tool, 0.4 ms instead of 47 (BenchmarkGuardTableGrowth).
+func mayGrow(body []byte) bool {
+	for i := bytes.IndexByte(body, 0xFC); i >= 0 && i+1 < len(body); {
+		if body[i+1]&0x7F == 0x0F {
+			return true
+		}
+		j := bytes.IndexByte(body[i+1:], 0xFC)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // rewrite returns the guarded module: the types, functions, global, export

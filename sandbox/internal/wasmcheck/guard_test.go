@@ -261,3 +261,51 @@ func TestGuardTableWithInitializer(t *testing.T) {
 		t.Errorf("TableGrowth = %d; want 6", got)
 	}
 }
+
+// TestMayGrow: the look before a body is read finds every encoding of
+// table.grow's sub-opcode, and passes bodies without one.
+func TestMayGrow(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body []byte
+		want bool
+	}{
+		{"table.grow", []byte{0, 0xfc, 0x0f, 0, 0x0b}, true},
+		{"table.grow, its sub-opcode in two bytes", []byte{0, 0xfc, 0x8f, 0x00, 0, 0x0b}, true},
+		{"after another 0xfc", []byte{0, 0xfc, 0x10, 0, 0xfc, 0x0f, 0, 0x0b}, true},
+		{"table.size only", []byte{0, 0xfc, 0x10, 0, 0x0b}, false},
+		{"0xfc last", []byte{0, 0x0f, 0xfc}, false},
+		{"no 0xfc", []byte{0, 0x0f, 0x0b}, false},
+	} {
+		if got := mayGrow(tt.body); got != tt.want {
+			t.Errorf("%s: mayGrow = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestGuardNonCanonicalGrow: a table.grow whose sub-opcode is written in
+// two bytes is guarded too.
+func TestGuardNonCanonicalGrow(t *testing.T) {
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	in := mod(
+		sec(1, []byte{1, 0x60, 1, 0x7f, 1, 0x7f}),
+		sec(3, []byte{1, 0}),
+		tables(cat(funcref, noMax(0))),
+		sec(7, []byte{1}, str("grow"), []byte{0, 0}),
+		codeSec([]byte{0, 0xd0, 0x70, 0x20, 0, 0xfc, 0x8f, 0x00, 0, 0x0b}),
+	)
+	out, err := Prepare(in, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(ctx)
+	if _, err := m.ExportedFunction("grow").Call(ctx, 4); err == nil || TableGrowth(m) != 4 {
+		t.Errorf("grow(4) = %v, TableGrowth %d; want the guard's trap, 4", err, TableGrowth(m))
+	}
+}
