@@ -87,7 +87,13 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 			scores = append(scores, s)
 		}
 	}
-	expected, err := p.expectedScores(ctx, in)
+	// The line's expected value, parsed once for its scorers and its rubric
+	// (an error was caught when the dataset loaded; only a bug gets one here).
+	e, _, err := p.Expected(in.Expected)
+	if err != nil {
+		return scores, err
+	}
+	expected, err := p.expectedScores(ctx, in, e)
 	for i := range expected {
 		expected[i].Expected = true
 	}
@@ -96,7 +102,7 @@ func (p *Plan) Score(ctx context.Context, in Input) ([]Score, error) {
 		return scores, err
 	}
 	manifestJudges := len(judged)
-	if e, _, _ := p.Expected(in.Expected); e != nil && e.Rubric != nil {
+	if e != nil && e.Rubric != nil {
 		judged = append(judged, *e.Rubric)
 	}
 	judges, err := p.judge(ctx, in, judged)
@@ -142,12 +148,12 @@ func (p *Plan) NeedsJudge() bool {
 	return slices.ContainsFunc(p.Config.Scorers, func(s ScorerSpec) bool { return s.Type == TypeLLMJudge })
 }
 
-// expectedScores runs the scorers of the case's expected value, in order:
-// result_*, files by path, check. On an error it returns the scores it has.
-func (p *Plan) expectedScores(ctx context.Context, in Input) ([]Score, error) {
-	e, _, err := p.Expected(in.Expected)
-	if err != nil || e == nil {
-		return nil, err // an error was caught when the dataset loaded; only a bug gets here
+// expectedScores runs the scorers of the case's expected value e (nil:
+// none), in order: result_*, files by path, check. On an error it returns
+// the scores it has.
+func (p *Plan) expectedScores(ctx context.Context, in Input, e *Expected) ([]Score, error) {
+	if e == nil {
+		return nil, nil
 	}
 	scores := e.resultScores(in.ResultText)
 	files, err := e.fileScores(in.SessionDir)
