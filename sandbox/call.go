@@ -63,9 +63,10 @@ type Output struct {
 //
 // A trap, the call's own deadline, the memory limit or the table limit
 // yields a *errcode.Error with code E-RUN-001 wrapping ErrTrap,
-// ErrDeadline, ErrMemory or ErrTable, together with the partial Output. If ctx ends first, the error
-// wraps ctx.Err() (codes E-EVL-020 or E-EVL-021). Set-up failures (bad Env
-// entry, Dir not creatable) return a nil Output.
+// ErrDeadline, ErrMemory or ErrTable, together with the partial Output.
+// If ctx ends first, the error wraps ctx.Err() (codes E-EVL-020 or
+// E-EVL-021). Set-up failures (bad Env entry, Dir not creatable) return a
+// nil Output.
 func (e *Engine) Run(ctx context.Context, m *Module, c Call) (*Output, error) {
 	if err := e.errIfClosed(); err != nil {
 		return nil, err
