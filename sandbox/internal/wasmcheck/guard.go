@@ -71,7 +71,7 @@ func splitSections(mod []byte) ([]section, error) {
 
 // guard is what GuardTableGrowth learns from the sections it reads.
 type guard struct {
-	types, importedFuncs, funcs, importedTables, importedGlobals, globals, exports uint32
+	types, importedFuncs, funcs, importedTables, importedGlobals, globals uint32
 
 	tables []table  // the tables the module defines
 	refs   []byte   // each defined table's reference type byte
@@ -140,8 +140,7 @@ func (g *guard) read(s section) bool {
 			constExpr(r, "global section")
 		}
 	case 7:
-		g.exports = r.u32()
-		for i := uint32(0); i < g.exports && r.err == nil; i++ {
+		for n := r.u32(); n > 0 && r.err == nil; n-- {
 			name := r.sub(r.u32(), "export name").b
 			r.byte()
 			r.u32()
