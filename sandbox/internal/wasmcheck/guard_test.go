@@ -229,39 +229,6 @@ func TestGuardAddsSections(t *testing.T) {
 	}
 }
 
-// TestGuardTableWithInitializer: a table declared with an initializer
-// (0x40 0x00, its reference type after them) is guarded like any other.
-func TestGuardTableWithInitializer(t *testing.T) {
-	ctx := context.Background()
-	rt := wazero.NewRuntime(ctx)
-	defer rt.Close(ctx)
-	in := mod(
-		sec(1, []byte{1, 0x60, 1, 0x7f, 1, 0x7f}),
-		sec(3, []byte{1, 0}),
-		tables(cat([]byte{0x40, 0, 0x70}, noMax(1), initExpr)),
-		sec(7, []byte{1}, str("grow"), []byte{0, 0}),
-		codeSec(growBody(0x70, 0)),
-	)
-	out, err := Prepare(in, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
-	if res, err := m.ExportedFunction("grow").Call(ctx, 4); err != nil || res[0] != 1 {
-		t.Errorf("grow(4) = %v, %v; want 1", res, err)
-	}
-	if _, err := m.ExportedFunction("grow").Call(ctx, 1); err == nil || !strings.Contains(err.Error(), "unreachable") {
-		t.Errorf("grow(1) = %v; want the guard's trap", err)
-	}
-	if got := TableGrowth(m); got != 6 {
-		t.Errorf("TableGrowth = %d; want 6", got)
-	}
-}
-
 // TestMayGrow: the look before a body is read finds every encoding of
 // table.grow's sub-opcode, and passes bodies without one.
 func TestMayGrow(t *testing.T) {
@@ -283,29 +250,47 @@ func TestMayGrow(t *testing.T) {
 	}
 }
 
-// TestGuardNonCanonicalGrow: a table.grow whose sub-opcode is written in
-// two bytes is guarded too.
-func TestGuardNonCanonicalGrow(t *testing.T) {
+// TestGuardGrowForms: a table declared with an initializer (0x40 0x00,
+// its reference type after them) and a table.grow whose sub-opcode is
+// written in two bytes are guarded like any other.
+func TestGuardGrowForms(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)
-	in := mod(
-		sec(1, []byte{1, 0x60, 1, 0x7f, 1, 0x7f}),
-		sec(3, []byte{1, 0}),
-		tables(cat(funcref, noMax(0))),
-		sec(7, []byte{1}, str("grow"), []byte{0, 0}),
-		codeSec([]byte{0, 0xd0, 0x70, 0x20, 0, 0xfc, 0x8f, 0x00, 0, 0x0b}),
-	)
-	out, err := Prepare(in, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(ctx)
-	if _, err := m.ExportedFunction("grow").Call(ctx, 4); err == nil || TableGrowth(m) != 4 {
-		t.Errorf("grow(4) = %v, TableGrowth %d; want the guard's trap, 4", err, TableGrowth(m))
+	const trap = 1<<32 - 1 // in want: the guard's trap
+	for _, tt := range []struct {
+		name   string
+		in     []byte
+		limit  uint32
+		deltas []uint64
+		want   []uint64
+		asked  uint64
+	}{
+		{"a table with an initializer", growModuleOf(cat([]byte{0x40, 0, 0x70}, noMax(1), initExpr), growBody(0x70, 0)),
+			5, []uint64{4, 1}, []uint64{1, trap}, 6},
+		{"a sub-opcode in two bytes", growModuleOf(cat(funcref, noMax(0)), []byte{0, 0xd0, 0x70, 0x20, 0, 0xfc, 0x8f, 0x00, 0, 0x0b}),
+			3, []uint64{4}, []uint64{trap}, 4},
+	} {
+		out, err := Prepare(tt.in, tt.limit)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		m, err := rt.InstantiateWithConfig(ctx, out, wazero.NewModuleConfig().WithName(""))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		for i, d := range tt.deltas {
+			res, err := m.ExportedFunction("grow").Call(ctx, d)
+			switch {
+			case tt.want[i] == trap && (err == nil || !strings.Contains(err.Error(), "unreachable")):
+				t.Errorf("%s: grow(%d) = %v, %v; want the guard's trap", tt.name, d, res, err)
+			case tt.want[i] != trap && (err != nil || res[0] != tt.want[i]):
+				t.Errorf("%s: grow(%d) = %v, %v; want %d", tt.name, d, res, err, tt.want[i])
+			}
+		}
+		if got := TableGrowth(m); got != tt.asked {
+			t.Errorf("%s: TableGrowth = %d; want %d", tt.name, got, tt.asked)
+		}
+		_ = m.Close(ctx)
 	}
 }

@@ -161,12 +161,18 @@ func TestCapTablesTruncated(t *testing.T) {
 // growModule defines one funcref table of the given limits and exports
 // grow(n i32) i32, which does table.grow by n with null references.
 func growModule(limits []byte) []byte {
+	return growModuleOf(cat(funcref, limits), growBody(0x70, 0))
+}
+
+// growModuleOf defines one table (its table section item) and exports
+// grow(n i32) i32 of the given body.
+func growModuleOf(table, body []byte) []byte {
 	return mod(
 		sec(1, []byte{1, 0x60, 1, 0x7f, 1, 0x7f}),
 		sec(3, []byte{1, 0}),
-		tables(cat(funcref, limits)),
+		tables(table),
 		sec(7, []byte{1}, str("grow"), []byte{0, 0}),
-		sec(10, []byte{1, 9, 0, 0xd0, 0x70, 0x20, 0, 0xfc, 0x0f, 0, 0x0b}),
+		codeSec(body),
 	)
 }
 
