@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -384,26 +383,6 @@ func (in *instance) close(ctx context.Context) {
 
 // refused is the memory growth the limit refused, 0 if none.
 func (in *instance) refused() uint64 { return in.alloc.Refused() }
-
-// denied is the growth the instance's limits refused: its memory's, or a
-// table.grow its guard trapped (wasmcheck.GuardTableGrowth) in the main
-// module or the adapter.
-func (in *instance) denied() denial {
-	return denial{
-		memory: in.refused(), memoryLimit: in.limit, tableLimit: in.tables,
-		table: max(wasmcheck.TableGrowth(in.m), wasmcheck.TableGrowth(in.s.Adapter)),
-	}
-}
-
-// failure classifies a failed call: an invalid result, or callError's
-// trap, deadline, memory or table limit.
-func failure(ctx, callCtx context.Context, env *Env, d denial, err error) error {
-	var le *abi.LiftError
-	if errors.As(err, &le) {
-		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
-	}
-	return callError(ctx, callCtx, env.Name, env.Deadline, d, err)
-}
 
 // withDeadline is ctx bounded by d (none when d is 0), its cause
 // sandbox.ErrDeadline.

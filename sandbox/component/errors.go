@@ -9,7 +9,9 @@ import (
 
 	"github.com/murmur-nexus/murmur-eval/errcode"
 	"github.com/murmur-nexus/murmur-eval/sandbox"
+	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/abi"
 	"github.com/murmur-nexus/murmur-eval/sandbox/component/internal/binary"
+	"github.com/murmur-nexus/murmur-eval/sandbox/internal/wasmcheck"
 )
 
 // unsupported reports a well-formed component this host does not run.
@@ -46,6 +48,26 @@ func (d denial) hint(where, subject string) string {
 		return "raise capabilities.limits.memory_bytes" + where + " or make the " + subject + " use less memory"
 	}
 	return "raise capabilities.limits.table_elements" + where + " or make the " + subject + " grow its tables less"
+}
+
+// denied is the growth the instance's limits refused: its memory's, or a
+// table.grow its guard trapped (wasmcheck.GuardTableGrowth) in the main
+// module or the adapter.
+func (in *instance) denied() denial {
+	return denial{
+		memory: in.refused(), memoryLimit: in.limit, tableLimit: in.tables,
+		table: max(wasmcheck.TableGrowth(in.m), wasmcheck.TableGrowth(in.s.Adapter)),
+	}
+}
+
+// failure classifies a failed call: an invalid result, or callError's
+// trap, deadline, memory or table limit.
+func failure(ctx, callCtx context.Context, env *Env, d denial, err error) error {
+	var le *abi.LiftError
+	if errors.As(err, &le) {
+		return errcode.Wrap(errcode.RunCapsule, fmt.Errorf("%w: %w", sandbox.ErrTrap, err), "%s returned an invalid result", env.Name)
+	}
+	return callError(ctx, callCtx, env.Name, env.Deadline, d, err)
 }
 
 // callError classifies why a call failed. ctx is the caller's context,
